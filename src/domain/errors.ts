@@ -1,0 +1,77 @@
+/**
+ * Every error code a tool can return (seeds 000 §7, 001 §8, DESIGN §3), each with the advice an
+ * agent gets by default. Messages are written for a model to read and act on.
+ */
+export const ERROR_SUGGESTIONS = {
+  NOT_INITIALIZED: ["Call arbeit_init first (CLI: `arbeit init`) in the project root."],
+  ALREADY_INITIALIZED: ["Arbeit is ready to use here; skip arbeit_init."],
+  TASK_NOT_FOUND: ["Check the task id; list tasks with arbeit_query {query: \"tasks\"}."],
+  ENTRY_NOT_FOUND: ["Check the entry id; arbeit_task_get with include [\"context_all\"] or [\"progress\"] lists them."],
+  PARENT_NOT_FOUND: ["Check parent_id, or create the parent task first."],
+  BLOCKER_NOT_FOUND: ["Check the ids in blocked_by; every blocker must be an existing task."],
+  MAX_DEPTH_EXCEEDED: ["Hierarchies are at most 4 levels deep; attach the task higher up or flatten the tree."],
+  CIRCULAR_DEPENDENCY: ["Review the graph with arbeit_query ancestors_of / blocked_tasks; drop the edge that closes the loop."],
+  RELATIONSHIP_EXISTS: ["No action needed, or remove the existing relationship first."],
+  HAS_CHILDREN: ["Delete or re-parent the children first (arbeit_query children_of lists them)."],
+  ALREADY_WORKING: ["Call arbeit_task_stop_work on the current task first."],
+  ALREADY_SUPERSEDED: ["Supersede the newest entry in the chain instead (its id is in superseded_by)."],
+  INVALID_STATUS: ["Use one of: open, in_progress, completed, cancelled."],
+  INVALID_TYPE: ["Use one of the documented types for this field."],
+  INVALID_TEMPLATE: ["Use a template from arbeit_query {query: \"templates\"}; omit type or make it match the template."],
+  TITLE_REQUIRED: ["Give a short, non-empty title."],
+  INTENT_REQUIRED: ["Set intent (why the task exists) with arbeit_task_update."],
+  DESCRIPTION_REQUIRED: ["Set description (what the task does) with arbeit_task_update."],
+  PLAN_REQUIRED: ["Set plan (how to do it) with arbeit_task_update; arbeit_query templates has plan stubs."],
+  INVALID_BLOCKER: ["A task cannot block itself; remove its own id from blocked_by."],
+  DUPLICATE_BLOCKERS: ["List each blocker once in blocked_by."],
+  INVALID_ARGUMENT: ["Check the arguments against the tool's schema."],
+  INTENT_IMMUTABLE: ["Intent is fixed once set; record a new direction as a decision with arbeit_context_add."],
+  VERSION_CONFLICT: ["Re-read the task with arbeit_task_get, re-apply your change, and retry with the new version."],
+  ALREADY_CLAIMED: ["Pick another task (arbeit_query ready) or wait for the lease to expire."],
+  FIELD_TOO_LARGE: ["Shorten the value; put long material in a file and reference it."],
+  INVALID_ID: ["Ids look like tkt-a7f3b2c1 (prefix + 8 lowercase letters or digits)."],
+  INVALID_METADATA: ["metadata must be a JSON object, e.g. {\"source\": \"docs\"}."],
+  UNKNOWN_QUERY: ["Use one of the query names listed in arbeit_query's schema."],
+  SCHEMA_TOO_NEW: ["This database was written by a newer Arbeit; upgrade the arbeit package."],
+  INTERNAL_ERROR: ["This is a bug in Arbeit; nothing was written. Retry once, then report it."],
+} as const satisfies Record<string, readonly string[]>;
+
+export type ErrorCode = keyof typeof ERROR_SUGGESTIONS;
+export const ERROR_CODES = Object.keys(ERROR_SUGGESTIONS) as ErrorCode[];
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  suggestions?: string[];
+  details?: Record<string, unknown>;
+}
+
+/** The one error type the service throws; front ends turn it into their own form in one place. */
+export class ArbeitError extends Error {
+  readonly code: ErrorCode;
+  readonly suggestions: string[];
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { suggestions?: string[]; details?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+    this.name = "ArbeitError";
+    this.code = code;
+    this.suggestions = options.suggestions ?? [...ERROR_SUGGESTIONS[code]];
+    this.details = options.details;
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { code: this.code, message: this.message };
+    if (this.suggestions.length > 0) body.suggestions = this.suggestions;
+    if (this.details) body.details = this.details;
+    return body;
+  }
+}
+
+export function taskNotFound(id: string): ArbeitError {
+  return new ArbeitError("TASK_NOT_FOUND", `Task ${id} does not exist (or was deleted).`);
+}

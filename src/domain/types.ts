@@ -1,0 +1,155 @@
+/** The settled data model (DESIGN §2). Field names are the wire names agents see. */
+
+export const TASK_STATUSES = ["open", "in_progress", "completed", "cancelled"] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export const TASK_TYPES = ["epic", "feature", "bug", "investigation", "chore"] as const;
+export type TaskType = (typeof TASK_TYPES)[number];
+
+export const CONTEXT_TYPES = [
+  "decision",
+  "rationale",
+  "attempt",
+  "outcome",
+  "blocker",
+  "note",
+  "reference",
+  "user_input",
+] as const;
+export type ContextType = (typeof CONTEXT_TYPES)[number];
+
+export const RELATIONSHIP_TYPES = ["parent_of", "blocks", "relates_to", "duplicates", "splits_from"] as const;
+export type RelationshipType = (typeof RELATIONSHIP_TYPES)[number];
+
+export const INVERSE_RELATIONSHIP_TYPES = ["child_of", "blocked_by", "duplicated_by", "split_into"] as const;
+export type InverseRelationshipType = (typeof INVERSE_RELATIONSHIP_TYPES)[number];
+
+export const FILE_OPERATIONS = ["read", "write"] as const;
+export type FileOperation = (typeof FILE_OPERATIONS)[number];
+
+export const MAX_HIERARCHY_DEPTH = 4;
+export const DEFAULT_PRIORITY = 2;
+export const DEFAULT_LIST_ID = "default";
+
+/** A task as every read returns it. `blocked` is derived, never stored. */
+export interface Task {
+  id: string;
+  list_id: string;
+  title: string;
+  type: TaskType | null;
+  status: TaskStatus;
+  intent: string | null;
+  description: string | null;
+  plan: string | null;
+  parent_id: string | null;
+  blocked_by: string[];
+  blocked: boolean;
+  priority: number;
+  owner: string | null;
+  active_form: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The compact form listings return: heavy text fields left out to save an agent's tokens. */
+export type TaskSummary = Omit<Task, "intent" | "description" | "plan">;
+
+export interface ContextEntry {
+  id: string;
+  task_id: string;
+  type: ContextType;
+  content: string;
+  metadata: Record<string, unknown> | null;
+  superseded_by: string | null;
+  created_at: string;
+}
+
+export interface ProgressItem {
+  id: string;
+  task_id: string;
+  content: string;
+  completed: boolean;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface Relationship {
+  id: string;
+  from_task_id: string;
+  to_task_id: string;
+  type: RelationshipType;
+  metadata: Record<string, unknown> | null;
+  created_at: string;
+}
+
+export interface SessionLink {
+  id: string;
+  task_id: string;
+  session_id: string;
+  agent: string | null;
+  created_at: string;
+}
+
+export interface FileAssociation {
+  id: string;
+  task_id: string;
+  file_path: string;
+  operation: FileOperation;
+  session_id: string;
+  created_at: string;
+}
+
+export interface ArbeitEvent {
+  id: string;
+  seq: number;
+  timestamp: string;
+  event_type: EventType;
+  entity_type: EntityType;
+  entity_id: string;
+  task_id: string | null;
+  payload: Record<string, unknown>;
+  session_id: string | null;
+  agent: string | null;
+}
+
+export const EVENT_TYPES = [
+  "task_created",
+  "task_updated",
+  "task_deleted",
+  "context_added",
+  "context_superseded",
+  "progress_added",
+  "progress_completed",
+  "relationship_added",
+  "relationship_removed",
+  "work_started",
+  "work_stopped",
+  "file_tracked",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export type EntityType =
+  | "task"
+  | "context_entry"
+  | "progress_item"
+  | "relationship"
+  | "session_link"
+  | "file_association";
+
+export interface Warning {
+  code: WarningCode;
+  message: string;
+}
+
+export const WARNING_CODES = [
+  "HAS_INCOMPLETE_CHILDREN",
+  "HAS_BLOCKERS",
+  "STALE_CONTEXT",
+  "ORPHAN_RELATIONSHIPS",
+] as const;
+export type WarningCode = (typeof WARNING_CODES)[number];
+
+export function isTerminal(status: TaskStatus): boolean {
+  return status === "completed" || status === "cancelled";
+}

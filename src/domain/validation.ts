@@ -1,0 +1,70 @@
+import { ArbeitError, type ErrorCode } from "./errors.js";
+import type { TaskStatus, TaskType } from "./types.js";
+
+/** The text fields a task type needs (seed 001 §2.2). */
+export type RequiredField = "intent" | "description" | "plan";
+
+export const REQUIRED_FIELDS: Record<TaskType, readonly RequiredField[]> = {
+  epic: ["intent", "description"],
+  feature: ["intent", "description", "plan"],
+  bug: ["intent", "description", "plan"],
+  investigation: ["description", "plan"],
+  chore: ["description", "plan"],
+};
+
+const FIELD_ERROR: Record<RequiredField, ErrorCode> = {
+  intent: "INTENT_REQUIRED",
+  description: "DESCRIPTION_REQUIRED",
+  plan: "PLAN_REQUIRED",
+};
+
+export type TaskText = Partial<Record<RequiredField, string | null>>;
+
+function isBlank(value: string | null | undefined): boolean {
+  return value === undefined || value === null || value.trim() === "";
+}
+
+/** Fields the type asks for that are still empty: reported as a recommendation, never an error. */
+export function missingFields(type: TaskType | null, task: TaskText): RequiredField[] {
+  if (type === null) return [];
+  return REQUIRED_FIELDS[type].filter((field) => isBlank(task[field]));
+}
+
+/**
+ * Fields a move into `next` needs (DESIGN §2): in_progress needs the type's required fields;
+ * completed also needs description (all typed tasks) and plan (all but epic).
+ */
+export function fieldsRequiredFor(type: TaskType | null, next: TaskStatus): RequiredField[] {
+  if (type === null) return [];
+  if (next === "in_progress") return [...REQUIRED_FIELDS[type]];
+  if (next === "completed") {
+    const needed = new Set<RequiredField>(REQUIRED_FIELDS[type]);
+    needed.add("description");
+    if (type !== "epic") needed.add("plan");
+    return (["intent", "description", "plan"] as const).filter((field) => needed.has(field));
+  }
+  return [];
+}
+
+/** Throws the seed-001 code for the first missing field of a status transition. */
+export function assertTransition(type: TaskType | null, next: TaskStatus, task: TaskText): void {
+  const missing = fieldsRequiredFor(type, next).filter((field) => isBlank(task[field]));
+  const first = missing[0];
+  if (first === undefined) return;
+  throw new ArbeitError(
+    FIELD_ERROR[first],
+    `A ${type} task needs ${missing.join(", ")} before it can move to ${next}.`,
+    {
+      details: { missing_fields: missing, status: next },
+      suggestions: [
+        `Fill ${missing.join(", ")} with arbeit_task_update (you can set them and the status in one call).`,
+      ],
+    },
+  );
+}
+
+export function assertTitle(title: string | undefined): void {
+  if (title === undefined || title.trim() === "") {
+    throw new ArbeitError("TITLE_REQUIRED", "Every task needs a non-empty title.");
+  }
+}

@@ -1,0 +1,14 @@
+/** Documented maxima for every input (docs/limits.md); over them is FIELD_TOO_LARGE. */
+export const LIMITS = {
+  title: 500,
+  text: 32_768,
+  context_content: 32_768,
+  progress_item: 2_000,
+  progress_items: 100,
+  metadata_bytes: 16_384,
+  id_list: 100,
+  name: 200,
+  list_id: 100,
+  file_path: 4_096,
+  query_limit: 1_000,
+} as const;

@@ -1,0 +1,58 @@
+import type { z } from "zod";
+import { ArbeitError, type ErrorCode } from "../domain/errors.js";
+
+/**
+ * Turns a schema failure into the documented code for the field (DESIGN §3): enum misses get
+ * the seeds' codes, oversize input FIELD_TOO_LARGE, malformed ids INVALID_ID, and the rest
+ * INVALID_ARGUMENT. The first issue decides the code; the message lists all of them.
+ */
+export function fromZodError(error: z.ZodError, prefix = ""): ArbeitError {
+  const issues = error.issues;
+  const first = issues[0]!;
+  const code = codeFor(first);
+  const describe = (issue: z.core.$ZodIssue) => {
+    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join(".");
+    return `${path || "input"}: ${messageFor(issue)}`;
+  };
+  const message =
+    code === "TITLE_REQUIRED" ? "Every task needs a non-empty title." : `Invalid arguments — ${issues.map(describe).join("; ")}.`;
+  return new ArbeitError(code, message, {
+    details: { issues: issues.map((issue) => ({ path: [prefix, ...issue.path.map(String)].filter(Boolean).join("."), message: messageFor(issue) })) },
+  });
+}
+
+function fieldOf(issue: z.core.$ZodIssue): string {
+  for (let i = issue.path.length - 1; i >= 0; i--) {
+    const key = issue.path[i];
+    if (typeof key === "string") return key;
+  }
+  return "";
+}
+
+function codeFor(issue: z.core.$ZodIssue): ErrorCode {
+  const field = fieldOf(issue);
+  if (issue.code === "too_big") return "FIELD_TOO_LARGE";
+  if (issue.code === "custom" && (issue.params as { tooLarge?: boolean } | undefined)?.tooLarge) return "FIELD_TOO_LARGE";
+  if (field === "title" && (issue.code === "too_small" || (issue.code === "invalid_type" && issue.input === undefined))) {
+    return "TITLE_REQUIRED";
+  }
+  if (field === "metadata") return "INVALID_METADATA";
+  if (issue.code === "invalid_value") {
+    if (field === "status") return "INVALID_STATUS";
+    if (field === "type") return "INVALID_TYPE";
+    if (field === "template") return "INVALID_TEMPLATE";
+    if (field === "query") return "UNKNOWN_QUERY";
+  }
+  if (issue.code === "invalid_format" && (field.endsWith("_id") || field.endsWith("_ids") || field === "blocked_by")) {
+    return "INVALID_ID";
+  }
+  return "INVALID_ARGUMENT";
+}
+
+function messageFor(issue: z.core.$ZodIssue): string {
+  if (issue.code === "too_big") return `too large (limit ${String(issue.maximum)}${issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : ""})`;
+  if (issue.code === "invalid_value") return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.join(", ")}`;
+  if (issue.code === "invalid_type" && issue.input === undefined) return "is required";
+  return issue.message;
+}

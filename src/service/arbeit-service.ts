@@ -1,0 +1,76 @@
+import type { FileOperation } from "../domain/types.js";
+import type { TaskStore } from "../store/task-store.js";
+import type { IncludeSection } from "./briefing.js";
+import { getTask } from "./briefing.js";
+import type { Caller } from "./caller.js";
+import { type AddContextInput, addContext } from "./context.js";
+import type { ServiceDeps, ServiceOptions } from "./deps.js";
+import { addProgress, completeProgress } from "./progress.js";
+import { type QueryName, runQuery } from "./queries.js";
+import { type RelationshipInput, changeRelationship } from "./relationships.js";
+import { type CreateTaskInput, type UpdateTaskInput, createTask, deleteTask, updateTask } from "./tasks.js";
+import { startWork, stopWork, trackFile } from "./work.js";
+
+/**
+ * Every Arbeit operation over one store: transactional, validated, event-logged. Front ends call
+ * these through the tool catalogue; library users may call them directly.
+ */
+export class ArbeitService {
+  readonly store: TaskStore;
+  readonly projectRoot: string;
+  readonly #deps: ServiceDeps;
+
+  constructor(store: TaskStore, options: ServiceOptions) {
+    const now = options.now ?? (() => new Date());
+    this.store = store;
+    this.projectRoot = options.projectRoot;
+    this.#deps = {
+      store,
+      projectRoot: options.projectRoot,
+      now: () => now().toISOString(),
+      nowDate: now,
+      realpath: options.realpath ?? ((path) => path),
+    };
+  }
+
+  createTask(input: CreateTaskInput, caller: Caller) {
+    return createTask(this.#deps, input, caller);
+  }
+  getTask(input: { task_id: string; include?: IncludeSection[] }) {
+    return getTask(this.#deps, input);
+  }
+  updateTask(input: UpdateTaskInput, caller: Caller) {
+    return updateTask(this.#deps, input, caller);
+  }
+  deleteTask(input: { task_id: string }, caller: Caller) {
+    return deleteTask(this.#deps, input, caller);
+  }
+  startWork(input: { task_id: string }, caller: Caller) {
+    return startWork(this.#deps, input, caller);
+  }
+  stopWork(input: { task_id: string }, caller: Caller) {
+    return stopWork(this.#deps, input, caller);
+  }
+  trackFile(input: { path: string; operation: FileOperation }, caller: Caller) {
+    return trackFile(this.#deps, input, caller);
+  }
+  addContext(input: AddContextInput, caller: Caller) {
+    return addContext(this.#deps, input, caller);
+  }
+  addProgress(input: { task_id: string; items: string[]; completed?: boolean }, caller: Caller) {
+    return addProgress(this.#deps, input, caller);
+  }
+  completeProgress(input: { item_ids: string[] }, caller: Caller) {
+    return completeProgress(this.#deps, input, caller);
+  }
+  relationship(input: RelationshipInput, caller: Caller) {
+    return changeRelationship(this.#deps, input, caller);
+  }
+  query(input: { query: QueryName; params?: Record<string, unknown> }, caller: Caller) {
+    return runQuery(this.#deps, input, caller);
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}

@@ -1,0 +1,86 @@
+import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { ArbeitError } from "../domain/errors.js";
+import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
+import { ArbeitService } from "./arbeit-service.js";
+
+/** Where a project's data lives (DESIGN §6): the nearest ancestor holding `.arbeit/`, like git. */
+export const ARBEIT_DIR = ".arbeit";
+export const DB_FILE = "arbeit.db";
+
+export interface Location {
+  /** The project root file paths are stored relative to. */
+  root: string;
+  /** The SQLite file. */
+  dbPath: string;
+}
+
+export interface LocateOptions {
+  cwd: string;
+  /** --db / ARBEIT_DB: a database file to use instead of the discovered one. */
+  db?: string | undefined;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The root a database override belongs to: the parent of its `.arbeit/` folder, else the cwd. */
+function rootForDb(dbPath: string, cwd: string): string {
+  const folder = dirname(dbPath);
+  return folder.endsWith(`/${ARBEIT_DIR}`) || folder.endsWith(`\\${ARBEIT_DIR}`) ? dirname(folder) : cwd;
+}
+
+export function locate(options: LocateOptions): Location | undefined {
+  const cwd = resolve(options.cwd);
+  if (options.db) {
+    const dbPath = resolve(cwd, options.db);
+    return existsSync(dbPath) ? { root: rootForDb(dbPath, cwd), dbPath } : undefined;
+  }
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    if (isDirectory(join(dir, ARBEIT_DIR))) return { root: dir, dbPath: join(dir, ARBEIT_DIR, DB_FILE) };
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+export function notInitialized(options: LocateOptions): ArbeitError {
+  const where = options.db ? `No database at ${resolve(options.cwd, options.db)}` : `No ${ARBEIT_DIR}/ folder in ${resolve(options.cwd)} or any parent`;
+  return new ArbeitError("NOT_INITIALIZED", `${where}: Arbeit is not initialised for this project.`);
+}
+
+/** Opens the project's service; NOT_INITIALIZED when there is none. */
+export async function openProject(options: LocateOptions & { now?: () => Date }): Promise<ArbeitService> {
+  const location = locate(options);
+  if (!location) throw notInitialized(options);
+  const store = await SqliteTaskStore.open(location.dbPath);
+  return new ArbeitService(store, { projectRoot: safeRealpath(location.root), now: options.now, realpath: safeRealpath });
+}
+
+/** Symlinks are resolved before a path is checked against the project root. */
+function safeRealpath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** arbeit_init: creates `.arbeit/arbeit.db` in the working directory (or the --db file). */
+export async function initProject(options: LocateOptions): Promise<{ initialized: boolean; path: string; root: string }> {
+  const cwd = resolve(options.cwd);
+  const dbPath = options.db ? resolve(cwd, options.db) : join(cwd, ARBEIT_DIR, DB_FILE);
+  const folder = dirname(dbPath);
+  if (options.db ? existsSync(dbPath) : isDirectory(folder)) {
+    throw new ArbeitError("ALREADY_INITIALIZED", `Arbeit is already initialised here (${options.db ? dbPath : folder}).`, {
+      details: { path: dbPath },
+    });
+  }
+  mkdirSync(folder, { recursive: true });
+  const store = await SqliteTaskStore.open(dbPath);
+  await store.close();
+  return { initialized: true, path: dbPath, root: rootForDb(dbPath, cwd) };
+}

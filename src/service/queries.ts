@@ -1,0 +1,222 @@
+import { z } from "zod";
+import { ArbeitError } from "../domain/errors.js";
+import { TEMPLATES, TEMPLATE_NAMES } from "../domain/templates.js";
+import { EVENT_TYPES, TASK_STATUSES, TASK_TYPES, type Task, type Warning } from "../domain/types.js";
+import { projectRelative } from "../domain/paths.js";
+import { limit, listId, name, offset, taskId, text } from "../schemas/common.js";
+import { LIMITS } from "../schemas/limits.js";
+import { fromZodError } from "../schemas/zod-errors.js";
+import type { StoreTx } from "../store/task-store.js";
+import type { Caller } from "./caller.js";
+import { type Result, type ServiceDeps, ok } from "./deps.js";
+import { requireTask } from "./graph-rules.js";
+import { summarize, summarizeFiles } from "./summaries.js";
+
+/**
+ * Every named query of arbeit_query: its parameter schema and how it runs. Lists return compact
+ * task summaries (heavy text left out) unless `full: true`, and say whether more rows exist.
+ */
+
+const DEFAULT_LIMIT = 50;
+const DAY_MS = 86_400_000;
+
+const status = z.enum(TASK_STATUSES);
+const statusFilter = z.union([status, z.array(status).max(TASK_STATUSES.length)]);
+const page = { limit: limit.optional(), offset: offset.optional(), full: z.boolean().optional() };
+const scoped = { list_id: listId.optional() };
+
+interface QueryContext {
+  tx: StoreTx;
+  deps: ServiceDeps;
+  caller: Caller;
+}
+
+interface QueryDef<S extends z.ZodType> {
+  summary: string;
+  params: S;
+  run(ctx: QueryContext, params: z.infer<S>): Promise<Result<unknown>>;
+}
+
+function define<S extends z.ZodType>(def: QueryDef<S>): QueryDef<S> {
+  return def;
+}
+
+function statuses(filter: z.infer<typeof statusFilter> | undefined) {
+  if (filter === undefined) return undefined;
+  return Array.isArray(filter) ? filter : [filter];
+}
+
+function scope(ctx: QueryContext, params: { list_id?: string | undefined }): string | undefined {
+  return params.list_id ?? ctx.caller.list_id;
+}
+
+/** Fetches one row more than asked to know whether the page is the last. */
+async function paged(
+  params: { limit?: number | undefined; offset?: number | undefined; full?: boolean | undefined },
+  fetch: (limit: number, offset: number) => Promise<Task[]>,
+): Promise<Result<{ tasks: unknown[]; has_more: boolean }>> {
+  const size = params.limit ?? DEFAULT_LIMIT;
+  const rows = await fetch(size + 1, params.offset ?? 0);
+  const tasks = rows.slice(0, size);
+  return ok({ tasks: params.full ? tasks : tasks.map(summarize), has_more: rows.length > size });
+}
+
+const since = z.union([
+  z.iso.datetime({ offset: true }),
+  z.string().regex(/^\d+[mhd]$/, "a duration like 30m, 24h or 7d, or an ISO-8601 time"),
+]);
+
+function resolveSince(value: string, now: Date): string {
+  const match = /^(\d+)([mhd])$/.exec(value);
+  if (!match) return new Date(value).toISOString();
+  const unit = match[2] === "m" ? 60_000 : match[2] === "h" ? 3_600_000 : DAY_MS;
+  return new Date(now.getTime() - Number(match[1]) * unit).toISOString();
+}
+
+export const QUERIES = {
+  tasks: define({
+    summary: "List tasks; filter by status, parent_id (null = roots), type, owner.",
+    params: z.strictObject({
+      status: statusFilter.optional(),
+      parent_id: taskId.nullable().optional(),
+      type: z.enum(TASK_TYPES).optional(),
+      owner: name.optional(),
+      ...scoped,
+      ...page,
+    }),
+    run: (ctx, p) =>
+      paged(p, (limit, offset) =>
+        ctx.tx.listTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), parent_id: p.parent_id, type: p.type, owner: p.owner, limit, offset }),
+      ),
+  }),
+  active_tasks: define({
+    summary: "Open and in-progress tasks, optionally under parent_id.",
+    params: z.strictObject({ parent_id: taskId.nullable().optional(), ...scoped, ...page }),
+    run: (ctx, p) =>
+      paged(p, (limit, offset) =>
+        ctx.tx.listTasks({ list_id: scope(ctx, p), statuses: ["open", "in_progress"], parent_id: p.parent_id, limit, offset }),
+      ),
+  }),
+  ready: define({
+    summary: "Open, unblocked tasks, best first (priority, then age).",
+    params: z.strictObject({ ...scoped, ...page }),
+    run: (ctx, p) => paged(p, (limit, offset) => ctx.tx.readyTasks({ list_id: scope(ctx, p), limit, offset })),
+  }),
+  blocked_tasks: define({
+    summary: "Tasks waiting on an unfinished blocker.",
+    params: z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
+    run: (ctx, p) =>
+      paged(p, (limit, offset) => ctx.tx.blockedTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset })),
+  }),
+  blocking_tasks: define({
+    summary: "Unfinished tasks that hold up other unfinished tasks.",
+    params: z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
+    run: (ctx, p) =>
+      paged(p, (limit, offset) => ctx.tx.blockingTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset })),
+  }),
+  children_of: define({
+    summary: "Direct children of task_id.",
+    params: z.strictObject({ task_id: taskId, full: z.boolean().optional() }),
+    run: async (ctx, p) => {
+      await requireTask(ctx.tx, p.task_id);
+      const tasks = await ctx.tx.children(p.task_id);
+      return ok({ tasks: p.full ? tasks : tasks.map(summarize) });
+    },
+  }),
+  descendants_of: define({
+    summary: "All descendants of task_id, with depth.",
+    params: z.strictObject({ task_id: taskId, limit: limit.optional(), full: z.boolean().optional() }),
+    run: async (ctx, p) => {
+      await requireTask(ctx.tx, p.task_id);
+      const size = p.limit ?? LIMITS.query_limit;
+      const rows = await ctx.tx.descendants(p.task_id, size + 1);
+      const tasks = rows.slice(0, size).map(({ depth, ...task }) => ({ ...(p.full ? task : summarize(task)), depth }));
+      return ok({ tasks, has_more: rows.length > size });
+    },
+  }),
+  ancestors_of: define({
+    summary: "Ancestors of task_id, nearest first.",
+    params: z.strictObject({ task_id: taskId, full: z.boolean().optional() }),
+    run: async (ctx, p) => {
+      await requireTask(ctx.tx, p.task_id);
+      const tasks = await ctx.tx.ancestors(p.task_id);
+      return ok({ tasks: p.full ? tasks : tasks.map(summarize) });
+    },
+  }),
+  recent_activity: define({
+    summary: "Context entries and progress since a time (ISO or 24h/7d), optionally for task_id.",
+    params: z.strictObject({ since, task_id: taskId.optional(), ...scoped, limit: limit.optional() }),
+    run: async (ctx, p) => {
+      if (p.task_id) await requireTask(ctx.tx, p.task_id);
+      const filter = { since: resolveSince(p.since, ctx.deps.nowDate()), task_id: p.task_id, list_id: scope(ctx, p), limit: p.limit ?? DEFAULT_LIMIT };
+      return ok({ since: filter.since, context: await ctx.tx.recentContext(filter), progress: await ctx.tx.recentProgress(filter) });
+    },
+  }),
+  stale_tasks: define({
+    summary: "Open or in-progress tasks with no activity for `days` days.",
+    params: z.strictObject({ days: z.number().min(0).max(36_500), ...scoped, ...page }),
+    run: (ctx, p) => {
+      const before = new Date(ctx.deps.nowDate().getTime() - p.days * DAY_MS).toISOString();
+      return paged(p, (limit, offset) => ctx.tx.staleTasks({ list_id: scope(ctx, p), updated_before: before, limit, offset }));
+    },
+  }),
+  files_for_task: define({
+    summary: "Files read or written while working on task_id.",
+    params: z.strictObject({ task_id: taskId }),
+    run: async (ctx, p) => {
+      await requireTask(ctx.tx, p.task_id);
+      return ok({ files: summarizeFiles(await ctx.tx.filesOf(p.task_id)) });
+    },
+  }),
+  tasks_for_file: define({
+    summary: "Tasks that touched file_path (relative to the project root).",
+    params: z.strictObject({ file_path: text(LIMITS.file_path).min(1), limit: limit.optional() }),
+    run: async (ctx, p) => {
+      const path = projectRelative(ctx.deps.projectRoot, p.file_path) ?? p.file_path;
+      const rows = await ctx.tx.tasksForFile(path, p.limit ?? DEFAULT_LIMIT);
+      return ok({ file_path: path, tasks: rows.map((row) => ({ ...summarize(row.task), operations: row.operations, last_at: row.last_at })) });
+    },
+  }),
+  templates: define({
+    summary: "Task templates with their plan stubs.",
+    params: z.strictObject({}),
+    run: async () => ok({ templates: TEMPLATE_NAMES.map((n) => TEMPLATES[n]) }),
+  }),
+  events: define({
+    summary: "The event log after a sequence number (cursor), optionally for task_id.",
+    params: z.strictObject({
+      after_seq: z.number().int().min(0).optional(),
+      task_id: taskId.optional(),
+      event_types: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).optional(),
+      limit: limit.optional(),
+    }),
+    run: async (ctx, p) => {
+      const size = p.limit ?? 100;
+      const events = await ctx.tx.listEvents({ after_seq: p.after_seq ?? 0, task_id: p.task_id, event_types: p.event_types, limit: size + 1 });
+      const page = events.slice(0, size);
+      const last = page.at(-1);
+      return ok({ events: page, next_after_seq: last ? last.seq : (p.after_seq ?? 0), has_more: events.length > size });
+    },
+  }),
+} as const;
+
+export type QueryName = keyof typeof QUERIES;
+export const QUERY_NAMES = Object.keys(QUERIES) as [QueryName, ...QueryName[]];
+
+export async function runQuery(
+  deps: ServiceDeps,
+  input: { query: QueryName; params?: Record<string, unknown> },
+  caller: Caller,
+): Promise<Result<unknown>> {
+  const def = QUERIES[input.query] as QueryDef<z.ZodType> | undefined;
+  if (def === undefined) {
+    throw new ArbeitError("UNKNOWN_QUERY", `There is no query named ${JSON.stringify(input.query)}.`, {
+      suggestions: [`Use one of: ${QUERY_NAMES.join(", ")}.`],
+    });
+  }
+  const parsed = def.params.safeParse(input.params ?? {});
+  if (!parsed.success) throw fromZodError(parsed.error, "params");
+  const result = await deps.store.read((tx) => def.run({ tx, deps, caller }, parsed.data));
+  const warnings: Warning[] = result.warnings;
+  return { data: { query: input.query, ...(result.data as object) }, warnings };
+}

@@ -1,0 +1,28 @@
+import type { Warning } from "../domain/types.js";
+import type { RelationshipRow, StoreTx } from "../store/task-store.js";
+import type { ServiceDeps } from "./deps.js";
+
+/** seed 000 §7: context older than this without anything newer is flagged as stale. */
+export const STALE_CONTEXT_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+export async function staleContextWarning(tx: StoreTx, deps: ServiceDeps, taskId: string): Promise<Warning | undefined> {
+  const live = await tx.contextOf(taskId, false);
+  if (live.length === 0) return undefined;
+  const newest = live.reduce((latest, entry) => (entry.created_at > latest ? entry.created_at : latest), "");
+  const ageDays = (deps.nowDate().getTime() - Date.parse(newest)) / DAY_MS;
+  if (ageDays < STALE_CONTEXT_DAYS) return undefined;
+  return {
+    code: "STALE_CONTEXT",
+    message: `The newest context on ${taskId} is ${Math.floor(ageDays)} days old; check it still holds and supersede what does not.`,
+  };
+}
+
+export function orphanWarning(taskId: string, relationships: RelationshipRow[]): Warning | undefined {
+  const orphans = relationships.filter((rel) => rel.other_deleted);
+  if (orphans.length === 0) return undefined;
+  return {
+    code: "ORPHAN_RELATIONSHIPS",
+    message: `${taskId} has ${orphans.length} relationship(s) to deleted tasks (${orphans.map((r) => r.id).join(", ")}); remove them with arbeit_relationship action "remove".`,
+  };
+}

@@ -1,0 +1,135 @@
+import { ArbeitError } from "../domain/errors.js";
+import { projectRelative } from "../domain/paths.js";
+import type { FileOperation, Task, Warning } from "../domain/types.js";
+import { assertTransition } from "../domain/validation.js";
+import type { ActiveWork, StoreTx } from "../store/task-store.js";
+import type { Caller } from "./caller.js";
+import { type Result, type ServiceDeps, emit, ok } from "./deps.js";
+import { requireTask } from "./graph-rules.js";
+import { blockersWarning } from "./tasks.js";
+import { staleContextWarning } from "./warnings.js";
+
+function requireSession(caller: Caller): string {
+  if (!caller.session) {
+    throw new ArbeitError("INVALID_ARGUMENT", "This call needs a session to link work to, and none was given.", {
+      suggestions: ["Pass --session <id> or set ARBEIT_SESSION (CLI); hosts supply their own session id."],
+    });
+  }
+  return caller.session;
+}
+
+/** The session's live active work; work on a task deleted since is treated as ended. */
+async function liveActiveWork(tx: StoreTx, session: string): Promise<(ActiveWork & { task: Task }) | undefined> {
+  const active = await tx.activeWork(session);
+  if (active === undefined) return undefined;
+  const task = await tx.getTask(active.task_id);
+  return task ? { ...active, task } : undefined;
+}
+
+export async function startWork(
+  deps: ServiceDeps,
+  input: { task_id: string },
+  caller: Caller,
+): Promise<Result<{ task: Task; session_linked: boolean; session_id: string }>> {
+  const session = requireSession(caller);
+  return deps.store.write(async (tx) => {
+    let task = await requireTask(tx, input.task_id);
+    const active = await liveActiveWork(tx, session);
+    if (active && active.task_id !== task.id) {
+      throw new ArbeitError("ALREADY_WORKING", `Session ${session} is already working on ${active.task_id} (${active.task.title}).`, {
+        details: { session_id: session, task_id: active.task_id },
+        suggestions: [`Call arbeit_task_stop_work with task_id ${active.task_id} first, then start this task.`],
+      });
+    }
+    const warnings: Warning[] = [];
+    if (task.blocked) warnings.push(blockersWarning(task));
+    const stale = await staleContextWarning(tx, deps, task.id);
+    if (stale) warnings.push(stale);
+    if (active) return ok({ task, session_linked: false, session_id: session }, warnings);
+
+    const now = deps.now();
+    const from = task.status;
+    if (task.status === "open") {
+      assertTransition(task.type, "in_progress", task);
+      await tx.updateTask(task.id, { status: "in_progress" }, now);
+      task = await requireTask(tx, task.id);
+    }
+    const link = await tx.linkSession({ task_id: task.id, session_id: session, agent: caller.agent, created_at: now });
+    const stale_active = await tx.activeWork(session);
+    if (stale_active) await tx.stopActiveWork(session, now);
+    await tx.startActiveWork({ session_id: session, task_id: task.id, agent: caller.agent, started_at: now });
+    await emit(tx, deps, caller, {
+      event_type: "work_started",
+      entity_type: "session_link",
+      entity_id: link.id,
+      task_id: task.id,
+      payload: { session_id: session, status_from: from, status_to: task.status, version: task.version },
+    }, now);
+    return ok({ task, session_linked: true, session_id: session }, warnings);
+  });
+}
+
+export async function stopWork(
+  deps: ServiceDeps,
+  input: { task_id: string },
+  caller: Caller,
+): Promise<Result<{ stopped: boolean; files_tracked: number }>> {
+  const session = requireSession(caller);
+  return deps.store.write(async (tx) => {
+    const task = await requireTask(tx, input.task_id);
+    const active = await tx.activeWork(session);
+    if (!active || active.task_id !== task.id) return ok({ stopped: false, files_tracked: 0 });
+    const now = deps.now();
+    const files = await tx.countFiles(task.id, session, active.started_at);
+    await tx.stopActiveWork(session, now);
+    const link = await tx.linkSession({ task_id: task.id, session_id: session, agent: caller.agent, created_at: now });
+    await emit(tx, deps, caller, {
+      event_type: "work_stopped",
+      entity_type: "session_link",
+      entity_id: link.id,
+      task_id: task.id,
+      payload: { session_id: session, started_at: active.started_at, files_tracked: files },
+    }, now);
+    return ok({ stopped: true, files_tracked: files });
+  });
+}
+
+export type TrackResult =
+  | { tracked: true; task_id: string; file_path: string; operation: FileOperation }
+  | { tracked: false; reason: "no_active_work" | "outside_project" | "already_tracked"; file_path?: string };
+
+/**
+ * Records that the session read or wrote a file (DESIGN §4). Only while the session has active
+ * work, only inside the project; the same task/path/operation/session is recorded once.
+ */
+export async function trackFile(
+  deps: ServiceDeps,
+  input: { path: string; operation: FileOperation },
+  caller: Caller,
+): Promise<Result<TrackResult>> {
+  const session = requireSession(caller);
+  const absolute = input.path.startsWith("/") ? input.path : `${deps.projectRoot}/${input.path}`;
+  let resolved: string;
+  try {
+    resolved = deps.realpath(absolute);
+  } catch {
+    resolved = absolute;
+  }
+  const relative = projectRelative(deps.projectRoot, resolved);
+  if (relative === null) return ok({ tracked: false, reason: "outside_project" });
+  return deps.store.write(async (tx) => {
+    const active = await liveActiveWork(tx, session);
+    if (!active) return ok({ tracked: false, reason: "no_active_work", file_path: relative } as TrackResult);
+    const now = deps.now();
+    const id = await tx.insertFileAssociation({ task_id: active.task_id, file_path: relative, operation: input.operation, session_id: session, created_at: now });
+    if (id === undefined) return ok({ tracked: false, reason: "already_tracked", file_path: relative } as TrackResult);
+    await emit(tx, deps, caller, {
+      event_type: "file_tracked",
+      entity_type: "file_association",
+      entity_id: id,
+      task_id: active.task_id,
+      payload: { file_path: relative, operation: input.operation },
+    }, now);
+    return ok({ tracked: true, task_id: active.task_id, file_path: relative, operation: input.operation } as TrackResult);
+  });
+}

@@ -1,0 +1,22 @@
+import { Database } from "bun:sqlite";
+import type { SqlDriver, SqlStatement, SqlValue } from "./driver.js";
+
+export function openBunDriver(path: string): SqlDriver {
+  const db = new Database(path, { create: true });
+  return {
+    runtime: "bun",
+    prepare(sql: string): SqlStatement {
+      const statement = db.prepare(sql);
+      return {
+        run: (...params: SqlValue[]) => ({ changes: statement.run(...params).changes }),
+        // bun:sqlite answers a missing row with null; the interface promises undefined.
+        get: <T>(...params: SqlValue[]) => (statement.get(...params) ?? undefined) as T | undefined,
+        all: <T>(...params: SqlValue[]) => statement.all(...params) as T[],
+      };
+    },
+    exec: (sql: string) => {
+      db.exec(sql);
+    },
+    close: () => db.close(),
+  };
+}

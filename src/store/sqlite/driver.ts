@@ -1,0 +1,48 @@
+/**
+ * The one small interface the SQLite store needs from a driver. Each runtime supplies its own
+ * (better-sqlite3 under Node, bun:sqlite under Bun) in a tiny file; the store never imports one.
+ * Parameters are positional only: the two drivers disagree about named-parameter prefixes.
+ */
+export type SqlValue = string | number | bigint | null | Uint8Array;
+
+export interface SqlStatement {
+  run(...params: SqlValue[]): { changes: number };
+  get<T = Record<string, unknown>>(...params: SqlValue[]): T | undefined;
+  all<T = Record<string, unknown>>(...params: SqlValue[]): T[];
+}
+
+export interface SqlDriver {
+  readonly runtime: "node" | "bun";
+  prepare(sql: string): SqlStatement;
+  /** Runs one or more statements without parameters. */
+  exec(sql: string): void;
+  close(): void;
+}
+
+declare const Bun: unknown;
+
+/** Opens `path` with the driver of the runtime we are in. */
+export async function openDriver(path: string): Promise<SqlDriver> {
+  if (typeof Bun !== "undefined") {
+    const { openBunDriver } = await import("./driver-bun.js");
+    return openBunDriver(path);
+  }
+  const { openNodeDriver } = await import("./driver-node.js");
+  return openNodeDriver(path);
+}
+
+/** True for SQLite's "database is locked / busy" errors, in either driver's wording. */
+export function isBusyError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))) return true;
+  return /database is locked|database table is locked|SQLITE_BUSY/i.test(error.message);
+}
+
+/** True when an insert hit a UNIQUE or PRIMARY KEY constraint. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") return true;
+  return /UNIQUE constraint failed/i.test(error.message);
+}

@@ -1,0 +1,120 @@
+import { ArbeitError } from "../../domain/errors.js";
+import type { StoreTx, TaskStore } from "../task-store.js";
+import { isBusyError, openDriver, type SqlDriver } from "./driver.js";
+import { applyMigrations } from "./migrate.js";
+import { Mutex } from "./mutex.js";
+import { SqliteTx } from "./sqlite-tx.js";
+
+const BUSY_TIMEOUT_MS = 5000;
+/** How long a writer keeps retrying past busy_timeout before giving up (DESIGN §6). */
+const BUSY_RETRY_BUDGET_MS = 60_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The embedded default store: one SQLite file in WAL mode. Writes run in BEGIN IMMEDIATE
+ * transactions and retry on SQLITE_BUSY with backoff, so callers never see the lock.
+ */
+export class SqliteTaskStore implements TaskStore {
+  readonly location: string;
+  readonly #driver: SqlDriver;
+  readonly #tx: SqliteTx;
+  readonly #mutex = new Mutex();
+  #closed = false;
+
+  private constructor(driver: SqlDriver, location: string) {
+    this.#driver = driver;
+    this.location = location;
+    this.#tx = new SqliteTx(driver);
+  }
+
+  /** Opens (creating if needed) and migrates the database at `path` (":memory:" for none). */
+  static async open(path: string): Promise<SqliteTaskStore> {
+    const driver = await openDriver(path);
+    try {
+      driver.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (path !== ":memory:") driver.exec("PRAGMA journal_mode = WAL");
+      driver.exec("PRAGMA synchronous = NORMAL");
+      driver.exec("PRAGMA foreign_keys = ON");
+      const store = new SqliteTaskStore(driver, path);
+      await store.#immediate(async () => applyMigrations(driver));
+      return store;
+    } catch (error) {
+      driver.close();
+      throw error;
+    }
+  }
+
+  get driver(): SqlDriver {
+    return this.#driver;
+  }
+
+  write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.#mutex.run(() => this.#immediate(() => fn(this.#tx)));
+  }
+
+  read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.#mutex.run(async () => {
+      this.#assertOpen();
+      this.#driver.exec("BEGIN");
+      try {
+        return await fn(this.#tx);
+      } finally {
+        this.#driver.exec("COMMIT");
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#mutex.run(async () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      this.#driver.close();
+    });
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error("The Arbeit store is closed.");
+  }
+
+  async #immediate<T>(fn: () => Promise<T>): Promise<T> {
+    this.#assertOpen();
+    await this.#begin();
+    let result: T;
+    try {
+      result = await fn();
+    } catch (error) {
+      this.#driver.exec("ROLLBACK");
+      throw error;
+    }
+    this.#driver.exec("COMMIT");
+    return result;
+  }
+
+  async #begin(): Promise<void> {
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.#driver.exec("BEGIN IMMEDIATE");
+        return;
+      } catch (error) {
+        if (!isBusyError(error)) throw error;
+        if (Date.now() - started > BUSY_RETRY_BUDGET_MS) {
+          throw new ArbeitError(
+            "INTERNAL_ERROR",
+            `The database stayed locked by other writers for over ${BUSY_RETRY_BUDGET_MS / 1000} s.`,
+            { suggestions: ["Retry the call; check for a process holding a long transaction."] },
+          );
+        }
+        await sleep(Math.min(5 + 2 ** attempt * Math.random(), 200));
+      }
+    }
+  }
+}
+
+/** seed 004's in-memory store: the SQLite store over ":memory:", handy for tests and scratch work. */
+export class InMemoryTaskStore {
+  static open(): Promise<SqliteTaskStore> {
+    return SqliteTaskStore.open(":memory:");
+  }
+}

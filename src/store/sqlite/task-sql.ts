@@ -1,0 +1,29 @@
+/**
+ * The task projection every read shares. parent_id, blocked_by and the derived `blocked` flag are
+ * read from relationships here so that no stored column can drift from the graph.
+ * DESIGN §2: a task is blocked while any live blocker is neither completed nor cancelled.
+ */
+export const TASK_COLUMNS = `t.id, t.list_id, t.title, t.type, t.status, t.intent, t.description, t.plan,
+  t.priority, t.owner, t.active_form, t.version, t.created_at, t.updated_at,
+  (SELECT r.from_task_id FROM relationships r JOIN tasks p ON p.id = r.from_task_id
+     WHERE r.to_task_id = t.id AND r.type = 'parent_of' AND r.removed_at IS NULL
+       AND p.deleted_at IS NULL) AS parent_id,
+  (SELECT json_group_array(r.from_task_id) FROM relationships r JOIN tasks b ON b.id = r.from_task_id
+     WHERE r.to_task_id = t.id AND r.type = 'blocks' AND r.removed_at IS NULL
+       AND b.deleted_at IS NULL) AS blocked_by_json,
+  ${blockedExpression("t")} AS blocked`;
+
+export function blockedExpression(alias: string): string {
+  return `EXISTS (SELECT 1 FROM relationships r JOIN tasks b ON b.id = r.from_task_id
+     WHERE r.to_task_id = ${alias}.id AND r.type = 'blocks' AND r.removed_at IS NULL
+       AND b.deleted_at IS NULL AND b.status IN ('open', 'in_progress'))`;
+}
+
+export function isBlockingExpression(alias: string): string {
+  return `EXISTS (SELECT 1 FROM relationships r JOIN tasks d ON d.id = r.to_task_id
+     WHERE r.from_task_id = ${alias}.id AND r.type = 'blocks' AND r.removed_at IS NULL
+       AND d.deleted_at IS NULL AND d.status IN ('open', 'in_progress'))`;
+}
+
+/** Task order for listings: priority first, then age, then id for a total order. */
+export const TASK_ORDER = "t.priority, t.created_at, t.id";

@@ -1,0 +1,165 @@
+import type {
+  ArbeitEvent,
+  ContextEntry,
+  ContextType,
+  EntityType,
+  EventType,
+  FileAssociation,
+  FileOperation,
+  ProgressItem,
+  Relationship,
+  RelationshipType,
+  SessionLink,
+  Task,
+  TaskStatus,
+  TaskType,
+} from "../domain/types.js";
+
+/**
+ * The persistence contract every store implements (SQLite now, Postgres for teams). Methods are
+ * data access only: the rules that decide what may be written live in the service and domain.
+ * All reads see only live rows (not soft-deleted) unless a method says otherwise.
+ */
+export interface TaskStore {
+  /** Runs `fn` in one write transaction, serialised against every other writer. */
+  write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /** Runs `fn` against one consistent snapshot. */
+  read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /** Where the data lives, for messages (a file path, or a connection description). */
+  readonly location: string;
+}
+
+export interface NewTask {
+  list_id: string;
+  title: string;
+  type: TaskType | null;
+  status: TaskStatus;
+  intent: string | null;
+  description: string | null;
+  plan: string | null;
+  priority: number;
+  owner: string | null;
+  active_form: string | null;
+  created_at: string;
+}
+
+export type TaskPatch = Partial<
+  Pick<Task, "title" | "type" | "status" | "intent" | "description" | "plan" | "priority" | "owner" | "active_form">
+>;
+
+export interface RelationshipRow extends Relationship {
+  /** True when the task at the far end (seen from the task asked about) is soft-deleted. */
+  other_deleted: boolean;
+}
+
+export interface TaskFilter {
+  list_id?: string;
+  statuses?: TaskStatus[];
+  /** undefined: any parent; null: root tasks only; string: children of that task. */
+  parent_id?: string | null;
+  type?: TaskType;
+  owner?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface NewEvent {
+  event_type: EventType;
+  entity_type: EntityType;
+  entity_id: string;
+  task_id: string | null;
+  payload: Record<string, unknown>;
+  session_id: string | null;
+  agent: string | null;
+  timestamp: string;
+}
+
+export interface EventFilter {
+  after_seq: number;
+  task_id?: string;
+  event_types?: EventType[];
+  limit: number;
+}
+
+export interface ActiveWork {
+  session_id: string;
+  task_id: string;
+  agent: string | null;
+  started_at: string;
+}
+
+export interface StoreTx {
+  // tasks
+  getTask(id: string): Promise<Task | undefined>;
+  getTasks(ids: readonly string[]): Promise<Task[]>;
+  /** True when a row with this id exists, deleted or not. */
+  taskExists(id: string): Promise<{ exists: boolean; deleted: boolean }>;
+  insertTask(task: NewTask): Promise<string>;
+  updateTask(id: string, patch: TaskPatch, updatedAt: string): Promise<void>;
+  /** Bumps version and updated_at when something read through the task (parent, blockers) changed. */
+  touchTask(id: string, updatedAt: string): Promise<void>;
+  softDeleteTask(id: string, at: string): Promise<void>;
+  listTasks(filter: TaskFilter): Promise<Task[]>;
+  readyTasks(filter: { list_id?: string; limit: number; offset: number }): Promise<Task[]>;
+  blockedTasks(filter: { list_id?: string; statuses?: TaskStatus[]; limit: number; offset: number }): Promise<Task[]>;
+  blockingTasks(filter: { list_id?: string; statuses?: TaskStatus[]; limit: number; offset: number }): Promise<Task[]>;
+  staleTasks(filter: { list_id?: string; updated_before: string; limit: number; offset: number }): Promise<Task[]>;
+
+  // hierarchy and dependencies
+  children(id: string): Promise<Task[]>;
+  ancestors(id: string): Promise<Task[]>;
+  descendants(id: string, limit: number): Promise<Array<Task & { depth: number }>>;
+  /** Level of a task in its hierarchy: a root is 1. */
+  level(id: string): Promise<number>;
+  /** Height of the subtree rooted at `id`, counting the task itself as 1. */
+  subtreeHeight(id: string): Promise<number>;
+  blockers(id: string): Promise<Task[]>;
+  blocking(id: string): Promise<Task[]>;
+  /** True when `target` can be reached from `from` along live edges of `type`. */
+  reaches(from: string, target: string, type: "blocks" | "parent_of"): Promise<boolean>;
+
+  // relationships
+  findRelationship(from: string, to: string, type: RelationshipType): Promise<Relationship | undefined>;
+  relationshipsOf(taskId: string): Promise<RelationshipRow[]>;
+  insertRelationship(rel: Omit<Relationship, "id">): Promise<string>;
+  removeRelationship(id: string, at: string): Promise<void>;
+
+  // context
+  insertContext(entry: {
+    task_id: string;
+    type: ContextType;
+    content: string;
+    metadata: Record<string, unknown> | null;
+    created_at: string;
+  }): Promise<string>;
+  getContext(id: string): Promise<ContextEntry | undefined>;
+  /** Marks `id` superseded by `by` if it is not already; returns false if it was. */
+  markSuperseded(id: string, by: string): Promise<boolean>;
+  contextOf(taskId: string, includeSuperseded: boolean): Promise<ContextEntry[]>;
+  recentContext(filter: { since: string; task_id?: string; list_id?: string; limit: number }): Promise<ContextEntry[]>;
+
+  // progress
+  insertProgress(item: { task_id: string; content: string; completed: boolean; created_at: string }): Promise<string>;
+  getProgressItems(ids: readonly string[]): Promise<ProgressItem[]>;
+  completeProgress(ids: readonly string[], at: string): Promise<void>;
+  progressOf(taskId: string): Promise<ProgressItem[]>;
+  recentProgress(filter: { since: string; task_id?: string; list_id?: string; limit: number }): Promise<ProgressItem[]>;
+
+  // sessions, active work, files
+  linkSession(link: Omit<SessionLink, "id">): Promise<{ id: string; created: boolean }>;
+  sessionsOf(taskId: string): Promise<SessionLink[]>;
+  activeWork(sessionId: string): Promise<ActiveWork | undefined>;
+  startActiveWork(work: ActiveWork): Promise<void>;
+  stopActiveWork(sessionId: string, at: string): Promise<void>;
+  /** Inserts the association unless the same task, path, operation and session is recorded. */
+  insertFileAssociation(file: Omit<FileAssociation, "id">): Promise<string | undefined>;
+  filesOf(taskId: string): Promise<FileAssociation[]>;
+  countFiles(taskId: string, sessionId: string, since: string): Promise<number>;
+  tasksForFile(path: string, limit: number): Promise<Array<{ task: Task; operations: FileOperation[]; last_at: string }>>;
+
+  // events
+  appendEvent(event: NewEvent): Promise<ArbeitEvent>;
+  recentEvents(taskId: string, limit: number): Promise<ArbeitEvent[]>;
+  listEvents(filter: EventFilter): Promise<ArbeitEvent[]>;
+}

@@ -1,0 +1,38 @@
+import type { z } from "zod";
+import type { ArbeitService } from "../service/arbeit-service.js";
+import type { Caller } from "../service/caller.js";
+import type { Result } from "../service/deps.js";
+
+/** What a tool handler may use: who is calling, and the project's service, opened on demand. */
+export interface ToolContext {
+  caller: Caller;
+  cwd: string;
+  /** A database file chosen explicitly (--db / ARBEIT_DB). */
+  db?: string | undefined;
+  service(): Promise<ArbeitService>;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+}
+
+/** One tool, declared once; every front end is generated from these (DESIGN §1). */
+export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  /** Written for a model choosing between tools: what it is for, in a sentence or two. */
+  description: string;
+  input: S;
+  annotations: ToolAnnotations;
+  run(ctx: ToolContext, args: z.infer<S>): Promise<Result<unknown>>;
+}
+
+export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef<S> {
+  return def;
+}
+
+export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
+export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false };
+export const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true };

@@ -1,0 +1,34 @@
+import { ArbeitError, type ErrorBody } from "../domain/errors.js";
+import type { Warning } from "../domain/types.js";
+import { fromZodError } from "../schemas/zod-errors.js";
+import type { ToolContext, ToolDef } from "./define.js";
+
+/** The response every tool returns on every front end (seed 000 §5, DESIGN §3). */
+export type Envelope<T = unknown> =
+  | { success: true; data: T; warnings?: Warning[] }
+  | { success: false; error: ErrorBody; warnings?: Warning[] };
+
+/** Anything thrown that is not an ArbeitError is a bug: report it as INTERNAL_ERROR. */
+export function toArbeitError(error: unknown): ArbeitError {
+  if (error instanceof ArbeitError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ArbeitError("INTERNAL_ERROR", `Unexpected failure: ${message}`);
+}
+
+export function failure(error: unknown): Envelope<never> {
+  return { success: false, error: toArbeitError(error).toBody() };
+}
+
+/** Validates `args` against the tool's schema and runs it; never throws. */
+export async function invokeTool(tool: ToolDef, args: unknown, ctx: ToolContext): Promise<Envelope> {
+  const parsed = tool.input.safeParse(args ?? {});
+  if (!parsed.success) return failure(fromZodError(parsed.error));
+  try {
+    const result = await tool.run(ctx, parsed.data);
+    return result.warnings.length > 0
+      ? { success: true, data: result.data, warnings: result.warnings }
+      : { success: true, data: result.data };
+  } catch (error) {
+    return failure(error);
+  }
+}
