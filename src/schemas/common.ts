@@ -12,7 +12,9 @@ export function text(max: number) {
 }
 
 export function id(kind: IdKind) {
-  return z.string().regex(idPattern(kind), `must look like ${kind === "task" ? "tkt-a7f3b2c1" : `${idPattern(kind).source}`}`);
+  return z
+    .string()
+    .regex(idPattern(kind), `must look like ${kind === "task" ? "tkt-a7f3b2c1" : `${idPattern(kind).source}`}`);
 }
 
 export const taskId = id("task");

@@ -15,9 +15,16 @@ export function fromZodError(error: z.ZodError, prefix = ""): ArbeitError {
     return `${path || "input"}: ${messageFor(issue)}`;
   };
   const message =
-    code === "TITLE_REQUIRED" ? "Every task needs a non-empty title." : `Invalid arguments — ${issues.map(describe).join("; ")}.`;
+    code === "TITLE_REQUIRED"
+      ? "Every task needs a non-empty title."
+      : `Invalid arguments — ${issues.map(describe).join("; ")}.`;
   return new ArbeitError(code, message, {
-    details: { issues: issues.map((issue) => ({ path: [prefix, ...issue.path.map(String)].filter(Boolean).join("."), message: messageFor(issue) })) },
+    details: {
+      issues: issues.map((issue) => ({
+        path: [prefix, ...issue.path.map(String)].filter(Boolean).join("."),
+        message: messageFor(issue),
+      })),
+    },
   });
 }
 
@@ -29,11 +36,17 @@ function fieldOf(issue: z.core.$ZodIssue): string {
   return "";
 }
 
+/** zod v4 leaves the input out of issues by default; a missing key reads "received undefined". */
+function isMissing(issue: z.core.$ZodIssue): boolean {
+  return issue.code === "invalid_type" && /received undefined/.test(issue.message);
+}
+
 function codeFor(issue: z.core.$ZodIssue): ErrorCode {
   const field = fieldOf(issue);
   if (issue.code === "too_big") return "FIELD_TOO_LARGE";
-  if (issue.code === "custom" && (issue.params as { tooLarge?: boolean } | undefined)?.tooLarge) return "FIELD_TOO_LARGE";
-  if (field === "title" && (issue.code === "too_small" || (issue.code === "invalid_type" && issue.input === undefined))) {
+  if (issue.code === "custom" && (issue.params as { tooLarge?: boolean } | undefined)?.tooLarge)
+    return "FIELD_TOO_LARGE";
+  if (field === "title" && (issue.code === "too_small" || isMissing(issue))) {
     return "TITLE_REQUIRED";
   }
   if (field === "metadata") return "INVALID_METADATA";
@@ -50,9 +63,10 @@ function codeFor(issue: z.core.$ZodIssue): ErrorCode {
 }
 
 function messageFor(issue: z.core.$ZodIssue): string {
-  if (issue.code === "too_big") return `too large (limit ${String(issue.maximum)}${issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : ""})`;
+  if (issue.code === "too_big")
+    return `too large (limit ${String(issue.maximum)}${issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : ""})`;
   if (issue.code === "invalid_value") return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
   if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.join(", ")}`;
-  if (issue.code === "invalid_type" && issue.input === undefined) return "is required";
+  if (isMissing(issue)) return "is required";
   return issue.message;
 }

@@ -7,8 +7,8 @@ import { type AddContextInput, addContext } from "./context.js";
 import type { ServiceDeps, ServiceOptions } from "./deps.js";
 import { addProgress, completeProgress } from "./progress.js";
 import { type QueryName, runQuery } from "./queries.js";
-import { type RelationshipInput, changeRelationship } from "./relationships.js";
-import { type CreateTaskInput, type UpdateTaskInput, createTask, deleteTask, updateTask } from "./tasks.js";
+import { changeRelationship, type RelationshipInput } from "./relationships.js";
+import { type CreateTaskInput, createTask, deleteTask, type UpdateTaskInput, updateTask } from "./tasks.js";
 import { startWork, stopWork, trackFile } from "./work.js";
 
 /**

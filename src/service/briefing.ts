@@ -1,9 +1,16 @@
-import type { ArbeitEvent, ContextEntry, ProgressItem, Task, TaskSummary, Warning } from "../domain/types.js";
+import type {
+  ArbeitEvent,
+  ContextEntry,
+  ProgressItem,
+  SessionLink,
+  Task,
+  TaskSummary,
+  Warning,
+} from "../domain/types.js";
 import type { RelationshipRow } from "../store/task-store.js";
-import { type Result, type ServiceDeps, ok } from "./deps.js";
+import { ok, type Result, type ServiceDeps } from "./deps.js";
 import { requireTask } from "./graph-rules.js";
 import { type FileSummary, type ProgressSummary, summarize, summarizeFiles, summarizeProgress } from "./summaries.js";
-import type { SessionLink } from "../domain/types.js";
 import { orphanWarning, staleContextWarning } from "./warnings.js";
 
 /** The 12 sections of seed 000's briefing that arbeit_task_get can add to a task. */

@@ -1,7 +1,7 @@
 import { ArbeitError } from "../domain/errors.js";
 import type { ContextEntry, ContextType } from "../domain/types.js";
 import type { Caller } from "./caller.js";
-import { type Result, type ServiceDeps, emit, ok } from "./deps.js";
+import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
 import { requireTask } from "./graph-rules.js";
 
 export interface AddContextInput {
@@ -27,37 +27,63 @@ export async function addContext(
     if (input.supersede_entry_id !== undefined) {
       old = await tx.getContext(input.supersede_entry_id);
       if (old === undefined || old.task_id !== task.id) {
-        throw new ArbeitError("ENTRY_NOT_FOUND", `Context entry ${input.supersede_entry_id} does not exist on ${task.id}.`, {
-          details: { entry_id: input.supersede_entry_id, task_id: task.id },
-        });
+        throw new ArbeitError(
+          "ENTRY_NOT_FOUND",
+          `Context entry ${input.supersede_entry_id} does not exist on ${task.id}.`,
+          {
+            details: { entry_id: input.supersede_entry_id, task_id: task.id },
+          },
+        );
       }
       if (old.superseded_by !== null) {
-        throw new ArbeitError("ALREADY_SUPERSEDED", `Context entry ${old.id} was already superseded by ${old.superseded_by}.`, {
-          details: { entry_id: old.id, superseded_by: old.superseded_by },
-          suggestions: [`Supersede ${old.superseded_by} instead, the newest entry in the chain.`],
-        });
+        throw new ArbeitError(
+          "ALREADY_SUPERSEDED",
+          `Context entry ${old.id} was already superseded by ${old.superseded_by}.`,
+          {
+            details: { entry_id: old.id, superseded_by: old.superseded_by },
+            suggestions: [`Supersede ${old.superseded_by} instead, the newest entry in the chain.`],
+          },
+        );
       }
     }
     const now = deps.now();
     const metadata = input.metadata ?? old?.metadata ?? null;
-    const id = await tx.insertContext({ task_id: task.id, type: input.type, content: input.content, metadata, created_at: now });
-    const entry = (await tx.getContext(id))!;
-    await emit(tx, deps, caller, {
-      event_type: "context_added",
-      entity_type: "context_entry",
-      entity_id: id,
+    const id = await tx.insertContext({
       task_id: task.id,
-      payload: { type: entry.type, content: entry.content, metadata: entry.metadata, supersedes: old?.id ?? null },
-    }, now);
+      type: input.type,
+      content: input.content,
+      metadata,
+      created_at: now,
+    });
+    const entry = (await tx.getContext(id))!;
+    await emit(
+      tx,
+      deps,
+      caller,
+      {
+        event_type: "context_added",
+        entity_type: "context_entry",
+        entity_id: id,
+        task_id: task.id,
+        payload: { type: entry.type, content: entry.content, metadata: entry.metadata, supersedes: old?.id ?? null },
+      },
+      now,
+    );
     if (old === undefined) return ok({ entry });
     await tx.markSuperseded(old.id, id);
-    await emit(tx, deps, caller, {
-      event_type: "context_superseded",
-      entity_type: "context_entry",
-      entity_id: old.id,
-      task_id: task.id,
-      payload: { superseded_by: id },
-    }, now);
+    await emit(
+      tx,
+      deps,
+      caller,
+      {
+        event_type: "context_superseded",
+        entity_type: "context_entry",
+        entity_id: old.id,
+        task_id: task.id,
+        payload: { superseded_by: id },
+      },
+      now,
+    );
     return ok({ entry, superseded: (await tx.getContext(old.id))! });
   });
 }

@@ -1,6 +1,6 @@
-import type { Caller } from "./caller.js";
 import type { ArbeitEvent, EntityType, EventType, Warning } from "../domain/types.js";
 import type { StoreTx, TaskStore } from "../store/task-store.js";
+import type { Caller } from "./caller.js";
 
 export interface ServiceOptions {
   /** Absolute path of the project root; file paths are stored relative to it. */

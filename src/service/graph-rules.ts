@@ -31,16 +31,30 @@ export async function assertCanParent(tx: StoreTx, parentId: string, childId: st
 }
 
 /** Checks a whole blocked_by list (seed 001 §5.3) for `taskId` (null for a task not yet created). */
-export async function assertBlockerList(tx: StoreTx, taskId: string | null, blockerIds: readonly string[]): Promise<void> {
+export async function assertBlockerList(
+  tx: StoreTx,
+  taskId: string | null,
+  blockerIds: readonly string[],
+): Promise<void> {
   const seen = new Set<string>();
-  const duplicates = blockerIds.filter((id) => (seen.has(id) ? true : (seen.add(id), false)));
+  const duplicates: string[] = [];
+  for (const id of blockerIds) {
+    if (seen.has(id)) duplicates.push(id);
+    seen.add(id);
+  }
   if (duplicates.length > 0) {
-    throw new ArbeitError("DUPLICATE_BLOCKERS", `blocked_by lists ${[...new Set(duplicates)].join(", ")} more than once.`, {
-      details: { duplicates: [...new Set(duplicates)] },
-    });
+    throw new ArbeitError(
+      "DUPLICATE_BLOCKERS",
+      `blocked_by lists ${[...new Set(duplicates)].join(", ")} more than once.`,
+      {
+        details: { duplicates: [...new Set(duplicates)] },
+      },
+    );
   }
   if (taskId !== null && seen.has(taskId)) {
-    throw new ArbeitError("INVALID_BLOCKER", `${taskId} cannot be blocked by itself.`, { details: { task_id: taskId } });
+    throw new ArbeitError("INVALID_BLOCKER", `${taskId} cannot be blocked by itself.`, {
+      details: { task_id: taskId },
+    });
   }
   const found = new Set((await tx.getTasks(blockerIds)).map((task) => task.id));
   const missing = blockerIds.filter((id) => !found.has(id));

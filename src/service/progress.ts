@@ -1,7 +1,7 @@
 import { ArbeitError } from "../domain/errors.js";
 import type { ProgressItem } from "../domain/types.js";
 import type { Caller } from "./caller.js";
-import { type Result, type ServiceDeps, emit, ok } from "./deps.js";
+import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
 import { requireTask } from "./graph-rules.js";
 
 export async function addProgress(
@@ -11,24 +11,34 @@ export async function addProgress(
 ): Promise<Result<{ items: ProgressItem[] }>> {
   const blank = input.items.findIndex((item) => item.trim() === "");
   if (input.items.length === 0 || blank !== -1) {
-    throw new ArbeitError("INVALID_ARGUMENT", input.items.length === 0 ? "items must list at least one step." : `items[${blank}] is empty.`);
+    throw new ArbeitError(
+      "INVALID_ARGUMENT",
+      input.items.length === 0 ? "items must list at least one step." : `items[${blank}] is empty.`,
+    );
   }
   return deps.store.write(async (tx) => {
     const task = await requireTask(tx, input.task_id);
     const now = deps.now();
     const completed = input.completed ?? false;
     const ids: string[] = [];
-    for (const content of input.items) ids.push(await tx.insertProgress({ task_id: task.id, content, completed, created_at: now }));
+    for (const content of input.items)
+      ids.push(await tx.insertProgress({ task_id: task.id, content, completed, created_at: now }));
     const items = await tx.getProgressItems(ids);
     const byId = new Map(items.map((item) => [item.id, item]));
     const ordered = ids.map((id) => byId.get(id)!);
-    await emit(tx, deps, caller, {
-      event_type: "progress_added",
-      entity_type: "progress_item",
-      entity_id: ids[0]!,
-      task_id: task.id,
-      payload: { items: ordered.map(({ id, content, completed }) => ({ id, content, completed })) },
-    }, now);
+    await emit(
+      tx,
+      deps,
+      caller,
+      {
+        event_type: "progress_added",
+        entity_type: "progress_item",
+        entity_id: ids[0]!,
+        task_id: task.id,
+        payload: { items: ordered.map(({ id, content, completed }) => ({ id, content, completed })) },
+      },
+      now,
+    );
     return ok({ items: ordered });
   });
 }
@@ -47,21 +57,32 @@ export async function completeProgress(
     const found = new Set(items.filter((item) => live.has(item.task_id)).map((item) => item.id));
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length > 0) {
-      throw new ArbeitError("ENTRY_NOT_FOUND", `Progress items not found: ${missing.join(", ")}.`, { details: { missing } });
+      throw new ArbeitError("ENTRY_NOT_FOUND", `Progress items not found: ${missing.join(", ")}.`, {
+        details: { missing },
+      });
     }
     const now = deps.now();
     const pending = items.filter((item) => !item.completed);
-    await tx.completeProgress(pending.map((item) => item.id), now);
+    await tx.completeProgress(
+      pending.map((item) => item.id),
+      now,
+    );
     const byTask = new Map<string, string[]>();
     for (const item of pending) byTask.set(item.task_id, [...(byTask.get(item.task_id) ?? []), item.id]);
     for (const [taskId, itemIds] of byTask) {
-      await emit(tx, deps, caller, {
-        event_type: "progress_completed",
-        entity_type: "progress_item",
-        entity_id: itemIds[0]!,
-        task_id: taskId,
-        payload: { item_ids: itemIds },
-      }, now);
+      await emit(
+        tx,
+        deps,
+        caller,
+        {
+          event_type: "progress_completed",
+          entity_type: "progress_item",
+          entity_id: itemIds[0]!,
+          task_id: taskId,
+          payload: { item_ids: itemIds },
+        },
+        now,
+      );
     }
     const after = new Map((await tx.getProgressItems(ids)).map((item) => [item.id, item]));
     return ok({ completed: ids.map((id) => after.get(id)!) });

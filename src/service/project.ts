@@ -48,7 +48,9 @@ export function locate(options: LocateOptions): Location | undefined {
 }
 
 export function notInitialized(options: LocateOptions): ArbeitError {
-  const where = options.db ? `No database at ${resolve(options.cwd, options.db)}` : `No ${ARBEIT_DIR}/ folder in ${resolve(options.cwd)} or any parent`;
+  const where = options.db
+    ? `No database at ${resolve(options.cwd, options.db)}`
+    : `No ${ARBEIT_DIR}/ folder in ${resolve(options.cwd)} or any parent`;
   return new ArbeitError("NOT_INITIALIZED", `${where}: Arbeit is not initialised for this project.`);
 }
 
@@ -57,7 +59,11 @@ export async function openProject(options: LocateOptions & { now?: () => Date })
   const location = locate(options);
   if (!location) throw notInitialized(options);
   const store = await SqliteTaskStore.open(location.dbPath);
-  return new ArbeitService(store, { projectRoot: safeRealpath(location.root), now: options.now, realpath: safeRealpath });
+  return new ArbeitService(store, {
+    projectRoot: safeRealpath(location.root),
+    now: options.now,
+    realpath: safeRealpath,
+  });
 }
 
 /** Symlinks are resolved before a path is checked against the project root. */
@@ -70,14 +76,20 @@ function safeRealpath(path: string): string {
 }
 
 /** arbeit_init: creates `.arbeit/arbeit.db` in the working directory (or the --db file). */
-export async function initProject(options: LocateOptions): Promise<{ initialized: boolean; path: string; root: string }> {
+export async function initProject(
+  options: LocateOptions,
+): Promise<{ initialized: boolean; path: string; root: string }> {
   const cwd = resolve(options.cwd);
   const dbPath = options.db ? resolve(cwd, options.db) : join(cwd, ARBEIT_DIR, DB_FILE);
   const folder = dirname(dbPath);
   if (options.db ? existsSync(dbPath) : isDirectory(folder)) {
-    throw new ArbeitError("ALREADY_INITIALIZED", `Arbeit is already initialised here (${options.db ? dbPath : folder}).`, {
-      details: { path: dbPath },
-    });
+    throw new ArbeitError(
+      "ALREADY_INITIALIZED",
+      `Arbeit is already initialised here (${options.db ? dbPath : folder}).`,
+      {
+        details: { path: dbPath },
+      },
+    );
   }
   mkdirSync(folder, { recursive: true });
   const store = await SqliteTaskStore.open(dbPath);

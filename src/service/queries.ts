@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { ArbeitError } from "../domain/errors.js";
-import { TEMPLATES, TEMPLATE_NAMES } from "../domain/templates.js";
-import { EVENT_TYPES, TASK_STATUSES, TASK_TYPES, type Task, type Warning } from "../domain/types.js";
 import { projectRelative } from "../domain/paths.js";
+import { TEMPLATE_NAMES, TEMPLATES } from "../domain/templates.js";
+import { EVENT_TYPES, TASK_STATUSES, TASK_TYPES, type Task, type Warning } from "../domain/types.js";
 import { limit, listId, name, offset, taskId, text } from "../schemas/common.js";
 import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
 import type { StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { type Result, type ServiceDeps, ok } from "./deps.js";
+import { ok, type Result, type ServiceDeps } from "./deps.js";
 import { requireTask } from "./graph-rules.js";
 import { summarize, summarizeFiles } from "./summaries.js";
 
@@ -86,7 +86,15 @@ export const QUERIES = {
     }),
     run: (ctx, p) =>
       paged(p, (limit, offset) =>
-        ctx.tx.listTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), parent_id: p.parent_id, type: p.type, owner: p.owner, limit, offset }),
+        ctx.tx.listTasks({
+          list_id: scope(ctx, p),
+          statuses: statuses(p.status),
+          parent_id: p.parent_id,
+          type: p.type,
+          owner: p.owner,
+          limit,
+          offset,
+        }),
       ),
   }),
   active_tasks: define({
@@ -94,7 +102,13 @@ export const QUERIES = {
     params: z.strictObject({ parent_id: taskId.nullable().optional(), ...scoped, ...page }),
     run: (ctx, p) =>
       paged(p, (limit, offset) =>
-        ctx.tx.listTasks({ list_id: scope(ctx, p), statuses: ["open", "in_progress"], parent_id: p.parent_id, limit, offset }),
+        ctx.tx.listTasks({
+          list_id: scope(ctx, p),
+          statuses: ["open", "in_progress"],
+          parent_id: p.parent_id,
+          limit,
+          offset,
+        }),
       ),
   }),
   ready: define({
@@ -106,13 +120,17 @@ export const QUERIES = {
     summary: "Tasks waiting on an unfinished blocker.",
     params: z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
     run: (ctx, p) =>
-      paged(p, (limit, offset) => ctx.tx.blockedTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset })),
+      paged(p, (limit, offset) =>
+        ctx.tx.blockedTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset }),
+      ),
   }),
   blocking_tasks: define({
     summary: "Unfinished tasks that hold up other unfinished tasks.",
     params: z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
     run: (ctx, p) =>
-      paged(p, (limit, offset) => ctx.tx.blockingTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset })),
+      paged(p, (limit, offset) =>
+        ctx.tx.blockingTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset }),
+      ),
   }),
   children_of: define({
     summary: "Direct children of task_id.",
@@ -148,8 +166,17 @@ export const QUERIES = {
     params: z.strictObject({ since, task_id: taskId.optional(), ...scoped, limit: limit.optional() }),
     run: async (ctx, p) => {
       if (p.task_id) await requireTask(ctx.tx, p.task_id);
-      const filter = { since: resolveSince(p.since, ctx.deps.nowDate()), task_id: p.task_id, list_id: scope(ctx, p), limit: p.limit ?? DEFAULT_LIMIT };
-      return ok({ since: filter.since, context: await ctx.tx.recentContext(filter), progress: await ctx.tx.recentProgress(filter) });
+      const filter = {
+        since: resolveSince(p.since, ctx.deps.nowDate()),
+        task_id: p.task_id,
+        list_id: scope(ctx, p),
+        limit: p.limit ?? DEFAULT_LIMIT,
+      };
+      return ok({
+        since: filter.since,
+        context: await ctx.tx.recentContext(filter),
+        progress: await ctx.tx.recentProgress(filter),
+      });
     },
   }),
   stale_tasks: define({
@@ -157,7 +184,9 @@ export const QUERIES = {
     params: z.strictObject({ days: z.number().min(0).max(36_500), ...scoped, ...page }),
     run: (ctx, p) => {
       const before = new Date(ctx.deps.nowDate().getTime() - p.days * DAY_MS).toISOString();
-      return paged(p, (limit, offset) => ctx.tx.staleTasks({ list_id: scope(ctx, p), updated_before: before, limit, offset }));
+      return paged(p, (limit, offset) =>
+        ctx.tx.staleTasks({ list_id: scope(ctx, p), updated_before: before, limit, offset }),
+      );
     },
   }),
   files_for_task: define({
@@ -174,7 +203,10 @@ export const QUERIES = {
     run: async (ctx, p) => {
       const path = projectRelative(ctx.deps.projectRoot, p.file_path) ?? p.file_path;
       const rows = await ctx.tx.tasksForFile(path, p.limit ?? DEFAULT_LIMIT);
-      return ok({ file_path: path, tasks: rows.map((row) => ({ ...summarize(row.task), operations: row.operations, last_at: row.last_at })) });
+      return ok({
+        file_path: path,
+        tasks: rows.map((row) => ({ ...summarize(row.task), operations: row.operations, last_at: row.last_at })),
+      });
     },
   }),
   templates: define({
@@ -192,7 +224,12 @@ export const QUERIES = {
     }),
     run: async (ctx, p) => {
       const size = p.limit ?? 100;
-      const events = await ctx.tx.listEvents({ after_seq: p.after_seq ?? 0, task_id: p.task_id, event_types: p.event_types, limit: size + 1 });
+      const events = await ctx.tx.listEvents({
+        after_seq: p.after_seq ?? 0,
+        task_id: p.task_id,
+        event_types: p.event_types,
+        limit: size + 1,
+      });
       const page = events.slice(0, size);
       const last = page.at(-1);
       return ok({ events: page, next_after_seq: last ? last.seq : (p.after_seq ?? 0), has_more: events.length > size });

@@ -3,7 +3,7 @@ import { circular } from "../domain/hierarchy.js";
 import { normalizeEdge } from "../domain/relationships.js";
 import type { InverseRelationshipType, Relationship, RelationshipType } from "../domain/types.js";
 import type { Caller } from "./caller.js";
-import { type Result, type ServiceDeps, emit, ok } from "./deps.js";
+import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
 import { assertCanBlock, assertCanParent } from "./graph-rules.js";
 
 export interface RelationshipInput {
@@ -26,7 +26,7 @@ export async function changeRelationship(
 ): Promise<Result<{ relationship: Relationship } | { removed: boolean }>> {
   const edge = normalizeEdge(input.from_task_id, input.to_task_id, input.type);
   if (input.action === "remove" && input.metadata !== undefined) {
-    throw new ArbeitError("INVALID_ARGUMENT", "metadata is only accepted with action \"add\".");
+    throw new ArbeitError("INVALID_ARGUMENT", 'metadata is only accepted with action "add".');
   }
   return deps.store.write(async (tx) => {
     const now = deps.now();
@@ -37,13 +37,19 @@ export async function changeRelationship(
       if (existing === undefined) return ok({ removed: false });
       await tx.removeRelationship(existing.id, now);
       if (touched && (await tx.getTask(touched))) await tx.touchTask(touched, now);
-      await emit(tx, deps, caller, {
-        event_type: "relationship_removed",
-        entity_type: "relationship",
-        entity_id: existing.id,
-        task_id: touched ?? edge.from,
-        payload: { from_task_id: edge.from, to_task_id: edge.to, type: edge.type },
-      }, now);
+      await emit(
+        tx,
+        deps,
+        caller,
+        {
+          event_type: "relationship_removed",
+          entity_type: "relationship",
+          entity_id: existing.id,
+          task_id: touched ?? edge.from,
+          payload: { from_task_id: edge.from, to_task_id: edge.to, type: edge.type },
+        },
+        now,
+      );
       return ok({ removed: true });
     }
 
@@ -60,24 +66,47 @@ export async function changeRelationship(
     if (edge.type === "parent_of") {
       const child = (await tx.getTask(edge.to))!;
       if (child.parent_id !== null) {
-        throw new ArbeitError("RELATIONSHIP_EXISTS", `${child.id} already has parent ${child.parent_id}; a task has one parent.`, {
-          details: { task_id: child.id, parent_id: child.parent_id },
-          suggestions: [`Re-parent with arbeit_task_update {task_id: "${child.id}", parent_id: "${edge.from}"}.`],
-        });
+        throw new ArbeitError(
+          "RELATIONSHIP_EXISTS",
+          `${child.id} already has parent ${child.parent_id}; a task has one parent.`,
+          {
+            details: { task_id: child.id, parent_id: child.parent_id },
+            suggestions: [`Re-parent with arbeit_task_update {task_id: "${child.id}", parent_id: "${edge.from}"}.`],
+          },
+        );
       }
       await assertCanParent(tx, edge.from, edge.to);
     }
     if (edge.type === "blocks") await assertCanBlock(tx, edge.from, edge.to);
-    const id = await tx.insertRelationship({ from_task_id: edge.from, to_task_id: edge.to, type: edge.type, metadata: input.metadata ?? null, created_at: now });
+    const id = await tx.insertRelationship({
+      from_task_id: edge.from,
+      to_task_id: edge.to,
+      type: edge.type,
+      metadata: input.metadata ?? null,
+      created_at: now,
+    });
     if (touched) await tx.touchTask(touched, now);
-    const relationship: Relationship = { id, from_task_id: edge.from, to_task_id: edge.to, type: edge.type, metadata: input.metadata ?? null, created_at: now };
-    await emit(tx, deps, caller, {
-      event_type: "relationship_added",
-      entity_type: "relationship",
-      entity_id: id,
-      task_id: touched ?? edge.from,
-      payload: { from_task_id: edge.from, to_task_id: edge.to, type: edge.type, metadata: relationship.metadata },
-    }, now);
+    const relationship: Relationship = {
+      id,
+      from_task_id: edge.from,
+      to_task_id: edge.to,
+      type: edge.type,
+      metadata: input.metadata ?? null,
+      created_at: now,
+    };
+    await emit(
+      tx,
+      deps,
+      caller,
+      {
+        event_type: "relationship_added",
+        entity_type: "relationship",
+        entity_id: id,
+        task_id: touched ?? edge.from,
+        payload: { from_task_id: edge.from, to_task_id: edge.to, type: edge.type, metadata: relationship.metadata },
+      },
+      now,
+    );
     return ok({ relationship });
   });
 }

@@ -24,8 +24,15 @@ export function summarizeFiles(files: FileAssociation[]): FileSummary[] {
     byPath.set(file.file_path, entry);
   }
   return [...byPath.entries()]
-    .map(([file_path, entry]) => ({ file_path, operations: [...entry.ops].sort(), sessions: entry.sessions.size, last_at: entry.last }))
-    .sort((a, b) => (a.last_at === b.last_at ? a.file_path.localeCompare(b.file_path) : b.last_at.localeCompare(a.last_at)));
+    .map(([file_path, entry]) => ({
+      file_path,
+      operations: [...entry.ops].sort(),
+      sessions: entry.sessions.size,
+      last_at: entry.last,
+    }))
+    .sort((a, b) =>
+      a.last_at === b.last_at ? a.file_path.localeCompare(b.file_path) : b.last_at.localeCompare(a.last_at),
+    );
 }
 
 export interface ProgressSummary {

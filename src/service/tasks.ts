@@ -1,10 +1,18 @@
 import { ArbeitError } from "../domain/errors.js";
 import { TEMPLATES, type TemplateName } from "../domain/templates.js";
-import { DEFAULT_LIST_ID, DEFAULT_PRIORITY, type Task, type TaskStatus, type TaskType, type Warning, isTerminal } from "../domain/types.js";
-import { type RequiredField, assertTitle, assertTransition, missingFields } from "../domain/validation.js";
+import {
+  DEFAULT_LIST_ID,
+  DEFAULT_PRIORITY,
+  isTerminal,
+  type Task,
+  type TaskStatus,
+  type TaskType,
+  type Warning,
+} from "../domain/types.js";
+import { assertTitle, assertTransition, missingFields, type RequiredField } from "../domain/validation.js";
 import type { StoreTx, TaskPatch } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { type Result, type ServiceDeps, emit, ok } from "./deps.js";
+import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
 import { assertBlockerList, assertCanBlock, assertCanParent, requireTask } from "./graph-rules.js";
 
 export interface Recommendations {
@@ -128,13 +136,31 @@ export async function createTask(
       created_at: now,
     });
     if (input.parent_id) {
-      await tx.insertRelationship({ from_task_id: input.parent_id, to_task_id: id, type: "parent_of", metadata: null, created_at: now });
+      await tx.insertRelationship({
+        from_task_id: input.parent_id,
+        to_task_id: id,
+        type: "parent_of",
+        metadata: null,
+        created_at: now,
+      });
     }
     for (const blocker of blockers) {
-      await tx.insertRelationship({ from_task_id: blocker, to_task_id: id, type: "blocks", metadata: null, created_at: now });
+      await tx.insertRelationship({
+        from_task_id: blocker,
+        to_task_id: id,
+        type: "blocks",
+        metadata: null,
+        created_at: now,
+      });
     }
     const task = await requireTask(tx, id);
-    await emit(tx, deps, caller, { event_type: "task_created", entity_type: "task", entity_id: id, task_id: id, payload: { task } }, now);
+    await emit(
+      tx,
+      deps,
+      caller,
+      { event_type: "task_created", entity_type: "task", entity_id: id, task_id: id, payload: { task } },
+      now,
+    );
     return ok(withRecommendations(task, input.template), await statusWarnings(tx, task, null));
   });
 }
@@ -153,18 +179,39 @@ export async function updateTask(
       throw new ArbeitError(
         "VERSION_CONFLICT",
         `${current.id} is at version ${current.version}, not ${input.expected_version}: someone changed it since you read it.`,
-        { details: { task_id: current.id, current_version: current.version, expected_version: input.expected_version } },
+        {
+          details: { task_id: current.id, current_version: current.version, expected_version: input.expected_version },
+        },
       );
     }
-    if (input.intent !== undefined && current.intent !== null && current.intent !== "" && input.intent !== current.intent) {
-      throw new ArbeitError("INTENT_IMMUTABLE", `The intent of ${current.id} is fixed once set and cannot be changed.`, {
-        details: { task_id: current.id, intent: current.intent },
-      });
+    if (
+      input.intent !== undefined &&
+      current.intent !== null &&
+      current.intent !== "" &&
+      input.intent !== current.intent
+    ) {
+      throw new ArbeitError(
+        "INTENT_IMMUTABLE",
+        `The intent of ${current.id} is fixed once set and cannot be changed.`,
+        {
+          details: { task_id: current.id, intent: current.intent },
+        },
+      );
     }
 
     const patch: TaskPatch = {};
     const changes: Record<string, Change> = {};
-    const scalarFields = ["title", "type", "intent", "description", "plan", "status", "priority", "owner", "active_form"] as const;
+    const scalarFields = [
+      "title",
+      "type",
+      "intent",
+      "description",
+      "plan",
+      "status",
+      "priority",
+      "owner",
+      "active_form",
+    ] as const;
     for (const field of scalarFields) {
       const value = input[field];
       if (value === undefined || value === current[field]) continue;
@@ -181,10 +228,18 @@ export async function updateTask(
     let graphChanged = false;
     if (input.parent_id !== undefined && input.parent_id !== current.parent_id) {
       if (input.parent_id !== null) await assertCanParent(tx, input.parent_id, current.id);
-      const existing = current.parent_id ? await tx.findRelationship(current.parent_id, current.id, "parent_of") : undefined;
+      const existing = current.parent_id
+        ? await tx.findRelationship(current.parent_id, current.id, "parent_of")
+        : undefined;
       if (existing) await tx.removeRelationship(existing.id, now);
       if (input.parent_id !== null) {
-        await tx.insertRelationship({ from_task_id: input.parent_id, to_task_id: current.id, type: "parent_of", metadata: null, created_at: now });
+        await tx.insertRelationship({
+          from_task_id: input.parent_id,
+          to_task_id: current.id,
+          type: "parent_of",
+          metadata: null,
+          created_at: now,
+        });
       }
       changes.parent_id = { from: current.parent_id, to: input.parent_id };
       graphChanged = true;
@@ -201,7 +256,13 @@ export async function updateTask(
       }
       for (const id of added) {
         await assertCanBlock(tx, id, current.id);
-        await tx.insertRelationship({ from_task_id: id, to_task_id: current.id, type: "blocks", metadata: null, created_at: now });
+        await tx.insertRelationship({
+          from_task_id: id,
+          to_task_id: current.id,
+          type: "blocks",
+          metadata: null,
+          created_at: now,
+        });
       }
       if (added.length > 0 || removed.length > 0) {
         changes.blocked_by = { from: current.blocked_by, to: input.blocked_by };
@@ -216,23 +277,55 @@ export async function updateTask(
     if (Object.keys(patch).length > 0) await tx.updateTask(current.id, patch, now);
     else if (graphChanged) await tx.touchTask(current.id, now);
     const task = await requireTask(tx, current.id);
-    await emit(tx, deps, caller, { event_type: "task_updated", entity_type: "task", entity_id: task.id, task_id: task.id, payload: { changes, version: task.version } }, now);
+    await emit(
+      tx,
+      deps,
+      caller,
+      {
+        event_type: "task_updated",
+        entity_type: "task",
+        entity_id: task.id,
+        task_id: task.id,
+        payload: { changes, version: task.version },
+      },
+      now,
+    );
     return ok(withRecommendations(task), await statusWarnings(tx, task, current.status));
   });
 }
 
-export async function deleteTask(deps: ServiceDeps, input: { task_id: string }, caller: Caller): Promise<Result<{ deleted: boolean }>> {
+export async function deleteTask(
+  deps: ServiceDeps,
+  input: { task_id: string },
+  caller: Caller,
+): Promise<Result<{ deleted: boolean }>> {
   return deps.store.write(async (tx) => {
     const task = await requireTask(tx, input.task_id);
     const children = await tx.children(task.id);
     if (children.length > 0) {
-      throw new ArbeitError("HAS_CHILDREN", `${task.id} still has ${children.length} child task(s): ${children.map((c) => c.id).join(", ")}.`, {
-        details: { children: children.map((c) => c.id) },
-      });
+      throw new ArbeitError(
+        "HAS_CHILDREN",
+        `${task.id} still has ${children.length} child task(s): ${children.map((c) => c.id).join(", ")}.`,
+        {
+          details: { children: children.map((c) => c.id) },
+        },
+      );
     }
     const now = deps.now();
     await tx.softDeleteTask(task.id, now);
-    await emit(tx, deps, caller, { event_type: "task_deleted", entity_type: "task", entity_id: task.id, task_id: task.id, payload: { title: task.title, status: task.status } }, now);
+    await emit(
+      tx,
+      deps,
+      caller,
+      {
+        event_type: "task_deleted",
+        entity_type: "task",
+        entity_id: task.id,
+        task_id: task.id,
+        payload: { title: task.title, status: task.status },
+      },
+      now,
+    );
     return ok({ deleted: true });
   });
 }

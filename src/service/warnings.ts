@@ -6,10 +6,14 @@ import type { ServiceDeps } from "./deps.js";
 export const STALE_CONTEXT_DAYS = 7;
 const DAY_MS = 86_400_000;
 
-export async function staleContextWarning(tx: StoreTx, deps: ServiceDeps, taskId: string): Promise<Warning | undefined> {
+export async function staleContextWarning(
+  tx: StoreTx,
+  deps: ServiceDeps,
+  taskId: string,
+): Promise<Warning | undefined> {
   const live = await tx.contextOf(taskId, false);
   if (live.length === 0) return undefined;
-  const newest = live.reduce((latest, entry) => (entry.created_at > latest ? entry.created_at : latest), "");
+  const newest = live.map((entry) => entry.created_at).sort().at(-1)!;
   const ageDays = (deps.nowDate().getTime() - Date.parse(newest)) / DAY_MS;
   if (ageDays < STALE_CONTEXT_DAYS) return undefined;
   return {

@@ -4,7 +4,7 @@ import type { FileOperation, Task, Warning } from "../domain/types.js";
 import { assertTransition } from "../domain/validation.js";
 import type { ActiveWork, StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { type Result, type ServiceDeps, emit, ok } from "./deps.js";
+import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
 import { requireTask } from "./graph-rules.js";
 import { blockersWarning } from "./tasks.js";
 import { staleContextWarning } from "./warnings.js";
@@ -36,10 +36,14 @@ export async function startWork(
     let task = await requireTask(tx, input.task_id);
     const active = await liveActiveWork(tx, session);
     if (active && active.task_id !== task.id) {
-      throw new ArbeitError("ALREADY_WORKING", `Session ${session} is already working on ${active.task_id} (${active.task.title}).`, {
-        details: { session_id: session, task_id: active.task_id },
-        suggestions: [`Call arbeit_task_stop_work with task_id ${active.task_id} first, then start this task.`],
-      });
+      throw new ArbeitError(
+        "ALREADY_WORKING",
+        `Session ${session} is already working on ${active.task_id} (${active.task.title}).`,
+        {
+          details: { session_id: session, task_id: active.task_id },
+          suggestions: [`Call arbeit_task_stop_work with task_id ${active.task_id} first, then start this task.`],
+        },
+      );
     }
     const warnings: Warning[] = [];
     if (task.blocked) warnings.push(blockersWarning(task));
@@ -58,13 +62,19 @@ export async function startWork(
     const stale_active = await tx.activeWork(session);
     if (stale_active) await tx.stopActiveWork(session, now);
     await tx.startActiveWork({ session_id: session, task_id: task.id, agent: caller.agent, started_at: now });
-    await emit(tx, deps, caller, {
-      event_type: "work_started",
-      entity_type: "session_link",
-      entity_id: link.id,
-      task_id: task.id,
-      payload: { session_id: session, status_from: from, status_to: task.status, version: task.version },
-    }, now);
+    await emit(
+      tx,
+      deps,
+      caller,
+      {
+        event_type: "work_started",
+        entity_type: "session_link",
+        entity_id: link.id,
+        task_id: task.id,
+        payload: { session_id: session, status_from: from, status_to: task.status, version: task.version },
+      },
+      now,
+    );
     return ok({ task, session_linked: true, session_id: session }, warnings);
   });
 }
@@ -83,13 +93,19 @@ export async function stopWork(
     const files = await tx.countFiles(task.id, session, active.started_at);
     await tx.stopActiveWork(session, now);
     const link = await tx.linkSession({ task_id: task.id, session_id: session, agent: caller.agent, created_at: now });
-    await emit(tx, deps, caller, {
-      event_type: "work_stopped",
-      entity_type: "session_link",
-      entity_id: link.id,
-      task_id: task.id,
-      payload: { session_id: session, started_at: active.started_at, files_tracked: files },
-    }, now);
+    await emit(
+      tx,
+      deps,
+      caller,
+      {
+        event_type: "work_stopped",
+        entity_type: "session_link",
+        entity_id: link.id,
+        task_id: task.id,
+        payload: { session_id: session, started_at: active.started_at, files_tracked: files },
+      },
+      now,
+    );
     return ok({ stopped: true, files_tracked: files });
   });
 }
@@ -121,15 +137,32 @@ export async function trackFile(
     const active = await liveActiveWork(tx, session);
     if (!active) return ok({ tracked: false, reason: "no_active_work", file_path: relative } as TrackResult);
     const now = deps.now();
-    const id = await tx.insertFileAssociation({ task_id: active.task_id, file_path: relative, operation: input.operation, session_id: session, created_at: now });
-    if (id === undefined) return ok({ tracked: false, reason: "already_tracked", file_path: relative } as TrackResult);
-    await emit(tx, deps, caller, {
-      event_type: "file_tracked",
-      entity_type: "file_association",
-      entity_id: id,
+    const id = await tx.insertFileAssociation({
       task_id: active.task_id,
-      payload: { file_path: relative, operation: input.operation },
-    }, now);
-    return ok({ tracked: true, task_id: active.task_id, file_path: relative, operation: input.operation } as TrackResult);
+      file_path: relative,
+      operation: input.operation,
+      session_id: session,
+      created_at: now,
+    });
+    if (id === undefined) return ok({ tracked: false, reason: "already_tracked", file_path: relative } as TrackResult);
+    await emit(
+      tx,
+      deps,
+      caller,
+      {
+        event_type: "file_tracked",
+        entity_type: "file_association",
+        entity_id: id,
+        task_id: active.task_id,
+        payload: { file_path: relative, operation: input.operation },
+      },
+      now,
+    );
+    return ok({
+      tracked: true,
+      task_id: active.task_id,
+      file_path: relative,
+      operation: input.operation,
+    } as TrackResult);
   });
 }

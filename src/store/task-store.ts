@@ -156,7 +156,10 @@ export interface StoreTx {
   insertFileAssociation(file: Omit<FileAssociation, "id">): Promise<string | undefined>;
   filesOf(taskId: string): Promise<FileAssociation[]>;
   countFiles(taskId: string, sessionId: string, since: string): Promise<number>;
-  tasksForFile(path: string, limit: number): Promise<Array<{ task: Task; operations: FileOperation[]; last_at: string }>>;
+  tasksForFile(
+    path: string,
+    limit: number,
+  ): Promise<Array<{ task: Task; operations: FileOperation[]; last_at: string }>>;
 
   // events
   appendEvent(event: NewEvent): Promise<ArbeitEvent>;

@@ -1,6 +1,15 @@
 import type { ToolDef } from "./define.js";
 import { taskCreate, taskDelete, taskGet, taskUpdate } from "./task-tools.js";
-import { contextAdd, init, progressAdd, progressComplete, query, relationship, startWork, stopWork } from "./work-tools.js";
+import {
+  contextAdd,
+  init,
+  progressAdd,
+  progressComplete,
+  query,
+  relationship,
+  startWork,
+  stopWork,
+} from "./work-tools.js";
 
 /** Every tool, in the order front ends list them. Adding a tool here adds it everywhere. */
 export const TOOLS: readonly ToolDef[] = [

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { TEMPLATE_NAMES } from "../domain/templates.js";
 import { TASK_STATUSES, TASK_TYPES } from "../domain/types.js";
-import { INCLUDE_SECTIONS } from "../service/briefing.js";
 import { listId, name, taskId, text } from "../schemas/common.js";
 import { LIMITS } from "../schemas/limits.js";
-import { IDEMPOTENT_WRITE, READ, WRITE, defineTool } from "./define.js";
+import { INCLUDE_SECTIONS } from "../service/briefing.js";
+import { defineTool, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
 
 const longText = text(LIMITS.text);
 const blockedBy = z.array(taskId).max(LIMITS.id_list);
@@ -37,7 +37,8 @@ export const taskCreate = defineTool({
 export const taskGet = defineTool({
   name: "arbeit_task_get",
   title: "Get task / briefing",
-  description: "Fetch a task; add include sections for a resume briefing (context, progress_summary, files, recent_events ...).",
+  description:
+    "Fetch a task; add include sections for a resume briefing (context, progress_summary, files, recent_events ...).",
   input: z.strictObject({
     task_id: taskId,
     include: z.array(z.enum(INCLUDE_SECTIONS)).max(INCLUDE_SECTIONS.length).optional(),

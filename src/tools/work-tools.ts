@@ -1,16 +1,17 @@
 import { z } from "zod";
 import { CONTEXT_TYPES, INVERSE_RELATIONSHIP_TYPES, RELATIONSHIP_TYPES } from "../domain/types.js";
-import { QUERY_NAMES } from "../service/queries.js";
 import { id, metadata, taskId, text } from "../schemas/common.js";
 import { LIMITS } from "../schemas/limits.js";
-import { IDEMPOTENT_WRITE, READ, WRITE, defineTool } from "./define.js";
-import { initProject } from "../service/project.js";
 import { ok } from "../service/deps.js";
+import { initProject } from "../service/project.js";
+import { QUERY_NAMES } from "../service/queries.js";
+import { defineTool, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
 
 export const init = defineTool({
   name: "arbeit_init",
   title: "Initialise Arbeit",
-  description: "Create .arbeit/ and its database in the project root. Call once per project, before any other arbeit tool.",
+  description:
+    "Create .arbeit/ and its database in the project root. Call once per project, before any other arbeit tool.",
   input: z.strictObject({}),
   annotations: WRITE,
   run: async (ctx) => ok(await initProject({ cwd: ctx.cwd, db: ctx.db })),
@@ -19,7 +20,8 @@ export const init = defineTool({
 export const startWork = defineTool({
   name: "arbeit_task_start_work",
   title: "Start work",
-  description: "Begin working on a task in this session: marks it in_progress, links the session, tracks files you touch.",
+  description:
+    "Begin working on a task in this session: marks it in_progress, links the session, tracks files you touch.",
   input: z.strictObject({ task_id: taskId }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).startWork(args, ctx.caller),
@@ -37,7 +39,8 @@ export const stopWork = defineTool({
 export const contextAdd = defineTool({
   name: "arbeit_context_add",
   title: "Add context",
-  description: "Record a decision, rationale, attempt, outcome, blocker, note, reference or user_input on a task. supersede_entry_id replaces a stale entry.",
+  description:
+    "Record a decision, rationale, attempt, outcome, blocker, note, reference or user_input on a task. supersede_entry_id replaces a stale entry.",
   input: z.strictObject({
     task_id: taskId,
     type: z.enum(CONTEXT_TYPES),
@@ -74,7 +77,8 @@ export const progressComplete = defineTool({
 export const relationship = defineTool({
   name: "arbeit_relationship",
   title: "Link or unlink tasks",
-  description: "Add or remove a link: from parent_of/blocks/relates_to/duplicates/splits_from to (inverse names accepted and normalised).",
+  description:
+    "Add or remove a link: from parent_of/blocks/relates_to/duplicates/splits_from to (inverse names accepted and normalised).",
   input: z.strictObject({
     action: z.enum(["add", "remove"]),
     from_task_id: taskId,

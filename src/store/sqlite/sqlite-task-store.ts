@@ -113,8 +113,6 @@ export class SqliteTaskStore implements TaskStore {
 }
 
 /** seed 004's in-memory store: the SQLite store over ":memory:", handy for tests and scratch work. */
-export class InMemoryTaskStore {
-  static open(): Promise<SqliteTaskStore> {
-    return SqliteTaskStore.open(":memory:");
-  }
-}
+export const InMemoryTaskStore = {
+  open: (): Promise<SqliteTaskStore> => SqliteTaskStore.open(":memory:"),
+};

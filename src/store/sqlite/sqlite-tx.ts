@@ -33,7 +33,7 @@ import {
   toSessionLink,
   toTask,
 } from "./rows.js";
-import { TASK_COLUMNS, TASK_ORDER, blockedExpression, isBlockingExpression } from "./task-sql.js";
+import { blockedExpression, isBlockingExpression, TASK_COLUMNS, TASK_ORDER } from "./task-sql.js";
 
 const MAX_TREE_DEPTH = 16;
 
@@ -249,7 +249,12 @@ export class SqliteTx implements StoreTx {
     return this.#statusFiltered(`t.status IN ('open', 'in_progress') AND ${isBlockingExpression("t")}`, filter);
   }
 
-  async staleTasks(filter: { list_id?: string; updated_before: string; limit: number; offset: number }): Promise<Task[]> {
+  async staleTasks(filter: {
+    list_id?: string;
+    updated_before: string;
+    limit: number;
+    offset: number;
+  }): Promise<Task[]> {
     const listClause = filter.list_id === undefined ? "" : "AND t.list_id = ?";
     return this.#all(
       `SELECT ${TASK_COLUMNS} FROM tasks t
@@ -434,9 +439,7 @@ export class SqliteTx implements StoreTx {
 
   async contextOf(taskId: string, includeSuperseded: boolean): Promise<ContextEntry[]> {
     const filter = includeSuperseded ? "" : "AND superseded_by IS NULL";
-    return this.#all(`SELECT * FROM context_entries WHERE task_id = ? ${filter} ORDER BY rowid`, taskId).map(
-      toContext,
-    );
+    return this.#all(`SELECT * FROM context_entries WHERE task_id = ? ${filter} ORDER BY rowid`, taskId).map(toContext);
   }
 
   async recentContext(filter: {
@@ -474,9 +477,7 @@ export class SqliteTx implements StoreTx {
 
   async getProgressItems(ids: readonly string[]): Promise<ProgressItem[]> {
     if (ids.length === 0) return [];
-    return this.#all(`SELECT * FROM progress_items WHERE id IN (${placeholders(ids.length)})`, ...ids).map(
-      toProgress,
-    );
+    return this.#all(`SELECT * FROM progress_items WHERE id IN (${placeholders(ids.length)})`, ...ids).map(toProgress);
   }
 
   async completeProgress(ids: readonly string[], at: string): Promise<void> {
@@ -512,7 +513,11 @@ export class SqliteTx implements StoreTx {
   // ---- sessions, active work, files ----------------------------------------------------------
 
   async linkSession(link: Omit<SessionLink, "id">): Promise<{ id: string; created: boolean }> {
-    const existing = this.#get("SELECT id FROM session_links WHERE task_id = ? AND session_id = ?", link.task_id, link.session_id);
+    const existing = this.#get(
+      "SELECT id FROM session_links WHERE task_id = ? AND session_id = ?",
+      link.task_id,
+      link.session_id,
+    );
     if (existing) return { id: existing.id as string, created: false };
     const id = this.#insertWithId(
       "session",
@@ -661,4 +666,3 @@ function recentFilter(filter: { task_id?: string; list_id?: string }): { clause:
   }
   return { clause: parts.join(" "), params };
 }
-

@@ -1,0 +1,19 @@
+import type { GlobalOptions } from "./global-options.js";
+
+/** Commands that are not tools. Each entry loads its module only when invoked. */
+export interface ExtraCommand {
+  summary: string;
+  load: () => Promise<{ run(argv: string[], options: GlobalOptions): Promise<number> }>;
+}
+
+export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
+  call: {
+    summary: "Run any tool with JSON arguments: arbeit call <tool_name> '<json>' (- reads stdin)",
+    load: () => import("./call-command.js"),
+  },
+  tools: { summary: "List the tools (--json: with their input schemas)", load: () => import("./tools-command.js") },
+  track: {
+    summary: "Record a file read/write for the session's active task: arbeit track <path> [--op read|write]",
+    load: () => import("./track-command.js"),
+  },
+};

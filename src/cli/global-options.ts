@@ -1,0 +1,47 @@
+import { UsageError } from "./usage-error.js";
+
+/** Options every command accepts, anywhere on the line. */
+export interface GlobalOptions {
+  json: boolean;
+  help: boolean;
+  version: boolean;
+  db?: string;
+  session?: string;
+  agent?: string;
+  list?: string;
+}
+
+const VALUED = new Set(["--db", "--session", "--agent", "--list"]);
+
+/** Pulls the global options out of argv and returns the rest untouched, in order. */
+export function extractGlobalOptions(argv: readonly string[]): { options: GlobalOptions; rest: string[] } {
+  const options: GlobalOptions = { json: false, help: false, version: false };
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (token === "--json") options.json = true;
+    else if (token === "--help" || token === "-h") options.help = true;
+    else if (token === "--version" || token === "-v") options.version = true;
+    else {
+      const eq = token.indexOf("=");
+      const flag = eq === -1 ? token : token.slice(0, eq);
+      if (!VALUED.has(flag)) {
+        rest.push(token);
+        continue;
+      }
+      let value: string | undefined;
+      if (eq !== -1) value = token.slice(eq + 1);
+      else {
+        value = argv[i + 1];
+        i++;
+      }
+      if (value === undefined || value === "") throw new UsageError(`${flag} needs a value.`);
+      options[flag.slice(2) as "db" | "session" | "agent" | "list"] = value;
+    }
+  }
+  return { options, rest };
+}

@@ -1,0 +1,39 @@
+import { failure } from "../tools/envelope.js";
+import type { GlobalOptions } from "./global-options.js";
+import { printEnvelope, wantsJson } from "./output.js";
+import { parseFlags } from "./schema-flags.js";
+import { cliToolContext } from "./tool-context.js";
+import { UsageError } from "./usage-error.js";
+
+const USAGE = `Usage: arbeit track <path> [--op read|write]
+
+Records that the session read or wrote <path>, against the task the session is working on
+(arbeit task start-work). Paths outside the project are ignored. Default --op: write.
+`;
+
+export async function run(argv: string[], options: GlobalOptions): Promise<number> {
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const args = parseFlags(
+    argv,
+    [{ key: "op", flag: "--op", kind: "string", nullable: false, required: false, values: ["read", "write"] }],
+    ["path"],
+  );
+  const path = args.path as string | undefined;
+  const op = (args.op as string | undefined) ?? "write";
+  if (!path) throw new UsageError("Name the file: arbeit track <path>.", USAGE);
+  if (op !== "read" && op !== "write") throw new UsageError(`--op is read or write, not ${JSON.stringify(op)}.`);
+  const ctx = cliToolContext(options);
+  try {
+    const service = await ctx.service();
+    const absolute = path.startsWith("/") ? path : `${process.cwd()}/${path}`;
+    const result = await service.trackFile({ path: absolute, operation: op }, ctx.caller);
+    return printEnvelope({ success: true, data: result.data }, wantsJson(options.json));
+  } catch (error) {
+    return printEnvelope(failure(error), wantsJson(options.json));
+  } finally {
+    await ctx.close();
+  }
+}

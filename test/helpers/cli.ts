@@ -1,0 +1,40 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/** The built CLI, exactly as `npx arbeit` runs it (npm test builds it first). */
+export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as the JSON envelope, when it is one. */
+  json: any;
+}
+
+export function runCli(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; input?: string },
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, ...options.env };
+    for (const key of ["ARBEIT_DB", "ARBEIT_SESSION", "ARBEIT_AGENT", "ARBEIT_LIST"])
+      if (!options.env?.[key]) delete env[key];
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code: code ?? -1, stdout, stderr, json });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
