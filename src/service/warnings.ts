@@ -13,7 +13,10 @@ export async function staleContextWarning(
 ): Promise<Warning | undefined> {
   const live = await tx.contextOf(taskId, false);
   if (live.length === 0) return undefined;
-  const newest = live.map((entry) => entry.created_at).sort().at(-1)!;
+  const newest = live
+    .map((entry) => entry.created_at)
+    .sort()
+    .at(-1)!;
   const ageDays = (deps.nowDate().getTime() - Date.parse(newest)) / DAY_MS;
   if (ageDays < STALE_CONTEXT_DAYS) return undefined;
   return {
