@@ -24,7 +24,10 @@ export async function invokeTool(tool: ToolDef, args: unknown, ctx: ToolContext)
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) return failure(fromZodError(parsed.error));
   try {
-    const result = await tool.run(ctx, parsed.data);
+    // A `session` argument (where a tool has one) replaces the host's session for this call only.
+    const { session, ...args } = parsed.data as { session?: string };
+    const callCtx = session === undefined ? ctx : { ...ctx, caller: { ...ctx.caller, session } };
+    const result = await tool.run(callCtx, args);
     return result.warnings.length > 0
       ? { success: true, data: result.data, warnings: result.warnings }
       : { success: true, data: result.data };

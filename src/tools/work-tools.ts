@@ -1,11 +1,14 @@
 import { z } from "zod";
 import { CONTEXT_TYPES, INVERSE_RELATIONSHIP_TYPES, RELATIONSHIP_TYPES } from "../domain/types.js";
-import { id, metadata, taskId, text } from "../schemas/common.js";
+import { id, metadata, name, taskId, text } from "../schemas/common.js";
 import { LIMITS } from "../schemas/limits.js";
 import { ok } from "../service/deps.js";
 import { initProject } from "../service/project.js";
 import { QUERY_NAMES } from "../service/queries.js";
 import { defineTool, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
+
+/** Hosts pass their own session; this lets a caller name another (e.g. resuming a conversation). */
+const sessionArg = name.min(1).optional().describe("Session id; defaults to the caller's own");
 
 export const init = defineTool({
   name: "arbeit_init",
@@ -22,7 +25,7 @@ export const startWork = defineTool({
   title: "Start work",
   description:
     "Begin working on a task in this session: marks it in_progress, links the session, tracks files you touch.",
-  input: z.strictObject({ task_id: taskId }),
+  input: z.strictObject({ task_id: taskId, session: sessionArg }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).startWork(args, ctx.caller),
 });
@@ -31,7 +34,7 @@ export const stopWork = defineTool({
   name: "arbeit_task_stop_work",
   title: "Stop work",
   description: "Pause or finish working on a task in this session; stops file tracking. Status is unchanged.",
-  input: z.strictObject({ task_id: taskId }),
+  input: z.strictObject({ task_id: taskId, session: sessionArg }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).stopWork(args, ctx.caller),
 });
