@@ -10,6 +10,7 @@ CREATE TABLE idempotency (
   agent      TEXT NOT NULL,
   request_id TEXT NOT NULL,
   tool       TEXT NOT NULL,
+  args_hash  TEXT NOT NULL,
   response   TEXT NOT NULL,
   created_at TEXT NOT NULL,
   PRIMARY KEY (agent, request_id)
@@ -36,3 +37,6 @@ CREATE TABLE memory (
   UNIQUE (scope, scope_id, key)
 );
 CREATE INDEX idx_memory_expiry ON memory (expires_at) WHERE expires_at IS NOT NULL;
+
+-- Graph analysis reads every live blocks edge; this makes that a covering index scan.
+CREATE INDEX idx_relationships_type ON relationships (type, from_task_id, to_task_id) WHERE removed_at IS NULL;

@@ -7,6 +7,7 @@ export const ID_PREFIX = {
   event: "evt",
   file: "fle",
   session: "ses",
+  memory: "mem",
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -46,6 +46,8 @@ export interface Task {
   blocked: boolean;
   priority: number;
   owner: string | null;
+  /** Until when `owner` holds the task under a claim; null when unclaimed. */
+  lease_expires_at: string | null;
   active_form: string | null;
   version: number;
   created_at: string;
@@ -126,10 +128,17 @@ export const EVENT_TYPES = [
   "work_started",
   "work_stopped",
   "file_tracked",
+  "task_claimed",
+  "claim_renewed",
+  "claim_released",
+  "claim_expired",
+  "memory_set",
+  "memory_deleted",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export type EntityType =
+  | "memory"
   | "task"
   | "context_entry"
   | "progress_item"
@@ -152,4 +161,18 @@ export type WarningCode = (typeof WARNING_CODES)[number];
 
 export function isTerminal(status: TaskStatus): boolean {
   return status === "completed" || status === "cancelled";
+}
+
+export const MEMORY_SCOPES = ["project", "list", "task", "agent"] as const;
+export type MemoryScope = (typeof MEMORY_SCOPES)[number];
+
+export interface MemoryEntry {
+  id: string;
+  scope: MemoryScope;
+  scope_id: string;
+  key: string;
+  value: unknown;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
 }

@@ -35,3 +35,9 @@ export const listId = z
 
 export const limit = z.number().int().min(1).max(LIMITS.query_limit);
 export const offset = z.number().int().min(0);
+
+/** Optimistic concurrency: the version the caller last read (DESIGN §5). */
+export const expectedVersion = z.number().int().min(1);
+
+/** Idempotency key: a repeat by the same agent replays the first response (DESIGN §5). */
+export const requestId = z.string().min(1).max(LIMITS.name).refine(noNul, NUL_MESSAGE);

@@ -3,11 +3,14 @@ import type { TaskStore } from "../store/task-store.js";
 import type { IncludeSection } from "./briefing.js";
 import { getTask } from "./briefing.js";
 import type { Caller } from "./caller.js";
+import { type ClaimInput, claim } from "./claims.js";
 import { type AddContextInput, addContext } from "./context.js";
 import type { ServiceDeps, ServiceOptions } from "./deps.js";
+import { type MemoryInput, memory } from "./memory.js";
 import { addProgress, completeProgress } from "./progress.js";
 import { type QueryName, runQuery } from "./queries.js";
 import { changeRelationship, type RelationshipInput } from "./relationships.js";
+import { type ResumeInput, resume } from "./resume.js";
 import { type CreateTaskInput, createTask, deleteTask, type UpdateTaskInput, updateTask } from "./tasks.js";
 import { startWork, stopWork, trackFile } from "./work.js";
 
@@ -42,10 +45,10 @@ export class ArbeitService {
   updateTask(input: UpdateTaskInput, caller: Caller) {
     return updateTask(this.#deps, input, caller);
   }
-  deleteTask(input: { task_id: string }, caller: Caller) {
+  deleteTask(input: { task_id: string; expected_version?: number }, caller: Caller) {
     return deleteTask(this.#deps, input, caller);
   }
-  startWork(input: { task_id: string }, caller: Caller) {
+  startWork(input: { task_id: string; expected_version?: number }, caller: Caller) {
     return startWork(this.#deps, input, caller);
   }
   stopWork(input: { task_id: string }, caller: Caller) {
@@ -68,6 +71,15 @@ export class ArbeitService {
   }
   query(input: { query: QueryName; params?: Record<string, unknown> }, caller: Caller) {
     return runQuery(this.#deps, input, caller);
+  }
+  claim(input: ClaimInput, caller: Caller) {
+    return claim(this.#deps, input, caller);
+  }
+  resume(input: ResumeInput, caller: Caller) {
+    return resume(this.#deps, input, caller);
+  }
+  memory(input: MemoryInput, caller: Caller) {
+    return memory(this.#deps, input, caller);
   }
 
   close(): Promise<void> {

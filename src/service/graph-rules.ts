@@ -71,3 +71,13 @@ export async function assertCanBlock(tx: StoreTx, blockerId: string, blockedId: 
     throw circular("blocks", blockerId, blockedId);
   }
 }
+
+/** Optimistic concurrency (DESIGN §5): a stale expected_version is refused with the current one. */
+export function assertVersion(task: Task, expected: number | undefined): void {
+  if (expected === undefined || expected === task.version) return;
+  throw new ArbeitError(
+    "VERSION_CONFLICT",
+    `${task.id} is at version ${task.version}, not ${expected}: someone changed it since you read it.`,
+    { details: { task_id: task.id, current_version: task.version, expected_version: expected } },
+  );
+}

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { ArbeitError } from "../domain/errors.js";
+import { criticalPath, dependencyLayers, transitiveBlockCounts } from "../domain/graph.js";
 import { projectRelative } from "../domain/paths.js";
+import { READY_BECAUSE, readinessReasons } from "../domain/readiness.js";
 import { TEMPLATE_NAMES, TEMPLATES } from "../domain/templates.js";
-import { EVENT_TYPES, TASK_STATUSES, TASK_TYPES, type Task, type Warning } from "../domain/types.js";
+import { EVENT_TYPES, isTerminal, TASK_STATUSES, TASK_TYPES, type Task, type Warning } from "../domain/types.js";
 import { limit, listId, name, offset, taskId, text } from "../schemas/common.js";
 import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
@@ -112,9 +114,76 @@ export const QUERIES = {
       ),
   }),
   ready: define({
-    summary: "Open, unblocked tasks, best first (priority, then age).",
-    params: z.strictObject({ ...scoped, ...page }),
-    run: (ctx, p) => paged(p, (limit, offset) => ctx.tx.readyTasks({ list_id: scope(ctx, p), limit, offset })),
+    summary:
+      "Open, unblocked, unclaimed tasks, best first (priority, age, id). explain: why (or, with task_id, why not).",
+    params: z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped, ...page }),
+    run: async (ctx, p) => {
+      const now = ctx.deps.now();
+      if (p.task_id) return ok(await explainTask(ctx, p.task_id, now));
+      const page = await paged(p, (limit, offset) => ctx.tx.readyTasks({ list_id: scope(ctx, p), now, limit, offset }));
+      if (!p.explain) return page;
+      return ok({ ...page.data, ready_because: READY_BECAUSE, not_ready: await notReady(ctx, scope(ctx, p), now) });
+    },
+  }),
+  next: define({
+    summary: "The single best ready task, in full (what to do next).",
+    params: z.strictObject({ ...scoped }),
+    run: async (ctx, p) => {
+      const [task] = await ctx.tx.readyTasks({ list_id: scope(ctx, p), now: ctx.deps.now(), limit: 1, offset: 0 });
+      return ok(
+        task
+          ? { task, why: READY_BECAUSE }
+          : { task: null, why: "No task is ready: every open task is blocked, claimed or finished." },
+      );
+    },
+  }),
+  critical_path: define({
+    summary: "The longest chain of unfinished work along blocks edges, optionally under parent_id.",
+    params: z.strictObject({ parent_id: taskId.optional(), ...scoped }),
+    run: async (ctx, p) => {
+      const filter = graphScope(ctx, p);
+      const path = criticalPath(await ctx.tx.blockEdges(filter));
+      // With no dependencies at all, the longest chain is any one task: offer the best.
+      const tasks =
+        path.length > 0
+          ? await tasksInOrder(ctx.tx, path)
+          : (await ctx.tx.unblockedUnfinished({ ...filter, limit: 1 })).tasks;
+      return ok({ length: tasks.length, tasks: tasks.map(summarize) });
+    },
+  }),
+  parallel_groups: define({
+    summary:
+      "Unfinished tasks in dependency layers; each layer can run side by side. limit caps tasks shown per layer.",
+    params: z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
+    run: async (ctx, p) => {
+      const shown = p.limit ?? 20;
+      const filter = graphScope(ctx, p);
+      const layers = dependencyLayers(await ctx.tx.blockEdges(filter));
+      const first = await ctx.tx.unblockedUnfinished({ ...filter, limit: shown });
+      const byLayer = new Map<number, string[]>();
+      for (const [id, layer] of layers) if (layer > 0) byLayer.set(layer, [...(byLayer.get(layer) ?? []), id]);
+      const groups = [{ layer: 0, count: first.total, tasks: first.tasks.map(summarize) }];
+      for (const layer of [...byLayer.keys()].sort((a, b) => a - b)) {
+        const ids = byLayer.get(layer)!;
+        const tasks = await ctx.tx.getTasks(ids.slice(0, LIMITS.query_limit));
+        groups.push({ layer, count: ids.length, tasks: tasks.slice(0, shown).map(summarize) });
+      }
+      return ok({ groups });
+    },
+  }),
+  bottlenecks: define({
+    summary: "Unfinished tasks ranked by how much unfinished work they block, directly or transitively.",
+    params: z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
+    run: async (ctx, p) => {
+      const ranked = transitiveBlockCounts(await ctx.tx.blockEdges(graphScope(ctx, p))).slice(0, p.limit ?? 10);
+      const tasks = new Map((await ctx.tx.getTasks(ranked.map((r) => r.id))).map((task) => [task.id, task]));
+      return ok({
+        tasks: ranked.flatMap((r) => {
+          const task = tasks.get(r.id);
+          return task ? [{ ...summarize(task), blocks_total: r.blocks, blocks_directly: r.direct }] : [];
+        }),
+      });
+    },
   }),
   blocked_tasks: define({
     summary: "Tasks waiting on an unfinished blocker.",
@@ -236,6 +305,42 @@ export const QUERIES = {
     },
   }),
 } as const;
+
+function graphScope(ctx: QueryContext, p: { parent_id?: string | undefined; list_id?: string | undefined }) {
+  const list = scope(ctx, p);
+  return {
+    ...(list === undefined ? {} : { list_id: list }),
+    ...(p.parent_id === undefined ? {} : { under: p.parent_id }),
+  };
+}
+
+async function tasksInOrder(tx: StoreTx, ids: readonly string[]): Promise<Task[]> {
+  const byId = new Map((await tx.getTasks(ids)).map((task) => [task.id, task]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+async function explainTask(ctx: QueryContext, id: string, now: string) {
+  const task = await requireTask(ctx.tx, id);
+  const unfinished = (await ctx.tx.blockers(task.id)).filter((b) => !isTerminal(b.status)).map((b) => b.id);
+  const reasons = readinessReasons(task, now, unfinished);
+  return { task_id: task.id, ready: reasons.length === 0, reasons: reasons.length === 0 ? [READY_BECAUSE] : reasons };
+}
+
+/** Open tasks that are not ready, with why: the answer to "why is nothing ready?". */
+async function notReady(ctx: QueryContext, list: string | undefined, now: string) {
+  const open = await ctx.tx.listTasks({ list_id: list, statuses: ["open"], limit: 200, offset: 0 });
+  const out: Array<{ id: string; title: string; reasons: string[] }> = [];
+  for (const task of open) {
+    if (out.length >= 10) break;
+    const held = task.lease_expires_at !== null && task.lease_expires_at > now;
+    if (!task.blocked && !held) continue;
+    const unfinished = task.blocked
+      ? (await ctx.tx.blockers(task.id)).filter((b) => !isTerminal(b.status)).map((b) => b.id)
+      : [];
+    out.push({ id: task.id, title: task.title, reasons: readinessReasons(task, now, unfinished) });
+  }
+  return out;
+}
 
 export type QueryName = keyof typeof QUERIES;
 export const QUERY_NAMES = Object.keys(QUERIES) as [QueryName, ...QueryName[]];

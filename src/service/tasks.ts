@@ -13,7 +13,7 @@ import { assertTitle, assertTransition, missingFields, type RequiredField } from
 import type { StoreTx, TaskPatch } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
 import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
-import { assertBlockerList, assertCanBlock, assertCanParent, requireTask } from "./graph-rules.js";
+import { assertBlockerList, assertCanBlock, assertCanParent, assertVersion, requireTask } from "./graph-rules.js";
 
 export interface Recommendations {
   plan_template?: string;
@@ -175,15 +175,7 @@ export async function updateTask(
   if (input.title !== undefined) assertTitle(input.title);
   return deps.store.write(async (tx) => {
     const current = await requireTask(tx, input.task_id);
-    if (input.expected_version !== undefined && input.expected_version !== current.version) {
-      throw new ArbeitError(
-        "VERSION_CONFLICT",
-        `${current.id} is at version ${current.version}, not ${input.expected_version}: someone changed it since you read it.`,
-        {
-          details: { task_id: current.id, current_version: current.version, expected_version: input.expected_version },
-        },
-      );
-    }
+    assertVersion(current, input.expected_version);
     if (
       input.intent !== undefined &&
       current.intent !== null &&
@@ -296,11 +288,12 @@ export async function updateTask(
 
 export async function deleteTask(
   deps: ServiceDeps,
-  input: { task_id: string },
+  input: { task_id: string; expected_version?: number },
   caller: Caller,
 ): Promise<Result<{ deleted: boolean }>> {
   return deps.store.write(async (tx) => {
     const task = await requireTask(tx, input.task_id);
+    assertVersion(task, input.expected_version);
     const children = await tx.children(task.id);
     if (children.length > 0) {
       throw new ArbeitError(

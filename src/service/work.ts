@@ -1,11 +1,13 @@
+import { DEFAULT_LEASE_SECONDS, leaseState } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
 import { projectRelative } from "../domain/paths.js";
 import type { FileOperation, Task, Warning } from "../domain/types.js";
 import { assertTransition } from "../domain/validation.js";
 import type { ActiveWork, StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
+import { alreadyClaimed, sweepExpiredClaims, takeClaim } from "./claims.js";
 import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
-import { requireTask } from "./graph-rules.js";
+import { assertVersion, requireTask } from "./graph-rules.js";
 import { blockersWarning } from "./tasks.js";
 import { staleContextWarning } from "./warnings.js";
 
@@ -28,12 +30,14 @@ async function liveActiveWork(tx: StoreTx, session: string): Promise<(ActiveWork
 
 export async function startWork(
   deps: ServiceDeps,
-  input: { task_id: string },
+  input: { task_id: string; expected_version?: number },
   caller: Caller,
 ): Promise<Result<{ task: Task; session_linked: boolean; session_id: string }>> {
   const session = requireSession(caller);
   return deps.store.write(async (tx) => {
+    if (caller.agent) await sweepExpiredClaims(tx, deps, caller);
     let task = await requireTask(tx, input.task_id);
+    assertVersion(task, input.expected_version);
     const active = await liveActiveWork(tx, session);
     if (active && active.task_id !== task.id) {
       throw new ArbeitError(
@@ -52,6 +56,12 @@ export async function startWork(
     if (active) return ok({ task, session_linked: false, session_id: session }, warnings);
 
     const now = deps.now();
+    // Working on a task claims it (DESIGN §5): nobody else may hold it, and nobody else will take it.
+    if (caller.agent) {
+      const lease = leaseState(task, caller.agent, now);
+      if (lease === "other") throw alreadyClaimed(task);
+      if (lease === "free") task = await takeClaim(tx, deps, caller, task, DEFAULT_LEASE_SECONDS);
+    }
     const from = task.status;
     if (task.status === "open") {
       assertTransition(task.type, "in_progress", task);

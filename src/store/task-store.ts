@@ -6,6 +6,8 @@ import type {
   EventType,
   FileAssociation,
   FileOperation,
+  MemoryEntry,
+  MemoryScope,
   ProgressItem,
   Relationship,
   RelationshipType,
@@ -101,7 +103,8 @@ export interface StoreTx {
   touchTask(id: string, updatedAt: string): Promise<void>;
   softDeleteTask(id: string, at: string): Promise<void>;
   listTasks(filter: TaskFilter): Promise<Task[]>;
-  readyTasks(filter: { list_id?: string; limit: number; offset: number }): Promise<Task[]>;
+  /** Open, unblocked, live tasks with no live lease at `now`, best first (DESIGN §5). */
+  readyTasks(filter: { list_id?: string; now: string; limit: number; offset: number }): Promise<Task[]>;
   blockedTasks(filter: { list_id?: string; statuses?: TaskStatus[]; limit: number; offset: number }): Promise<Task[]>;
   blockingTasks(filter: { list_id?: string; statuses?: TaskStatus[]; limit: number; offset: number }): Promise<Task[]>;
   staleTasks(filter: { list_id?: string; updated_before: string; limit: number; offset: number }): Promise<Task[]>;
@@ -161,8 +164,81 @@ export interface StoreTx {
     limit: number,
   ): Promise<Array<{ task: Task; operations: FileOperation[]; last_at: string }>>;
 
+  // claims
+  setClaim(
+    id: string,
+    claim: { owner: string; lease_expires_at: string; claimed_at: string | null },
+    at: string,
+  ): Promise<void>;
+  clearClaim(id: string, at: string): Promise<void>;
+  /** Tasks whose lease ran out before `now` and still name an owner. */
+  expiredClaims(now: string): Promise<Array<{ id: string; owner: string; lease_expires_at: string }>>;
+  /** The agent's live claims, most recently claimed first. */
+  claimsOf(agent: string, now: string): Promise<Task[]>;
+
+  // idempotency
+  getIdempotent(agent: string, requestId: string): Promise<IdempotentRecord | undefined>;
+  putIdempotent(record: IdempotentRecord & { agent: string; request_id: string; created_at: string }): Promise<void>;
+
+  // agent state
+  agentState(agent: string): Promise<AgentState | undefined>;
+  /** Saves the focus and moves the cursor forward (never back). */
+  saveAgentState(agent: string, state: { cursor_seq: number; focus_task_id: string | null }, at: string): Promise<void>;
+  maxEventSeq(): Promise<number>;
+
+  // memory
+  memoryGet(scope: MemoryScope, scopeId: string, key: string, now: string): Promise<MemoryEntry | undefined>;
+  memoryList(filter: {
+    scopes: Array<{ scope: MemoryScope; scope_id: string }>;
+    prefix?: string;
+    now: string;
+    limit: number;
+  }): Promise<MemoryEntry[]>;
+  memoryUpsert(entry: {
+    scope: MemoryScope;
+    scope_id: string;
+    key: string;
+    value: unknown;
+    expires_at: string | null;
+    at: string;
+  }): Promise<MemoryEntry>;
+  /** Deletes the entry; returns its id, or undefined when there was none. */
+  memoryDelete(scope: MemoryScope, scopeId: string, key: string): Promise<string | undefined>;
+  /** Deletes entries whose expiry has passed; returns how many. */
+  memorySweep(now: string): Promise<number>;
+
+  /** The newest `limit` events after `afterSeq` on any of `taskIds`, oldest first, and how many there were. */
+  eventsForTasks(
+    taskIds: readonly string[],
+    afterSeq: number,
+    limit: number,
+  ): Promise<{ total: number; events: ArbeitEvent[] }>;
+
+  // graph analysis
+  /** Live blocks edges between unfinished tasks, optionally within a list or under a parent. */
+  blockEdges(filter: { list_id?: string; under?: string }): Promise<Array<[string, string]>>;
+  /** Unfinished tasks in scope with no unfinished blocker, best first, and how many there are. */
+  unblockedUnfinished(filter: {
+    list_id?: string;
+    under?: string;
+    limit: number;
+  }): Promise<{ total: number; tasks: Task[] }>;
+
   // events
   appendEvent(event: NewEvent): Promise<ArbeitEvent>;
   recentEvents(taskId: string, limit: number): Promise<ArbeitEvent[]>;
   listEvents(filter: EventFilter): Promise<ArbeitEvent[]>;
+}
+
+export interface IdempotentRecord {
+  tool: string;
+  args_hash: string;
+  response: string;
+}
+
+export interface AgentState {
+  agent: string;
+  cursor_seq: number;
+  focus_task_id: string | null;
+  updated_at: string;
 }

@@ -1,3 +1,5 @@
+import { requestId } from "../schemas/common.js";
+import { claim, memory, resume } from "./agent-tools.js";
 import type { ToolDef } from "./define.js";
 import { taskCreate, taskDelete, taskGet, taskUpdate } from "./task-tools.js";
 import {
@@ -11,21 +13,40 @@ import {
   stopWork,
 } from "./work-tools.js";
 
+/**
+ * Mutating tools take an optional request_id (DESIGN §5). It is added here, once, so that no
+ * tool can forget it; invokeTool turns a repeat into a replay of the first response.
+ */
+function withRequestId(tool: ToolDef): ToolDef {
+  if (tool.annotations.readOnlyHint || tool.name === init.name) return tool;
+  return {
+    ...tool,
+    input: tool.input.extend({
+      request_id: requestId.optional().describe("Retry key: a repeat replays the first result"),
+    }),
+  };
+}
+
 /** Every tool, in the order front ends list them. Adding a tool here adds it everywhere. */
-export const TOOLS: readonly ToolDef[] = [
-  init,
-  taskCreate,
-  taskGet,
-  taskUpdate,
-  taskDelete,
-  startWork,
-  stopWork,
-  contextAdd,
-  progressAdd,
-  progressComplete,
-  relationship,
-  query,
-] as unknown as readonly ToolDef[];
+export const TOOLS: readonly ToolDef[] = (
+  [
+    init,
+    taskCreate,
+    taskGet,
+    taskUpdate,
+    taskDelete,
+    startWork,
+    stopWork,
+    contextAdd,
+    progressAdd,
+    progressComplete,
+    relationship,
+    query,
+    claim,
+    resume,
+    memory,
+  ] as unknown as ToolDef[]
+).map(withRequestId);
 
 const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
 

@@ -2,6 +2,7 @@ import { ArbeitError, type ErrorBody } from "../domain/errors.js";
 import type { Warning } from "../domain/types.js";
 import { fromZodError } from "../schemas/zod-errors.js";
 import type { ToolContext, ToolDef } from "./define.js";
+import { runIdempotent, successEnvelope } from "./idempotency.js";
 
 /** The response every tool returns on every front end (seed 000 §5, DESIGN §3). */
 export type Envelope<T = unknown> =
@@ -25,12 +26,10 @@ export async function invokeTool(tool: ToolDef, args: unknown, ctx: ToolContext)
   if (!parsed.success) return failure(fromZodError(parsed.error));
   try {
     // A `session` argument (where a tool has one) replaces the host's session for this call only.
-    const { session, ...args } = parsed.data as { session?: string };
+    const { session, request_id, ...rest } = parsed.data as { session?: string; request_id?: string };
     const callCtx = session === undefined ? ctx : { ...ctx, caller: { ...ctx.caller, session } };
-    const result = await tool.run(callCtx, args);
-    return result.warnings.length > 0
-      ? { success: true, data: result.data, warnings: result.warnings }
-      : { success: true, data: result.data };
+    if (request_id !== undefined) return await runIdempotent(tool, rest, request_id, callCtx);
+    return successEnvelope(await tool.run(callCtx, rest));
   } catch (error) {
     return failure(error);
   }

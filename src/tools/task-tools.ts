@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { TEMPLATE_NAMES } from "../domain/templates.js";
 import { TASK_STATUSES, TASK_TYPES } from "../domain/types.js";
-import { listId, name, taskId, text } from "../schemas/common.js";
+import { expectedVersion, listId, name, taskId, text } from "../schemas/common.js";
 import { LIMITS } from "../schemas/limits.js";
 import { INCLUDE_SECTIONS } from "../service/briefing.js";
 import { defineTool, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
@@ -65,7 +65,7 @@ export const taskUpdate = defineTool({
     priority: priority.optional(),
     owner: name.nullable().optional(),
     active_form: name.nullable().optional(),
-    expected_version: z.number().int().min(1).optional(),
+    expected_version: expectedVersion.optional(),
   }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).updateTask(args, ctx.caller),
@@ -75,7 +75,7 @@ export const taskDelete = defineTool({
   name: "arbeit_task_delete",
   title: "Delete task",
   description: "Soft-delete a task with no live children; its history is kept.",
-  input: z.strictObject({ task_id: taskId }),
+  input: z.strictObject({ task_id: taskId, expected_version: expectedVersion.optional() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   run: async (ctx, args) => (await ctx.service()).deleteTask(args, ctx.caller),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CONTEXT_TYPES, INVERSE_RELATIONSHIP_TYPES, RELATIONSHIP_TYPES } from "../domain/types.js";
-import { id, metadata, name, taskId, text } from "../schemas/common.js";
+import { expectedVersion, id, metadata, name, taskId, text } from "../schemas/common.js";
 import { LIMITS } from "../schemas/limits.js";
 import { ok } from "../service/deps.js";
 import { initProject } from "../service/project.js";
@@ -25,7 +25,7 @@ export const startWork = defineTool({
   title: "Start work",
   description:
     "Begin working on a task in this session: marks it in_progress, links the session, tracks files you touch.",
-  input: z.strictObject({ task_id: taskId, session: sessionArg }),
+  input: z.strictObject({ task_id: taskId, session: sessionArg, expected_version: expectedVersion.optional() }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).startWork(args, ctx.caller),
 });

@@ -17,6 +17,9 @@ export function openBunDriver(path: string): SqlDriver {
     exec: (sql: string) => {
       db.exec(sql);
     },
+    backup: async (destination: string) => {
+      db.prepare("VACUUM INTO ?").run(destination);
+    },
     close: () => db.close(),
   };
 }

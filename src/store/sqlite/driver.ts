@@ -16,6 +16,11 @@ export interface SqlDriver {
   prepare(sql: string): SqlStatement;
   /** Runs one or more statements without parameters. */
   exec(sql: string): void;
+  /**
+   * Writes a consistent copy of the database to `destination` (a new file) while other
+   * connections keep writing: SQLite's online backup under Node, VACUUM INTO under Bun.
+   */
+  backup(destination: string): Promise<void>;
   close(): void;
 }
 

@@ -2,6 +2,7 @@ import type {
   ArbeitEvent,
   ContextEntry,
   FileAssociation,
+  MemoryEntry,
   ProgressItem,
   Relationship,
   SessionLink,
@@ -33,6 +34,7 @@ export function toTask(row: RawRow): Task {
     blocked: Boolean(row.blocked),
     priority: Number(row.priority),
     owner: (row.owner as string | null) ?? null,
+    lease_expires_at: (row.lease_expires_at as string | null) ?? null,
     active_form: (row.active_form as string | null) ?? null,
     version: Number(row.version),
     created_at: row.created_at as string,
@@ -111,5 +113,18 @@ export function toEvent(row: RawRow): ArbeitEvent {
     payload: JSON.parse(row.payload as string) as Record<string, unknown>,
     session_id: (row.session_id as string | null) ?? null,
     agent: (row.agent as string | null) ?? null,
+  };
+}
+
+export function toMemory(row: RawRow): MemoryEntry {
+  return {
+    id: row.id as string,
+    scope: row.scope as MemoryEntry["scope"],
+    scope_id: row.scope_id as string,
+    key: row.key as string,
+    value: JSON.parse(row.value as string) as unknown,
+    expires_at: (row.expires_at as string | null) ?? null,
+    created_at: row.created_at as string,
+    updated_at: row.updated_at as string,
   };
 }

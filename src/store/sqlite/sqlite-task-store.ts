@@ -1,9 +1,10 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { ArbeitError } from "../../domain/errors.js";
 import type { StoreTx, TaskStore } from "../task-store.js";
 import { isBusyError, openDriver, type SqlDriver } from "./driver.js";
 import { applyMigrations } from "./migrate.js";
 import { Mutex } from "./mutex.js";
-import { SqliteTx } from "./sqlite-tx.js";
+import { SqliteAgentTx } from "./sqlite-agent-tx.js";
 
 const BUSY_TIMEOUT_MS = 5000;
 /** How long a writer keeps retrying past busy_timeout before giving up (DESIGN §6). */
@@ -18,14 +19,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class SqliteTaskStore implements TaskStore {
   readonly location: string;
   readonly #driver: SqlDriver;
-  readonly #tx: SqliteTx;
+  readonly #tx: SqliteAgentTx;
   readonly #mutex = new Mutex();
+  /** Set while a transaction is open in this async context, so nested calls join it. */
+  readonly #inTransaction = new AsyncLocalStorage<"read" | "write">();
   #closed = false;
 
   private constructor(driver: SqlDriver, location: string) {
     this.#driver = driver;
     this.location = location;
-    this.#tx = new SqliteTx(driver);
+    this.#tx = new SqliteAgentTx(driver);
   }
 
   /** Opens (creating if needed) and migrates the database at `path` (":memory:" for none). */
@@ -49,19 +52,37 @@ export class SqliteTaskStore implements TaskStore {
     return this.#driver;
   }
 
+  /**
+   * A write inside another write joins it: that is how a tool call and its idempotency record
+   * commit together. A write inside a read cannot be upgraded safely and is refused.
+   */
   write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return this.#mutex.run(() => this.#immediate(() => fn(this.#tx)));
+    const open = this.#inTransaction.getStore();
+    if (open === "write") return fn(this.#tx);
+    if (open === "read") return Promise.reject(new Error("A write cannot start inside a read transaction."));
+    return this.#mutex.run(() => this.#inTransaction.run("write", () => this.#immediate(() => fn(this.#tx))));
   }
 
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    if (this.#inTransaction.getStore() !== undefined) return fn(this.#tx);
+    return this.#mutex.run(() =>
+      this.#inTransaction.run("read", async () => {
+        this.#assertOpen();
+        this.#driver.exec("BEGIN");
+        try {
+          return await fn(this.#tx);
+        } finally {
+          this.#driver.exec("COMMIT");
+        }
+      }),
+    );
+  }
+
+  /** Copies the database to a new file `destination`; safe while other processes write. */
+  backup(destination: string): Promise<void> {
     return this.#mutex.run(async () => {
       this.#assertOpen();
-      this.#driver.exec("BEGIN");
-      try {
-        return await fn(this.#tx);
-      } finally {
-        this.#driver.exec("COMMIT");
-      }
+      await this.#driver.backup(destination);
     });
   }
 

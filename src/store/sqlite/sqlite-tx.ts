@@ -33,6 +33,7 @@ import {
   toSessionLink,
   toTask,
 } from "./rows.js";
+import { StatementCache } from "./statement-cache.js";
 import { blockedExpression, isBlockingExpression, TASK_COLUMNS, TASK_ORDER } from "./task-sql.js";
 
 const MAX_TREE_DEPTH = 16;
@@ -46,29 +47,24 @@ function placeholders(count: number): string {
 }
 
 /** The SQLite implementation of the store contract, over one driver connection. */
-export class SqliteTx implements StoreTx {
-  readonly #driver: SqlDriver;
-  readonly #statements = new Map<string, SqlStatement>();
+/** Tasks, graph, context, progress, work, files and events; SqliteAgentTx adds the v2 tables. */
+export class SqliteTx {
+  readonly #sql: StatementCache;
 
   constructor(driver: SqlDriver) {
-    this.#driver = driver;
+    this.#sql = new StatementCache(driver);
   }
 
   #stmt(sql: string): SqlStatement {
-    let statement = this.#statements.get(sql);
-    if (statement === undefined) {
-      statement = this.#driver.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
+    return this.#sql.stmt(sql);
   }
 
   #all(sql: string, ...params: SqlValue[]): RawRow[] {
-    return this.#stmt(sql).all<RawRow>(...params);
+    return this.#sql.all(sql, ...params);
   }
 
   #get(sql: string, ...params: SqlValue[]): RawRow | undefined {
-    return this.#stmt(sql).get<RawRow>(...params);
+    return this.#sql.get(sql, ...params);
   }
 
   /** Inserts with a fresh random id, drawing again on the rare clash. */
@@ -195,14 +191,16 @@ export class SqliteTx implements StoreTx {
     return rows.map(toTask);
   }
 
-  async readyTasks(filter: { list_id?: string; limit: number; offset: number }): Promise<Task[]> {
+  async readyTasks(filter: { list_id?: string; now: string; limit: number; offset: number }): Promise<Task[]> {
     const listClause = filter.list_id === undefined ? "" : "AND t.list_id = ?";
     const params: SqlValue[] = filter.list_id === undefined ? [] : [filter.list_id];
     const rows = this.#all(
       `SELECT ${TASK_COLUMNS} FROM tasks t INDEXED BY idx_tasks_open_order
-       WHERE t.deleted_at IS NULL AND t.status = 'open' ${listClause} AND NOT ${blockedExpression("t")}
+       WHERE t.deleted_at IS NULL AND t.status = 'open' ${listClause}
+         AND (t.lease_expires_at IS NULL OR t.lease_expires_at <= ?) AND NOT ${blockedExpression("t")}
        ORDER BY ${TASK_ORDER} LIMIT ? OFFSET ?`,
       ...params,
+      filter.now,
       filter.limit,
       filter.offset,
     );
@@ -330,7 +328,9 @@ export class SqliteTx implements StoreTx {
          SELECT ?, 0
          UNION ALL
          SELECT r.to_task_id, down.depth + 1 FROM relationships r JOIN down ON r.from_task_id = down.id
-           WHERE r.type = 'parent_of' AND r.removed_at IS NULL AND down.depth < ${MAX_TREE_DEPTH}
+           JOIN tasks c ON c.id = r.to_task_id
+           WHERE r.type = 'parent_of' AND r.removed_at IS NULL AND c.deleted_at IS NULL
+             AND down.depth < ${MAX_TREE_DEPTH}
        )
        SELECT MAX(depth) AS depth FROM down`,
       id,
@@ -358,12 +358,14 @@ export class SqliteTx implements StoreTx {
 
   async reaches(from: string, target: string, type: "blocks" | "parent_of"): Promise<boolean> {
     // UNION (not UNION ALL) keeps each task once, so an existing cycle cannot loop forever.
+    // Deleted tasks are out of the graph: a path through one is no path.
     const row = this.#get(
       `WITH RECURSIVE reach(id) AS (
          SELECT ?
          UNION
          SELECT r.to_task_id FROM relationships r JOIN reach ON r.from_task_id = reach.id
-           WHERE r.type = ? AND r.removed_at IS NULL
+           JOIN tasks n ON n.id = r.to_task_id
+           WHERE r.type = ? AND r.removed_at IS NULL AND n.deleted_at IS NULL
        )
        SELECT 1 AS found FROM reach WHERE id = ? LIMIT 1`,
       from,

@@ -1,0 +1,189 @@
+import { type FocusReason, selectFocus } from "../domain/focus.js";
+import { estimateTokens, truncateText } from "../domain/token-budget.js";
+import {
+  type ArbeitEvent,
+  type ContextEntry,
+  DEFAULT_LIST_ID,
+  isTerminal,
+  type MemoryEntry,
+  type Task,
+  type TaskSummary,
+} from "../domain/types.js";
+import type { StoreTx } from "../store/task-store.js";
+import type { Caller } from "./caller.js";
+import { sweepExpiredClaims } from "./claims.js";
+import { ok, type Result, type ServiceDeps } from "./deps.js";
+import { type FileSummary, type ProgressSummary, summarize, summarizeFiles, summarizeProgress } from "./summaries.js";
+
+export const DEFAULT_RESUME_TOKENS = 1500;
+const EVENTS_FETCHED = 60;
+const ANONYMOUS_AGENT = "anonymous";
+
+export interface ResumeInput {
+  list_id?: string;
+  peek?: boolean;
+  max_tokens?: number;
+}
+
+/** One event as the brief shows it: what happened, by whom, in a line. */
+export interface BriefEvent {
+  seq: number;
+  at: string;
+  agent: string | null;
+  event_type: string;
+  task_id: string | null;
+  detail: string;
+}
+
+export interface ResumePacket {
+  agent: string;
+  focus: { task: Task | null; reason: FocusReason };
+  parent: TaskSummary | null;
+  blockers: TaskSummary[];
+  context: ContextEntry[];
+  context_history: ContextEntry[];
+  progress: ProgressSummary | null;
+  files: FileSummary[];
+  memory: MemoryEntry[];
+  events: { after_seq: number; total: number; by_other_agents: number; shown: BriefEvent[] };
+  cursor: { previous: number; current: number; advanced: boolean };
+  budget: { max_tokens: number; estimated_tokens: number; cut: string[] };
+}
+
+function briefEvent(event: ArbeitEvent): BriefEvent {
+  const { payload } = event;
+  let detail: string;
+  if (event.event_type === "task_updated" && payload.changes && typeof payload.changes === "object") {
+    detail = `changed ${Object.keys(payload.changes).join(", ")}`;
+  } else if (event.event_type === "task_created") {
+    detail = `created "${(payload.task as Task | undefined)?.title ?? ""}"`;
+  } else {
+    detail = JSON.stringify(payload);
+  }
+  return {
+    seq: event.seq,
+    at: event.timestamp,
+    agent: event.agent,
+    event_type: event.event_type,
+    task_id: event.task_id,
+    detail: truncateText(detail, 160),
+  };
+}
+
+/** The tasks whose changes an agent resuming `focus` should hear about. */
+async function caredAbout(tx: StoreTx, focus: Task | null, claims: readonly Task[]): Promise<string[]> {
+  const ids = new Set(claims.map((task) => task.id));
+  if (focus) {
+    ids.add(focus.id);
+    if (focus.parent_id) ids.add(focus.parent_id);
+    for (const id of focus.blocked_by) ids.add(id);
+    for (const child of await tx.children(focus.id)) ids.add(child.id);
+    for (const blocked of await tx.blocking(focus.id)) ids.add(blocked.id);
+  }
+  return [...ids];
+}
+
+/**
+ * Shrinks the packet to the budget, cutting what matters least first: superseded context, then
+ * old events, then long text, then extra memory and files, then the oldest live context.
+ */
+export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePacket {
+  const cut: string[] = [];
+  const size = () => estimateTokens({ ...packet, budget: { max_tokens: maxTokens, estimated_tokens: 99999, cut } });
+  const over = () => size() > maxTokens;
+  if (over() && packet.context_history.length > 0) {
+    cut.push(`superseded context (${packet.context_history.length} entries)`);
+    packet.context_history = [];
+  }
+  let droppedEvents = 0;
+  while (over() && packet.events.shown.length > 0) {
+    packet.events.shown.shift();
+    droppedEvents++;
+  }
+  if (droppedEvents > 0) cut.push(`oldest events (${droppedEvents})`);
+  for (const limit of [600, 200]) {
+    if (!over()) break;
+    const task = packet.focus.task;
+    if (task) {
+      packet.focus.task = {
+        ...task,
+        intent: task.intent && truncateText(task.intent, limit),
+        description: task.description && truncateText(task.description, limit),
+        plan: task.plan && truncateText(task.plan, limit),
+      };
+    }
+    packet.context = packet.context.map((entry) => ({ ...entry, content: truncateText(entry.content, limit) }));
+    cut.push(`long fields truncated to ${limit} characters`);
+  }
+  for (const [name, list] of [
+    ["memory", "memory"],
+    ["files", "files"],
+    ["oldest live context", "context"],
+  ] as const) {
+    let dropped = 0;
+    while (over() && (packet[list] as unknown[]).length > 0) {
+      (packet[list] as unknown[]).shift();
+      dropped++;
+    }
+    if (dropped > 0) cut.push(`${name} (${dropped})`);
+  }
+  if (packet.progress && over() && packet.progress.remaining_items.length > 3) {
+    cut.push(`remaining progress items beyond 3 (${packet.progress.remaining_items.length - 3})`);
+    packet.progress = { ...packet.progress, remaining_items: packet.progress.remaining_items.slice(0, 3) };
+  }
+  packet.budget = { max_tokens: maxTokens, estimated_tokens: 0, cut };
+  packet.budget.estimated_tokens = estimateTokens(packet);
+  return packet;
+}
+
+export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Caller): Promise<Result<ResumePacket>> {
+  const agent = caller.agent ?? ANONYMOUS_AGENT;
+  const maxTokens = input.max_tokens ?? DEFAULT_RESUME_TOKENS;
+  const scopeList = input.list_id ?? caller.list_id;
+  const run = async (tx: StoreTx): Promise<Result<ResumePacket>> => {
+    if (!input.peek && caller.agent) await sweepExpiredClaims(tx, deps, caller);
+    const now = deps.now();
+    const state = await tx.agentState(agent);
+    const previous = state?.focus_task_id ? await tx.getTask(state.focus_task_id) : undefined;
+    const active = caller.session ? await tx.activeWork(caller.session) : undefined;
+    const activeTask = active ? await tx.getTask(active.task_id) : undefined;
+    const claims = await tx.claimsOf(agent, now);
+    const ready = await tx.readyTasks({ list_id: scopeList, now, limit: 1, offset: 0 });
+    const focus = selectFocus({ previous, activeWork: activeTask, claims, ready });
+    const task = focus.task;
+
+    const cursor = state?.cursor_seq ?? 0;
+    const current = await tx.maxEventSeq();
+    const events = await tx.eventsForTasks(await caredAbout(tx, task, claims), cursor, EVENTS_FETCHED);
+    const memoryScopes = [
+      { scope: "project" as const, scope_id: "" },
+      { scope: "list" as const, scope_id: task?.list_id ?? scopeList ?? DEFAULT_LIST_ID },
+      { scope: "agent" as const, scope_id: agent },
+      ...(task ? [{ scope: "task" as const, scope_id: task.id }] : []),
+    ];
+    const allContext = task ? await tx.contextOf(task.id, true) : [];
+    const parent = task?.parent_id ? await tx.getTask(task.parent_id) : undefined;
+    const packet: ResumePacket = {
+      agent,
+      focus,
+      parent: parent ? summarize(parent) : null,
+      blockers: task ? (await tx.blockers(task.id)).filter((b) => !isTerminal(b.status)).map(summarize) : [],
+      context: allContext.filter((entry) => entry.superseded_by === null),
+      context_history: allContext.filter((entry) => entry.superseded_by !== null),
+      progress: task ? summarizeProgress(await tx.progressOf(task.id)) : null,
+      files: task ? summarizeFiles(await tx.filesOf(task.id)) : [],
+      memory: await tx.memoryList({ scopes: memoryScopes, now, limit: 50 }),
+      events: {
+        after_seq: cursor,
+        total: events.total,
+        by_other_agents: events.events.filter((event) => event.agent !== agent).length,
+        shown: events.events.map(briefEvent),
+      },
+      cursor: { previous: cursor, current: input.peek ? cursor : Math.max(cursor, current), advanced: !input.peek },
+      budget: { max_tokens: maxTokens, estimated_tokens: 0, cut: [] },
+    };
+    if (!input.peek) await tx.saveAgentState(agent, { cursor_seq: current, focus_task_id: task?.id ?? null }, now);
+    return ok(fitToBudget(packet, maxTokens));
+  };
+  return input.peek ? deps.store.read(run) : deps.store.write(run);
+}
