@@ -11,6 +11,22 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Run any tool with JSON arguments: arbeit call <tool_name> '<json>' (- reads stdin)",
     load: () => import("./call-command.js"),
   },
+  backup: {
+    summary: "Copy the database to a new file while agents keep working: arbeit backup <file>",
+    load: () => import("./backup-command.js"),
+  },
+  doctor: {
+    summary: "Check the database and its event history; --fix repairs what is safe to repair",
+    load: () => import("./doctor-command.js"),
+  },
+  export: {
+    summary: "Write every table as JSON Lines: arbeit export [<file> | -]",
+    load: () => import("./export-command.js"),
+  },
+  import: {
+    summary: "Load an export into an empty database: arbeit import <file | -> [--replace]",
+    load: () => import("./import-command.js"),
+  },
   tools: { summary: "List the tools (--json: with their input schemas)", load: () => import("./tools-command.js") },
   track: {
     summary: "Record a file read/write for the session's active task: arbeit track <path> [--op read|write]",

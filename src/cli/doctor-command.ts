@@ -1,0 +1,42 @@
+import { type DoctorReport, runDoctor } from "../maintenance/doctor.js";
+import { openProjectStore } from "../maintenance/open-store.js";
+import { failure } from "../tools/envelope.js";
+import type { GlobalOptions } from "./global-options.js";
+import { maintenanceArgs } from "./maintenance-args.js";
+import { printEnvelope, wantsJson } from "./output.js";
+
+const USAGE = `Usage: arbeit doctor [--fix]
+
+Checks the database: integrity_check, foreign keys, relationships to deleted tasks, claims whose
+lease ran out, and that every task, relationship, context entry and progress item matches its
+event history. Prints {ok, checks: [{name, ok, findings, total}]}; exit 0 when all is well, 1 when
+anything was found. --fix removes relationships to deleted tasks and releases expired claims,
+recording each repair as an event; it never touches anything else.
+`;
+
+function renderText(report: DoctorReport): string {
+  const lines = report.checks.map((check) => {
+    const head = `${check.ok ? "ok  " : "FAIL"} ${check.name}${check.total ? ` (${check.total})` : ""}${check.fixed ? `, fixed ${check.fixed}` : ""}`;
+    return [head, ...check.findings.map((finding) => `       ${finding.message}`)].join("\n");
+  });
+  return `${lines.join("\n")}\n${report.ok ? "No problems found." : "Problems found."}\n`;
+}
+
+export async function run(argv: string[], options: GlobalOptions): Promise<number> {
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const { flags } = maintenanceArgs(argv, { flags: ["fix"], positionals: { min: 0, max: 0 } }, USAGE);
+  let store: Awaited<ReturnType<typeof openProjectStore>> | undefined;
+  try {
+    store = await openProjectStore({ cwd: process.cwd(), db: options.db ?? process.env.ARBEIT_DB });
+    const report = await runDoctor(store, { fix: flags.has("fix") });
+    process.stdout.write(wantsJson(options.json) ? `${JSON.stringify(report)}\n` : renderText(report));
+    return report.ok ? 0 : 1;
+  } catch (error) {
+    return printEnvelope(failure(error), wantsJson(options.json));
+  } finally {
+    await store?.close();
+  }
+}

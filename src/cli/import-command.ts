@@ -1,0 +1,46 @@
+import { createReadStream, existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { ArbeitError } from "../domain/errors.js";
+import { importStore } from "../maintenance/import.js";
+import { openProjectStore } from "../maintenance/open-store.js";
+import { failure } from "../tools/envelope.js";
+import type { GlobalOptions } from "./global-options.js";
+import { maintenanceArgs } from "./maintenance-args.js";
+import { printEnvelope, wantsJson } from "./output.js";
+import { progressBar } from "./progress-bar.js";
+
+const USAGE = `Usage: arbeit import <file | -> [--replace]
+
+Loads a file written by \`arbeit export\` into this project's database, reproducing every id,
+sequence number and timestamp: run \`arbeit init\` in a new folder, then \`arbeit import dump.jsonl\`.
+The database must be empty; --replace deletes everything in it first. All or nothing: a bad or
+truncated file changes nothing. Exports from an older schema are migrated on the way in.
+`;
+
+export async function run(argv: string[], options: GlobalOptions): Promise<number> {
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const { flags, positionals } = maintenanceArgs(argv, { flags: ["replace"], positionals: { min: 1, max: 1 } }, USAGE);
+  const source = positionals[0]!;
+  let store: Awaited<ReturnType<typeof openProjectStore>> | undefined;
+  const bar = progressBar("import");
+  try {
+    store = await openProjectStore({ cwd: process.cwd(), db: options.db ?? process.env.ARBEIT_DB });
+    if (source !== "-" && !existsSync(resolve(source))) {
+      throw new ArbeitError("INVALID_ARGUMENT", `There is no file ${resolve(source)} to import.`);
+    }
+    const input = source === "-" ? process.stdin : createReadStream(resolve(source));
+    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    const summary = await importStore(store, lines, { replace: flags.has("replace"), onProgress: bar.update });
+    bar.finish();
+    return printEnvelope({ success: true, data: summary }, wantsJson(options.json));
+  } catch (error) {
+    bar.finish();
+    return printEnvelope(failure(error), wantsJson(options.json));
+  } finally {
+    await store?.close();
+  }
+}

@@ -1,0 +1,186 @@
+import type { SqlDriver } from "../store/sqlite/driver.js";
+import type { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
+import type { StoreTx } from "../store/task-store.js";
+import { type Finding, historyFindings } from "./history-check.js";
+
+/**
+ * `arbeit doctor`: checks a store for what should never happen (corruption, broken keys, rows
+ * that disagree with their event history) and for what can linger (relationships to deleted
+ * tasks, claims whose lease ran out). `fix` repairs only the lingering kind, each repair recorded
+ * as the event the service would have written.
+ */
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  /** At most MAX_FINDINGS; `total` says how many there were. */
+  findings: Finding[];
+  total: number;
+  /** Set when --fix repaired this check's findings. */
+  fixed?: number;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  checks: CheckResult[];
+}
+
+export interface DoctorOptions {
+  fix?: boolean;
+  now?: () => Date;
+}
+
+/** Who repairs are recorded as. */
+export const DOCTOR_AGENT = "arbeit-doctor";
+const MAX_FINDINGS = 200;
+
+interface Check {
+  name: string;
+  find(driver: SqlDriver, now: string): Finding[];
+  /** Repairs what `find` reported, inside one write transaction; returns how many. */
+  fix?(driver: SqlDriver, tx: StoreTx, now: string): Promise<number>;
+}
+
+interface OrphanRow {
+  id: string;
+  from_task_id: string;
+  to_task_id: string;
+  type: string;
+  to_live: number;
+}
+
+function orphans(driver: SqlDriver): OrphanRow[] {
+  return driver
+    .prepare(
+      `SELECT r.id, r.from_task_id, r.to_task_id, r.type, f.deleted_at IS NOT NULL OR f.id IS NULL AS from_gone,
+         t.deleted_at IS NOT NULL OR t.id IS NULL AS to_gone, t.id IS NOT NULL AND t.deleted_at IS NULL AS to_live
+       FROM relationships r LEFT JOIN tasks f ON f.id = r.from_task_id LEFT JOIN tasks t ON t.id = r.to_task_id
+       WHERE r.removed_at IS NULL AND (f.id IS NULL OR t.id IS NULL OR f.deleted_at IS NOT NULL OR t.deleted_at IS NOT NULL)
+       ORDER BY r.rowid`,
+    )
+    .all<OrphanRow & { from_gone: number; to_gone: number }>();
+}
+
+function expiredClaims(driver: SqlDriver, now: string) {
+  return driver
+    .prepare(
+      `SELECT id, owner, lease_expires_at FROM tasks
+       WHERE deleted_at IS NULL AND owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at <= ?
+       ORDER BY lease_expires_at, id`,
+    )
+    .all<{ id: string; owner: string; lease_expires_at: string }>(now);
+}
+
+const CHECKS: Check[] = [
+  {
+    name: "integrity",
+    find: (driver) =>
+      driver
+        .prepare("PRAGMA integrity_check")
+        .all<{ integrity_check: string }>()
+        .filter((row) => row.integrity_check !== "ok")
+        .map((row) => ({ message: row.integrity_check })),
+  },
+  {
+    name: "foreign_keys",
+    find: (driver) =>
+      driver
+        .prepare("PRAGMA foreign_key_check")
+        .all<{ table: string; rowid: number | null; parent: string; fkid: number }>()
+        .map((row) => ({
+          message: `${row.table} row ${row.rowid} points at a ${row.parent} row that does not exist`,
+          table: row.table,
+          rowid: row.rowid,
+          parent: row.parent,
+        })),
+  },
+  {
+    name: "orphan_relationships",
+    find: (driver) =>
+      orphans(driver).map((row) => ({
+        message: `relationship ${row.id} (${row.from_task_id} ${row.type} ${row.to_task_id}) points at a deleted task`,
+        relationship_id: row.id,
+      })),
+    async fix(driver, tx, now) {
+      const rows = orphans(driver);
+      for (const row of rows) {
+        await tx.removeRelationship(row.id, now);
+        // As arbeit_relationship remove does: the live task whose parent_id/blocked_by it was moves on.
+        const touches = (row.type === "parent_of" || row.type === "blocks") && row.to_live;
+        if (touches) await tx.touchTask(row.to_task_id, now);
+        await tx.appendEvent({
+          event_type: "relationship_removed",
+          entity_type: "relationship",
+          entity_id: row.id,
+          task_id: touches ? row.to_task_id : row.from_task_id,
+          payload: { from_task_id: row.from_task_id, to_task_id: row.to_task_id, type: row.type, reason: "orphan" },
+          session_id: null,
+          agent: DOCTOR_AGENT,
+          timestamp: now,
+        });
+      }
+      return rows.length;
+    },
+  },
+  {
+    name: "expired_claims",
+    find: (driver, now) =>
+      expiredClaims(driver, now).map((row) => ({
+        message: `task ${row.id} is still owned by ${row.owner}, whose lease ran out at ${row.lease_expires_at}`,
+        task_id: row.id,
+        owner: row.owner,
+        lease_expires_at: row.lease_expires_at,
+      })),
+    async fix(driver, tx, now) {
+      const rows = expiredClaims(driver, now);
+      for (const row of rows) {
+        await tx.clearClaim(row.id, now);
+        await tx.appendEvent({
+          event_type: "claim_expired",
+          entity_type: "task",
+          entity_id: row.id,
+          task_id: row.id,
+          payload: { owner: row.owner, lease_expires_at: row.lease_expires_at },
+          session_id: null,
+          agent: DOCTOR_AGENT,
+          timestamp: now,
+        });
+      }
+      return rows.length;
+    },
+  },
+  { name: "history", find: (driver) => historyFindings(driver) },
+];
+
+export const CHECK_NAMES = CHECKS.map((check) => check.name);
+
+async function inspect(store: SqliteTaskStore, now: string): Promise<CheckResult[]> {
+  return store.read(async () =>
+    CHECKS.map((check) => {
+      const findings = check.find(store.driver, now);
+      return {
+        name: check.name,
+        ok: findings.length === 0,
+        findings: findings.slice(0, MAX_FINDINGS),
+        total: findings.length,
+      };
+    }),
+  );
+}
+
+export async function runDoctor(store: SqliteTaskStore, options: DoctorOptions = {}): Promise<DoctorReport> {
+  const now = () => (options.now?.() ?? new Date()).toISOString();
+  let checks = await inspect(store, now());
+  if (options.fix && checks.some((check) => !check.ok && CHECKS.find((c) => c.name === check.name)?.fix)) {
+    const at = now();
+    const fixed = await store.write(async (tx) => {
+      const counts = new Map<string, number>();
+      for (const check of CHECKS) if (check.fix) counts.set(check.name, await check.fix(store.driver, tx, at));
+      return counts;
+    });
+    checks = (await inspect(store, at)).map((check) => {
+      const count = fixed.get(check.name);
+      return count ? { ...check, fixed: count } : check;
+    });
+  }
+  return { ok: checks.every((check) => check.ok), checks };
+}

@@ -1,0 +1,140 @@
+import { ArbeitError } from "../domain/errors.js";
+import type { SqlDriver, SqlValue } from "../store/sqlite/driver.js";
+import { hasSequenceTable, quoteName, rowCount, SEQUENCE_TABLE, type TableInfo, userTables } from "./tables.js";
+
+/**
+ * The export file (docs/maintenance.md): JSON Lines. The first line is a header naming the
+ * format, its version, the schema version and every table with its columns and row count; each
+ * further line is one row, `{"table", "rowid"?, "row"}`. Tables are read from the database, so
+ * a table added by a later migration is exported without a change here.
+ */
+export const EXPORT_FORMAT = "arbeit-export";
+export const EXPORT_FORMAT_VERSION = 1;
+
+export interface ExportTable {
+  name: string;
+  columns: string[];
+  rows: number;
+  /** Rows carry their rowid (tables whose rowid is not a column). */
+  rowid: boolean;
+}
+
+export interface ExportHeader {
+  format: typeof EXPORT_FORMAT;
+  format_version: number;
+  schema_version: number;
+  exported_at: string;
+  tables: ExportTable[];
+}
+
+/** A cell as JSON: text, number and null as themselves, a blob as {"$base64": "..."}. */
+export type CellValue = string | number | null | { $base64: string };
+
+export interface ExportRow {
+  table: string;
+  rowid?: number;
+  row: Record<string, CellValue>;
+}
+
+const PAGE = 500;
+
+/** What an export holds: every user table, then SQLite's AUTOINCREMENT counters. */
+export function exportTables(driver: SqlDriver): Array<TableInfo & { rows: number }> {
+  const tables = userTables(driver).map((table) => ({ ...table, rows: rowCount(driver, table.name) }));
+  if (hasSequenceTable(driver)) {
+    const columns = ["name", "seq"];
+    tables.push({
+      name: SEQUENCE_TABLE,
+      columns,
+      hiddenRowid: false,
+      withoutRowid: true,
+      rows: rowCount(driver, SEQUENCE_TABLE),
+    });
+  }
+  return tables;
+}
+
+export function describeTable(table: TableInfo & { rows: number }): ExportTable {
+  return { name: table.name, columns: table.columns, rows: table.rows, rowid: table.hiddenRowid };
+}
+
+function encodeCell(value: unknown): CellValue {
+  if (value instanceof Uint8Array) return { $base64: Buffer.from(value).toString("base64") };
+  if (typeof value === "bigint") return Number(value);
+  return value as CellValue;
+}
+
+export function decodeCell(value: unknown): SqlValue {
+  if (value === null || typeof value === "string" || typeof value === "number") return value;
+  if (typeof value === "object" && typeof (value as { $base64?: unknown }).$base64 === "string") {
+    return new Uint8Array(Buffer.from((value as { $base64: string }).$base64, "base64"));
+  }
+  throw new ArbeitError("INVALID_ARGUMENT", `The export holds a value SQLite cannot store: ${JSON.stringify(value)}.`);
+}
+
+/** Every row of `table` in rowid order, a page at a time. Call inside one read transaction. */
+export function* tableRows(driver: SqlDriver, table: TableInfo): Generator<ExportRow> {
+  const from = quoteName(table.name);
+  const columns = table.columns.map(quoteName).join(", ");
+  if (table.withoutRowid) {
+    for (const raw of driver.prepare(`SELECT ${columns} FROM ${from}`).all()) yield toRow(table.name, raw);
+    return;
+  }
+  const page = driver.prepare(
+    `SELECT rowid AS "__rowid", ${columns} FROM ${from} WHERE rowid > ? ORDER BY rowid LIMIT ${PAGE}`,
+  );
+  let after = Number.MIN_SAFE_INTEGER;
+  for (;;) {
+    const rows = page.all<Record<string, unknown>>(after);
+    for (const { __rowid, ...raw } of rows) {
+      const row = toRow(table.name, raw);
+      if (table.hiddenRowid) row.rowid = Number(__rowid);
+      yield row;
+    }
+    if (rows.length < PAGE) return;
+    after = Number(rows.at(-1)!.__rowid);
+  }
+}
+
+function toRow(table: string, raw: Record<string, unknown>): ExportRow {
+  const row: Record<string, CellValue> = {};
+  for (const [key, value] of Object.entries(raw)) row[key] = encodeCell(value);
+  return { table, row };
+}
+
+/** Checks that the first line of a file is an export header this code can read. */
+export function parseHeader(line: string | undefined, latestSchema: number): ExportHeader {
+  let header: Partial<ExportHeader> | undefined;
+  try {
+    header = line === undefined ? undefined : (JSON.parse(line) as Partial<ExportHeader>);
+  } catch {
+    header = undefined;
+  }
+  if (header?.format !== EXPORT_FORMAT || !Array.isArray(header.tables)) {
+    throw new ArbeitError(
+      "INVALID_ARGUMENT",
+      "This is not an Arbeit export: its first line is not the export header.",
+      {
+        suggestions: ["Pass a file written by `arbeit export`."],
+      },
+    );
+  }
+  if (header.format_version !== EXPORT_FORMAT_VERSION) {
+    throw new ArbeitError(
+      "INVALID_ARGUMENT",
+      `The export is in format version ${String(header.format_version)}; this Arbeit reads version ${EXPORT_FORMAT_VERSION}.`,
+    );
+  }
+  const schema = header.schema_version;
+  if (typeof schema !== "number" || !Number.isInteger(schema) || schema < 1) {
+    throw new ArbeitError("INVALID_ARGUMENT", "The export header has no valid schema_version.");
+  }
+  if (schema > latestSchema) {
+    throw new ArbeitError(
+      "SCHEMA_TOO_NEW",
+      `The export was written at schema version ${schema}, but this Arbeit only knows up to ${latestSchema}.`,
+      { details: { export_version: schema, supported_version: latestSchema } },
+    );
+  }
+  return header as ExportHeader;
+}
