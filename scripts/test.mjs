@@ -57,7 +57,9 @@ if (only.length === 0) {
 }
 
 const files = only.length > 0 ? only : testFiles(join(root, "test"));
-const bunFiles = files.filter((file) => /^test\/(store|service)\//.test(file));
+const bunFiles = files.filter(
+  (file) => /^test\/(store|service|domain|multi-agent)\//.test(file) && !file.endsWith(".process.test.ts"),
+);
 
 process.stdout.write("\n== tests under Node\n");
 const node = await run(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", ...files], {

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { ArbeitService } from "../../src/service/arbeit-service.js";
+import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
+import { TOOLS } from "../../src/tools/catalogue.js";
+import { invokeTool } from "../../src/tools/envelope.js";
+import { openTestProject, type TestProject } from "../helpers/service.js";
+import { alice, bob, footprint, task } from "./helpers.js";
+
+describe("request_id makes every mutating tool safe to retry", () => {
+  let project: TestProject;
+  before(async () => {
+    project = await openTestProject();
+  });
+  after(() => project.close());
+
+  it("is offered by every mutating tool and by no read-only one", () => {
+    for (const tool of TOOLS) {
+      const has = "request_id" in tool.input.shape;
+      const mutating = !tool.annotations.readOnlyHint && tool.name !== "arbeit_init";
+      assert.equal(has, mutating, tool.name);
+    }
+  });
+
+  it("replays the first response byte for byte and writes nothing on a repeat", async () => {
+    const first = await project.call("arbeit_task_create", { title: "Once only", request_id: "create-1" }, alice);
+    const before = footprint(project);
+    const again = await project.call("arbeit_task_create", { title: "Once only", request_id: "create-1" }, alice);
+    assert.equal(JSON.stringify(again), JSON.stringify(first));
+    assert.deepEqual(footprint(project), before);
+  });
+
+  it("replays updates, context, progress, relationships, claims and memory the same way", async () => {
+    const a = await task(project, "A");
+    const b = await task(project, "B");
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["arbeit_task_update", { task_id: a, priority: 0 }],
+      ["arbeit_context_add", { task_id: a, type: "note", content: "n" }],
+      ["arbeit_progress_add", { task_id: a, items: ["step"] }],
+      ["arbeit_relationship", { action: "add", from_task_id: a, to_task_id: b, type: "blocks" }],
+      ["arbeit_task_claim", { task_id: a }],
+      ["arbeit_memory", { action: "set", key: "k", value: 1 }],
+    ];
+    for (const [tool, args] of calls) {
+      const first = await project.call(tool, { ...args, request_id: `r-${tool}` }, alice);
+      assert.equal(first.success, true, `${tool}: ${JSON.stringify(first)}`);
+      const before = footprint(project);
+      const again = await project.call(tool, { ...args, request_id: `r-${tool}` }, alice);
+      assert.equal(JSON.stringify(again), JSON.stringify(first), tool);
+      assert.deepEqual(footprint(project), before, tool);
+    }
+  });
+
+  it("refuses a request_id reused for a different call", async () => {
+    await project.ok("arbeit_task_create", { title: "First", request_id: "reused" }, alice);
+    const other = await project.call("arbeit_task_create", { title: "Second", request_id: "reused" }, alice);
+    assert.equal(other.success, false);
+    assert.equal(other.error.code, "INVALID_ARGUMENT");
+    assert.match(other.error.message, /already used/);
+  });
+
+  it("keeps each agent's request ids apart", async () => {
+    const mine = await project.ok("arbeit_task_create", { title: "Mine", request_id: "same-id" }, alice);
+    const theirs = await project.ok("arbeit_task_create", { title: "Mine", request_id: "same-id" }, bob);
+    assert.notEqual(mine.task.id, theirs.task.id);
+  });
+
+  it("lets a failed call be retried: failures are not remembered", async () => {
+    const failed = await project.call(
+      "arbeit_task_create",
+      { title: "Child", parent_id: "tkt-missing0", request_id: "retry-me" },
+      alice,
+    );
+    assert.equal(failed.error.code, "PARENT_NOT_FOUND");
+    const parent = await task(project, "Parent");
+    const fixed = await project.call(
+      "arbeit_task_update",
+      { task_id: parent, title: "Parent!", request_id: "retry-me" },
+      alice,
+    );
+    assert.equal(fixed.success, true);
+  });
+
+  it("survives a restart: the replay comes from the database", async () => {
+    const first = await project.call("arbeit_task_create", { title: "Durable", request_id: "restart-1" }, alice);
+    const store = await SqliteTaskStore.open(project.dbPath);
+    const service = new ArbeitService(store, { projectRoot: project.dir, now: project.clock.now });
+    const tool = TOOLS.find((t) => t.name === "arbeit_task_create")!;
+    const again = await invokeTool(
+      tool,
+      { title: "Durable", request_id: "restart-1" },
+      { caller: alice, cwd: project.dir, service: async () => service },
+    );
+    assert.equal(JSON.stringify(again), JSON.stringify(first));
+    await store.close();
+  });
+});
