@@ -14,6 +14,11 @@ function normalizeSegments(path: string): string[] | null {
   return out;
 }
 
+/** True for `/a`, `\\a`, `C:\\a` and `C:/a`: paths that do not hang off the project root. */
+export function isAbsolutePath(path: string): boolean {
+  return /^([A-Za-z]:)?[\\/]/.test(path);
+}
+
 /** Returns the project-relative form of `path`, or null when it points outside `root`. */
 export function projectRelative(root: string, path: string): string | null {
   if (path.includes("\0")) return null;
@@ -21,7 +26,7 @@ export function projectRelative(root: string, path: string): string | null {
   const unixPath = path.replaceAll("\\", "/");
   const rootSegments = normalizeSegments(unixRoot);
   if (rootSegments === null) return null;
-  const absolute = unixPath.startsWith("/") ? unixPath : `${unixRoot}/${unixPath}`;
+  const absolute = isAbsolutePath(unixPath) ? unixPath : `${unixRoot}/${unixPath}`;
   const segments = normalizeSegments(absolute);
   if (segments === null || segments.length <= rootSegments.length) return null;
   for (let i = 0; i < rootSegments.length; i++) if (segments[i] !== rootSegments[i]) return null;

@@ -6,9 +6,62 @@ import { LIMITS } from "./limits.js";
 
 const noNul = (value: string) => !value.includes("\0");
 const NUL_MESSAGE = "must not contain NUL bytes";
+// SQLite stores UTF-8, where half a surrogate pair has no encoding: it would come back as U+FFFD.
+const LONE_SURROGATE = /\p{Cs}/u;
+const wellFormed = (value: string) => !LONE_SURROGATE.test(value);
+const SURROGATE_MESSAGE = "must be valid Unicode (it holds half of a UTF-16 surrogate pair)";
 
+/** Text stored and returned verbatim: at most `max` UTF-16 code units, no NUL, no lone surrogate. */
 export function text(max: number) {
-  return z.string().max(max).refine(noNul, NUL_MESSAGE);
+  return z.string().max(max).refine(noNul, NUL_MESSAGE).refine(wellFormed, SURROGATE_MESSAGE);
+}
+
+/** UTF-8 size of a value's JSON. */
+export function jsonBytes(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value) ?? "").length;
+}
+
+/**
+ * Why `value` is not plain JSON nested at most LIMITS.json_depth deep, or undefined when it is.
+ * Iterative, so a hostile million-level nesting cannot exhaust the stack before it is refused.
+ */
+function jsonProblem(value: unknown): { message: string; tooLarge?: boolean } | undefined {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: item, depth } = stack.pop()!;
+    if (item === null || typeof item === "string" || typeof item === "boolean") continue;
+    if (typeof item === "number") {
+      if (!Number.isFinite(item)) return { message: "must hold finite numbers only (JSON has no NaN or Infinity)" };
+      continue;
+    }
+    const isArray = Array.isArray(item);
+    const proto = typeof item === "object" ? Object.getPrototypeOf(item) : undefined;
+    if (!isArray && proto !== Object.prototype && proto !== null) return { message: "must be plain JSON" };
+    if (depth >= LIMITS.json_depth) {
+      return { message: `is nested too deeply (limit ${LIMITS.json_depth} levels)`, tooLarge: true };
+    }
+    for (const child of Object.values(item as object))
+      if (child !== undefined) stack.push({ value: child, depth: depth + 1 });
+  }
+  return undefined;
+}
+
+/** Any JSON value at most `maxBytes` of UTF-8 once serialised; over it is FIELD_TOO_LARGE. */
+export function jsonValue<T extends z.ZodType>(base: T, maxBytes: number) {
+  return base.superRefine((value, ctx) => {
+    const problem = jsonProblem(value);
+    if (problem) {
+      ctx.addIssue({ code: "custom", message: problem.message, params: { tooLarge: problem.tooLarge === true } });
+      return;
+    }
+    if (jsonBytes(value) > maxBytes) {
+      ctx.addIssue({
+        code: "custom",
+        message: `is too large (limit ${maxBytes} bytes of JSON)`,
+        params: { tooLarge: true },
+      });
+    }
+  });
 }
 
 export function id(kind: IdKind) {
@@ -19,12 +72,8 @@ export function id(kind: IdKind) {
 
 export const taskId = id("task");
 
-export const metadata = z
-  .record(z.string(), z.unknown())
-  .refine((value) => JSON.stringify(value).length <= LIMITS.metadata_bytes, {
-    message: `must serialise to at most ${LIMITS.metadata_bytes} bytes of JSON`,
-    params: { tooLarge: true },
-  });
+/** A JSON object (never an array or a scalar), at most LIMITS.metadata_bytes serialised. */
+export const metadata = jsonValue(z.record(z.string(), z.unknown()), LIMITS.metadata_bytes);
 
 export const name = text(LIMITS.name);
 export const listId = z
@@ -40,4 +89,4 @@ export const offset = z.number().int().min(0);
 export const expectedVersion = z.number().int().min(1);
 
 /** Idempotency key: a repeat by the same agent replays the first response (DESIGN §5). */
-export const requestId = z.string().min(1).max(LIMITS.name).refine(noNul, NUL_MESSAGE);
+export const requestId = text(LIMITS.name).min(1);

@@ -11,4 +11,9 @@ export const LIMITS = {
   list_id: 100,
   file_path: 4_096,
   query_limit: 1_000,
+  /** Nesting depth of metadata and memory values (objects and arrays). */
+  json_depth: 32,
+  memory_value_bytes: 16_384,
+  /** Memory time-to-live: ten years. */
+  ttl_seconds: 315_360_000,
 } as const;

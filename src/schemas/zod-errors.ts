@@ -43,7 +43,8 @@ function isMissing(issue: z.core.$ZodIssue): boolean {
 
 function codeFor(issue: z.core.$ZodIssue): ErrorCode {
   const field = fieldOf(issue);
-  if (issue.code === "too_big") return "FIELD_TOO_LARGE";
+  // A number past its maximum is out of range, not oversized input: nothing to shorten.
+  if (issue.code === "too_big") return issue.origin === "number" ? "INVALID_ARGUMENT" : "FIELD_TOO_LARGE";
   if (issue.code === "custom" && (issue.params as { tooLarge?: boolean } | undefined)?.tooLarge)
     return "FIELD_TOO_LARGE";
   if (field === "title" && (issue.code === "too_small" || isMissing(issue))) {

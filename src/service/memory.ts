@@ -1,5 +1,6 @@
 import { ArbeitError } from "../domain/errors.js";
 import { DEFAULT_LIST_ID, type MemoryEntry, type MemoryScope } from "../domain/types.js";
+import { jsonBytes } from "../schemas/common.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { Caller } from "./caller.js";
 import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
@@ -65,9 +66,9 @@ export async function memory(deps: ServiceDeps, input: MemoryInput, caller: Call
   const key = requireKey(input);
   if (input.action === "set" && input.value === undefined)
     throw new ArbeitError("INVALID_ARGUMENT", 'value is required for action "set".');
-  if (input.action === "set" && JSON.stringify(input.value).length > LIMITS.metadata_bytes) {
-    throw new ArbeitError("FIELD_TOO_LARGE", `value is larger than ${LIMITS.metadata_bytes} bytes of JSON.`, {
-      details: { field: "value", limit: LIMITS.metadata_bytes },
+  if (input.action === "set" && jsonBytes(input.value) > LIMITS.memory_value_bytes) {
+    throw new ArbeitError("FIELD_TOO_LARGE", `value is larger than ${LIMITS.memory_value_bytes} bytes of JSON.`, {
+      details: { field: "value", limit: LIMITS.memory_value_bytes },
     });
   }
   return deps.store.write(async (tx) => {

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import { ArbeitService } from "./arbeit-service.js";
@@ -66,12 +66,17 @@ export async function openProject(options: LocateOptions & { now?: () => Date })
   });
 }
 
-/** Symlinks are resolved before a path is checked against the project root. */
+/**
+ * Symlinks are resolved before a path is checked against the project root. A file that does not
+ * exist yet is resolved through its nearest existing ancestor, so `link-to-outside/new.txt` is
+ * seen for where it would really be written.
+ */
 function safeRealpath(path: string): string {
   try {
     return realpathSync(path);
   } catch {
-    return path;
+    const parent = dirname(path);
+    return parent === path ? path : join(safeRealpath(parent), basename(path));
   }
 }
 

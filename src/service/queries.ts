@@ -65,7 +65,7 @@ async function paged(
 
 const since = z.union([
   z.iso.datetime({ offset: true }),
-  z.string().regex(/^\d+[mhd]$/, "a duration like 30m, 24h or 7d, or an ISO-8601 time"),
+  z.string().regex(/^\d{1,6}[mhd]$/, "a duration like 30m, 24h or 7d (at most 6 digits), or an ISO-8601 time"),
 ]);
 
 function resolveSince(value: string, now: Date): string {

@@ -1,8 +1,9 @@
 import { DEFAULT_LEASE_SECONDS, leaseState } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
-import { projectRelative } from "../domain/paths.js";
+import { isAbsolutePath, projectRelative } from "../domain/paths.js";
 import type { FileOperation, Task, Warning } from "../domain/types.js";
 import { assertTransition } from "../domain/validation.js";
+import { LIMITS } from "../schemas/limits.js";
 import type { ActiveWork, StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
 import { alreadyClaimed, sweepExpiredClaims, takeClaim } from "./claims.js";
@@ -134,7 +135,12 @@ export async function trackFile(
   caller: Caller,
 ): Promise<Result<TrackResult>> {
   const session = requireSession(caller);
-  const absolute = input.path.startsWith("/") ? input.path : `${deps.projectRoot}/${input.path}`;
+  if (input.path.length > LIMITS.file_path) {
+    throw new ArbeitError("FIELD_TOO_LARGE", `path is too large (limit ${LIMITS.file_path} characters).`, {
+      details: { field: "path", limit: LIMITS.file_path },
+    });
+  }
+  const absolute = isAbsolutePath(input.path) ? input.path : `${deps.projectRoot}/${input.path}`;
   let resolved: string;
   try {
     resolved = deps.realpath(absolute);

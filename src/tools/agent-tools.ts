@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MAX_LEASE_SECONDS } from "../domain/claims.js";
 import { MEMORY_SCOPES } from "../domain/types.js";
-import { expectedVersion, listId, name, taskId, text } from "../schemas/common.js";
+import { expectedVersion, jsonValue, listId, name, taskId, text } from "../schemas/common.js";
 import { LIMITS } from "../schemas/limits.js";
 import { defineTool, IDEMPOTENT_WRITE, WRITE } from "./define.js";
 
@@ -47,8 +47,8 @@ export const memory = defineTool({
     scope: z.enum(MEMORY_SCOPES).optional(),
     scope_id: name.min(1).optional().describe("List id, task id or agent; defaults to yours"),
     key: text(LIMITS.name).min(1).optional(),
-    value: z.unknown().optional().describe("Any JSON"),
-    ttl_seconds: z.number().int().min(1).optional(),
+    value: jsonValue(z.unknown(), LIMITS.memory_value_bytes).optional().describe("Any JSON"),
+    ttl_seconds: z.number().int().min(1).max(LIMITS.ttl_seconds).optional(),
     prefix: text(LIMITS.name).optional(),
     limit: z.number().int().min(1).max(LIMITS.query_limit).optional(),
   }),
