@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { openTestProject, type TestProject } from "../helpers/service.js";
-import { alice, bob, task } from "./helpers.js";
+import { alice, bob, callAny, task } from "./helpers.js";
 
 const MINUTE = 60_000;
 
@@ -29,7 +29,7 @@ describe("claims with leases", () => {
   it("refuses a second agent with ALREADY_CLAIMED naming the owner and expiry", async () => {
     const id = await task(project, "Work");
     await project.ok("arbeit_task_claim", { task_id: id }, alice);
-    const denied = await project.call("arbeit_task_claim", { task_id: id }, bob);
+    const denied = await callAny(project, "arbeit_task_claim", { task_id: id }, bob);
     assert.equal(denied.error.code, "ALREADY_CLAIMED");
     assert.equal(denied.error.details.owner, "alice");
     assert.equal(denied.error.details.lease_expires_at, "2026-01-01T00:15:00.000Z");
@@ -73,7 +73,7 @@ describe("claims with leases", () => {
     const id = await task(project, "Work");
     await project.ok("arbeit_task_claim", { task_id: id }, alice);
     assert.equal(
-      (await project.call("arbeit_task_claim", { action: "release", task_id: id }, bob)).error.code,
+      (await callAny(project, "arbeit_task_claim", { action: "release", task_id: id }, bob)).error.code,
       "ALREADY_CLAIMED",
     );
     const released = await project.ok("arbeit_task_claim", { action: "release", task_id: id }, alice);
@@ -89,27 +89,30 @@ describe("claims with leases", () => {
     assert.equal(started.task.status, "in_progress");
     const other = await task(project, "Other");
     await project.ok("arbeit_task_claim", { task_id: other }, alice);
-    assert.equal((await project.call("arbeit_task_start_work", { task_id: other }, bob)).error.code, "ALREADY_CLAIMED");
+    assert.equal(
+      (await callAny(project, "arbeit_task_start_work", { task_id: other }, bob)).error.code,
+      "ALREADY_CLAIMED",
+    );
   });
 
   it("refuses to claim finished tasks, stale versions and callers without an agent", async () => {
     const done = await task(project, "Done", { status: "completed" });
-    assert.equal((await project.call("arbeit_task_claim", { task_id: done }, alice)).error.code, "INVALID_STATUS");
+    assert.equal((await callAny(project, "arbeit_task_claim", { task_id: done }, alice)).error.code, "INVALID_STATUS");
     const open = await task(project, "Open");
-    const stale = await project.call("arbeit_task_claim", { task_id: open, expected_version: 7 }, alice);
+    const stale = await callAny(project, "arbeit_task_claim", { task_id: open, expected_version: 7 }, alice);
     assert.equal(stale.error.code, "VERSION_CONFLICT");
     assert.equal(stale.error.details.current_version, 1);
     assert.equal(
-      (await project.call("arbeit_task_claim", { task_id: open }, { agent: null })).error.code,
+      (await callAny(project, "arbeit_task_claim", { task_id: open }, { agent: null })).error.code,
       "INVALID_ARGUMENT",
     );
   });
 
   it("needs exactly one of task_id and next", async () => {
     const id = await task(project, "Work");
-    assert.equal((await project.call("arbeit_task_claim", {}, alice)).error.code, "INVALID_ARGUMENT");
+    assert.equal((await callAny(project, "arbeit_task_claim", {}, alice)).error.code, "INVALID_ARGUMENT");
     assert.equal(
-      (await project.call("arbeit_task_claim", { task_id: id, next: true }, alice)).error.code,
+      (await callAny(project, "arbeit_task_claim", { task_id: id, next: true }, alice)).error.code,
       "INVALID_ARGUMENT",
     );
   });

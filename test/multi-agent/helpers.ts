@@ -19,3 +19,13 @@ export function footprint(project: TestProject): Record<string, number> {
 
 export const alice = { agent: "alice", session: "ses-alice" };
 export const bob = { agent: "bob", session: "ses-bob" };
+
+/** project.call, read without narrowing: tests inspect `error` and `data` directly. */
+export function callAny(
+  project: TestProject,
+  tool: string,
+  args: unknown,
+  caller?: Record<string, unknown>,
+): Promise<any> {
+  return project.call(tool, args, caller);
+}

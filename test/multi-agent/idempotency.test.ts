@@ -5,7 +5,7 @@ import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
 import { TOOLS } from "../../src/tools/catalogue.js";
 import { invokeTool } from "../../src/tools/envelope.js";
 import { openTestProject, type TestProject } from "../helpers/service.js";
-import { alice, bob, footprint, task } from "./helpers.js";
+import { alice, bob, callAny, footprint, task } from "./helpers.js";
 
 describe("request_id makes every mutating tool safe to retry", () => {
   let project: TestProject;
@@ -23,9 +23,9 @@ describe("request_id makes every mutating tool safe to retry", () => {
   });
 
   it("replays the first response byte for byte and writes nothing on a repeat", async () => {
-    const first = await project.call("arbeit_task_create", { title: "Once only", request_id: "create-1" }, alice);
+    const first = await callAny(project, "arbeit_task_create", { title: "Once only", request_id: "create-1" }, alice);
     const before = footprint(project);
-    const again = await project.call("arbeit_task_create", { title: "Once only", request_id: "create-1" }, alice);
+    const again = await callAny(project, "arbeit_task_create", { title: "Once only", request_id: "create-1" }, alice);
     assert.equal(JSON.stringify(again), JSON.stringify(first));
     assert.deepEqual(footprint(project), before);
   });
@@ -42,10 +42,10 @@ describe("request_id makes every mutating tool safe to retry", () => {
       ["arbeit_memory", { action: "set", key: "k", value: 1 }],
     ];
     for (const [tool, args] of calls) {
-      const first = await project.call(tool, { ...args, request_id: `r-${tool}` }, alice);
+      const first = await callAny(project, tool, { ...args, request_id: `r-${tool}` }, alice);
       assert.equal(first.success, true, `${tool}: ${JSON.stringify(first)}`);
       const before = footprint(project);
-      const again = await project.call(tool, { ...args, request_id: `r-${tool}` }, alice);
+      const again = await callAny(project, tool, { ...args, request_id: `r-${tool}` }, alice);
       assert.equal(JSON.stringify(again), JSON.stringify(first), tool);
       assert.deepEqual(footprint(project), before, tool);
     }
@@ -53,7 +53,7 @@ describe("request_id makes every mutating tool safe to retry", () => {
 
   it("refuses a request_id reused for a different call", async () => {
     await project.ok("arbeit_task_create", { title: "First", request_id: "reused" }, alice);
-    const other = await project.call("arbeit_task_create", { title: "Second", request_id: "reused" }, alice);
+    const other = await callAny(project, "arbeit_task_create", { title: "Second", request_id: "reused" }, alice);
     assert.equal(other.success, false);
     assert.equal(other.error.code, "INVALID_ARGUMENT");
     assert.match(other.error.message, /already used/);
@@ -66,14 +66,16 @@ describe("request_id makes every mutating tool safe to retry", () => {
   });
 
   it("lets a failed call be retried: failures are not remembered", async () => {
-    const failed = await project.call(
+    const failed = await callAny(
+      project,
       "arbeit_task_create",
       { title: "Child", parent_id: "tkt-missing0", request_id: "retry-me" },
       alice,
     );
     assert.equal(failed.error.code, "PARENT_NOT_FOUND");
     const parent = await task(project, "Parent");
-    const fixed = await project.call(
+    const fixed = await callAny(
+      project,
       "arbeit_task_update",
       { task_id: parent, title: "Parent!", request_id: "retry-me" },
       alice,
@@ -82,7 +84,7 @@ describe("request_id makes every mutating tool safe to retry", () => {
   });
 
   it("survives a restart: the replay comes from the database", async () => {
-    const first = await project.call("arbeit_task_create", { title: "Durable", request_id: "restart-1" }, alice);
+    const first = await callAny(project, "arbeit_task_create", { title: "Durable", request_id: "restart-1" }, alice);
     const store = await SqliteTaskStore.open(project.dbPath);
     const service = new ArbeitService(store, { projectRoot: project.dir, now: project.clock.now });
     const tool = TOOLS.find((t) => t.name === "arbeit_task_create")!;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { openTestProject, type TestProject } from "../helpers/service.js";
-import { alice, bob, footprint, task } from "./helpers.js";
+import { alice, bob, callAny, footprint, task } from "./helpers.js";
 
 describe("arbeit_memory", () => {
   let project: TestProject;
@@ -86,7 +86,7 @@ describe("arbeit_memory", () => {
       [{ action: "forget", key: "k" }, "INVALID_ARGUMENT"],
     ];
     for (const [args, code] of cases) {
-      const result = await project.call("arbeit_memory", args, alice);
+      const result = await callAny(project, "arbeit_memory", args, alice);
       assert.equal(result.success, false, JSON.stringify(args));
       assert.equal(result.error.code, code, JSON.stringify(args));
     }

@@ -1,0 +1,155 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { ArbeitService } from "../../src/service/arbeit-service.js";
+import { openProject } from "../../src/service/project.js";
+import { findTool } from "../../src/tools/catalogue.js";
+import { invokeTool } from "../../src/tools/envelope.js";
+import { runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
+
+const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
+// Resolved from here: the workers run in a temp project that has no node_modules of its own.
+const TSX = import.meta.resolve("tsx");
+const TASKS = 200;
+const AGENTS = [
+  ["library", "lib-1"],
+  ["library", "lib-2"],
+  ["library", "lib-3"],
+  ["library", "lib-4"],
+  ["cli", "cli-1"],
+  ["cli", "cli-2"],
+  ["cli", "cli-3"],
+  ["cli", "cli-4"],
+] as const;
+
+interface Line {
+  tool: string;
+  args: Record<string, unknown>;
+  raw: string;
+  success: boolean;
+  code: string | null;
+  token?: string;
+}
+
+function runWorker(mode: string, dir: string, agent: string, phase: string, appends?: number): Promise<Line[]> {
+  return new Promise((resolve, reject) => {
+    const args = [
+      "--import",
+      TSX,
+      WORKER,
+      mode,
+      dir,
+      agent,
+      phase,
+      ...(appends === undefined ? [] : [String(appends)]),
+    ];
+    const child = spawn(process.execPath, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.stderr.on("data", (chunk) => (err += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) reject(new Error(`worker ${agent} exited ${code}: ${err}`));
+      else
+        resolve(
+          out.trim() === ""
+            ? []
+            : out
+                .trim()
+                .split("\n")
+                .map((line) => JSON.parse(line) as Line),
+        );
+    });
+  });
+}
+
+describe("eight processes share one database", { timeout: 240_000 }, () => {
+  const { dir, cleanup } = tempDir();
+  let service: ArbeitService;
+  const acknowledged: Array<Line & { agent: string }> = [];
+
+  before(async () => {
+    assert.equal((await runCli(["init"], { cwd: dir })).code, 0);
+    service = await openProject({ cwd: dir });
+    for (let i = 0; i < TASKS; i++)
+      await service.createTask({ title: `job ${i}`, priority: i % 5 }, { session: null, agent: "setup" });
+  });
+  after(async () => {
+    await service.close();
+    cleanup();
+  });
+
+  it("claims every ready task exactly once, with no lock error reaching any caller", async () => {
+    const results = await Promise.all(AGENTS.map(([mode, agent]) => runWorker(mode, dir, agent, "claim")));
+    const claimed: string[] = [];
+    results.forEach((lines, i) => {
+      for (const line of lines) {
+        assert.equal(line.success, true, `${AGENTS[i]![1]}: ${line.raw}`);
+        const data = JSON.parse(line.raw).data;
+        if (data.claimed) {
+          claimed.push(data.task.id);
+          acknowledged.push({ ...line, agent: AGENTS[i]![1] });
+        }
+      }
+    });
+    assert.equal(claimed.length, TASKS);
+    assert.equal(new Set(claimed).size, TASKS, "a task was claimed twice");
+    const ready = await service.query({ query: "ready", params: { limit: 10 } }, { session: null, agent: "check" });
+    assert.deepEqual((ready.data as { tasks: unknown[] }).tasks, []);
+    assert.ok(results.filter((lines) => lines.length > 1).length >= 2, "work was shared between processes");
+  });
+
+  it("loses no acknowledged update under optimistic concurrency", async () => {
+    const shared = (
+      await service.createTask({ title: "shared list", description: "[]" }, { session: null, agent: "setup" })
+    ).data.task.id;
+    const results = await Promise.all(
+      AGENTS.map(([mode, agent]) => runWorker(mode, dir, agent, shared, mode === "cli" ? 2 : 6)),
+    );
+    const tokens: string[] = [];
+    results.forEach((lines, i) => {
+      for (const line of lines) {
+        if (line.success) {
+          tokens.push(line.token!);
+          acknowledged.push({ ...line, agent: AGENTS[i]![1] });
+        } else assert.equal(line.code, "VERSION_CONFLICT", line.raw);
+      }
+    });
+    assert.equal(tokens.length, 4 * 6 + 4 * 2);
+    const final = (await service.getTask({ task_id: shared })).data.task;
+    assert.deepEqual((JSON.parse(final.description!) as string[]).sort(), tokens.sort());
+    assert.equal(final.version, 1 + tokens.length);
+  });
+
+  it("replays every acknowledged request from its request_id without writing anything", async () => {
+    const countRows = async () =>
+      JSON.stringify(
+        await service.store.read(async (tx) => [
+          await tx.maxEventSeq(),
+          (await tx.listTasks({ limit: 1000, offset: 0 })).map((t) => t.version),
+        ]),
+      );
+    assert.ok(acknowledged.length > TASKS, "the earlier phases acknowledged writes to replay");
+    const before = await countRows();
+    for (const line of acknowledged) {
+      const replay = await invokeTool(findTool(line.tool)!, line.args, {
+        caller: { agent: line.agent, session: `ses-${line.agent}` },
+        cwd: dir,
+        service: async () => service,
+      });
+      assert.equal(JSON.stringify(replay), line.raw, `${line.agent} ${line.tool} ${String(line.args.request_id)}`);
+    }
+    const viaCli = acknowledged.filter((line) => line.agent.startsWith("cli")).slice(0, 3);
+    for (const line of viaCli) {
+      const result = await runCli(
+        ["call", line.tool, JSON.stringify(line.args), "--agent", line.agent, "--session", `ses-${line.agent}`],
+        { cwd: dir },
+      );
+      assert.equal(result.stdout.trimEnd(), line.raw);
+    }
+    assert.equal(await countRows(), before);
+  });
+});

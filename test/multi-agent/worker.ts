@@ -1,0 +1,93 @@
+/**
+ * One of the OS processes in the multi-process test. It talks to the shared database either
+ * through the library (one long-lived service) or through the real CLI (a process per call),
+ * and prints one JSON line per call it made so the parent can check every acknowledged write.
+ *
+ *   node --import tsx worker.ts <library|cli> <project-dir> <agent> <phase> [appends]
+ */
+import { spawnSync } from "node:child_process";
+import type { ArbeitService } from "../../src/service/arbeit-service.js";
+import { openProject } from "../../src/service/project.js";
+import { findTool } from "../../src/tools/catalogue.js";
+import { type Envelope, invokeTool } from "../../src/tools/envelope.js";
+import { CLI } from "../helpers/cli.js";
+
+const [mode, dir, agent, phase, appendsArg] = process.argv.slice(2) as [string, string, string, string, string?];
+const caller = { agent, session: `ses-${agent}` };
+let service: ArbeitService | undefined;
+let counter = 0;
+
+async function call(tool: string, args: Record<string, unknown>): Promise<{ envelope: Envelope<any>; raw: string }> {
+  if (mode === "cli") {
+    const result = spawnSync(
+      process.execPath,
+      [CLI, "call", tool, JSON.stringify(args), "--agent", agent, "--session", caller.session],
+      {
+        cwd: dir,
+        encoding: "utf8",
+      },
+    );
+    if (result.stdout.trim() === "") throw new Error(`CLI printed nothing (exit ${result.status}): ${result.stderr}`);
+    return { envelope: JSON.parse(result.stdout), raw: result.stdout.trimEnd() };
+  }
+  service ??= await openProject({ cwd: dir });
+  const s = service;
+  const envelope = (await invokeTool(findTool(tool)!, args, {
+    caller,
+    cwd: dir,
+    service: async () => s,
+  })) as Envelope<any>;
+  return { envelope, raw: JSON.stringify(envelope) };
+}
+
+function report(line: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+async function claimUntilNoneLeft(): Promise<void> {
+  for (;;) {
+    const args = { next: true, request_id: `${agent}-claim-${counter++}` };
+    const { envelope, raw } = await call("arbeit_task_claim", args);
+    report({
+      tool: "arbeit_task_claim",
+      args,
+      raw,
+      success: envelope.success,
+      code: envelope.success ? null : envelope.error.code,
+    });
+    if (!envelope.success || !envelope.data.claimed) return;
+  }
+}
+
+/** Appends this agent's tokens to a shared list with optimistic concurrency, retrying conflicts. */
+async function appendTokens(taskId: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const token = `${agent}:${i}`;
+    for (;;) {
+      const read = await call("arbeit_task_get", { task_id: taskId });
+      const current = (read.envelope as { data: { task: { description: string | null; version: number } } }).data.task;
+      const list = JSON.parse(current.description ?? "[]") as string[];
+      const args = {
+        task_id: taskId,
+        description: JSON.stringify([...list, token]),
+        expected_version: current.version,
+        request_id: `${agent}-append-${counter++}`,
+      };
+      const { envelope, raw } = await call("arbeit_task_update", args);
+      report({
+        tool: "arbeit_task_update",
+        args,
+        raw,
+        success: envelope.success,
+        code: envelope.success ? null : envelope.error.code,
+        token,
+      });
+      if (envelope.success) break;
+      if (envelope.error.code !== "VERSION_CONFLICT") return;
+    }
+  }
+}
+
+if (phase === "claim") await claimUntilNoneLeft();
+else await appendTokens(phase, Number(appendsArg ?? 5));
+await service?.close();
