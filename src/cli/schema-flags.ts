@@ -1,11 +1,13 @@
 import { z } from "zod";
+import { closest } from "./suggest.js";
 import { UsageError } from "./usage-error.js";
 
 /**
  * Friendly subcommands take their flags from the tool's own schema, so the CLI never restates a
- * parameter list: `parent_id` becomes --parent-id, arrays take commas or repeats, objects JSON.
+ * parameter list: `parent_id` becomes --parent-id, objects take JSON, arrays take repeats (and
+ * commas too when the items are ids or names from a fixed set, which never hold a comma).
  */
-export type FlagKind = "string" | "number" | "boolean" | "array" | "json";
+export type FlagKind = "string" | "number" | "boolean" | "array" | "json" | "any";
 
 export interface FlagSpec {
   key: string;
@@ -13,6 +15,8 @@ export interface FlagSpec {
   kind: FlagKind;
   nullable: boolean;
   required: boolean;
+  /** Arrays only: a comma separates items (ids and enum values); free text is one item per flag. */
+  commas?: boolean;
   values?: string[];
   description?: string;
 }
@@ -22,15 +26,19 @@ type JsonSchema = {
   enum?: unknown[];
   anyOf?: JsonSchema[];
   items?: JsonSchema;
+  pattern?: string;
   description?: string;
   properties?: Record<string, JsonSchema>;
   required?: string[];
 };
 
-function kindOf(schema: JsonSchema): { kind: FlagKind; nullable: boolean; values?: string[] } {
+type Kind = Pick<FlagSpec, "kind" | "nullable" | "commas" | "values">;
+
+function kindOf(schema: JsonSchema): Kind {
   if (schema.anyOf) {
     const nonNull = schema.anyOf.filter((option) => option.type !== "null");
-    const inner = kindOf(nonNull[0] ?? {});
+    // `x | x[]` (a status or a list of statuses): the list form takes both.
+    const inner = kindOf(nonNull.find((option) => option.type === "array") ?? nonNull[0] ?? {});
     return { ...inner, nullable: nonNull.length < schema.anyOf.length || inner.nullable };
   }
   const values = schema.enum?.map(String);
@@ -44,10 +52,14 @@ function kindOf(schema: JsonSchema): { kind: FlagKind; nullable: boolean; values
       return {
         kind: "array",
         nullable: false,
+        commas: Boolean(schema.items?.enum || schema.items?.pattern),
         ...(schema.items?.enum ? { values: schema.items.enum.map(String) } : {}),
       };
     case "object":
       return { kind: "json", nullable: false };
+    case undefined:
+      // No type at all (z.unknown: any JSON value): JSON when it parses, else the text itself.
+      return values ? { kind: "string", nullable: false, values } : { kind: "any", nullable: false };
     default:
       return { kind: "string", nullable: false, ...(values ? { values } : {}) };
   }
@@ -85,6 +97,12 @@ function convert(spec: FlagSpec, raw: string): unknown {
           `${spec.flag} needs JSON, e.g. ${spec.flag} '{"key": "value"}'; could not parse ${JSON.stringify(raw)}.`,
         );
       }
+    case "any":
+      try {
+        return JSON.parse(raw);
+      } catch {
+        return raw;
+      }
     default:
       return raw;
   }
@@ -110,16 +128,14 @@ export function parseFlags(
       words.push(...argv.slice(i + 1));
       break;
     }
-    if (!token.startsWith("--")) {
+    if (!token.startsWith("--") && !/^-[A-Za-z]$/.test(token)) {
       words.push(token);
       continue;
     }
     const eq = token.indexOf("=");
     const name = eq === -1 ? token : token.slice(0, eq);
     const spec = byFlag.get(name);
-    if (!spec) {
-      throw new UsageError(`Unknown flag ${name}.`, `Known flags: ${specs.map((s) => s.flag).join(", ") || "(none)"}`);
-    }
+    if (!spec) throw unknownFlag(name, specs);
     let raw: string | undefined = eq === -1 ? undefined : token.slice(eq + 1);
     if (raw === undefined && spec.kind !== "boolean") {
       raw = argv[++i];
@@ -127,10 +143,12 @@ export function parseFlags(
     }
     if (spec.kind === "boolean") args[spec.key] = raw === undefined ? true : convert(spec, raw);
     else if (spec.kind === "array") {
-      const items = raw!
-        .split(",")
-        .map((item) => item.trim())
-        .filter((item) => item !== "");
+      const items = spec.commas
+        ? raw!
+            .split(",")
+            .map((item) => item.trim())
+            .filter((item) => item !== "")
+        : [raw!];
       args[spec.key] = [...((args[spec.key] as string[] | undefined) ?? []), ...items];
     } else args[spec.key] = convert(spec, raw!);
   }
@@ -150,26 +168,50 @@ export function parseFlags(
   return args;
 }
 
+function unknownFlag(name: string, specs: readonly FlagSpec[]): UsageError {
+  const flags = specs.map((spec) => spec.flag);
+  const guess = closest(name, flags);
+  return new UsageError(
+    `Unknown flag ${name}.${guess ? ` Did you mean ${guess}?` : ""}`,
+    `Flags here: ${flags.join(", ") || "(none)"}`,
+  );
+}
+
+const FLAG_COLUMN = 34;
+
+/** The flag list of a command's help: flag and value on the left, notes on the right. */
 export function describeFlags(specs: readonly FlagSpec[]): string {
+  if (specs.length === 0) return "  (none)";
   const lines = specs.map((spec) => {
     const value =
       spec.kind === "boolean"
         ? ""
         : spec.values
-          ? ` <${spec.values.join("|")}>`
+          ? ` <${spec.values.join("|")}>${spec.kind === "array" ? "[,...]" : ""}`
           : spec.kind === "array"
-            ? " <a,b,...>"
+            ? spec.commas
+              ? " <a,b,...>"
+              : " <text>"
             : spec.kind === "json"
               ? " <json>"
-              : spec.kind === "number"
-                ? " <n>"
-                : " <text>";
+              : spec.kind === "any"
+                ? " <json|text>"
+                : spec.kind === "number"
+                  ? " <n>"
+                  : " <text>";
     const notes = [
       spec.required ? "required" : null,
-      spec.nullable ? "null clears" : null,
+      spec.kind === "array" && !spec.commas ? "repeat for more" : null,
+      spec.nullable ? '"null" for none' : null,
       spec.description ?? null,
-    ].filter(Boolean);
-    return `  ${(spec.flag + value).padEnd(44)} ${notes.join("; ")}`;
+    ]
+      .filter(Boolean)
+      .join("; ");
+    const left = `  ${spec.flag}${value}`;
+    if (notes === "") return left;
+    return left.length < FLAG_COLUMN
+      ? `${left.padEnd(FLAG_COLUMN)}${notes}`
+      : `${left}\n${" ".repeat(FLAG_COLUMN)}${notes}`;
   });
   return lines.join("\n");
 }

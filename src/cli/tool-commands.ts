@@ -11,20 +11,49 @@ export interface ToolCommand {
   positionals: string[];
   variadic?: string;
   aliases?: string[];
+  example?: string;
 }
 
-const WORDS: Record<string, { positionals: string[]; variadic?: string; aliases?: string[] }> = {
-  arbeit_task_create: { positionals: ["title"] },
-  arbeit_task_get: { positionals: ["task_id"] },
-  arbeit_task_update: { positionals: ["task_id"] },
+type Words = Omit<ToolCommand, "path" | "tool">;
+
+const WORDS: Record<string, Words> = {
+  arbeit_task_create: {
+    positionals: ["title"],
+    example: 'arbeit task create "Fix login timeout" --type bug --priority 1 --intent "Users are logged out early"',
+  },
+  arbeit_task_get: {
+    positionals: ["task_id"],
+    example: "arbeit task get tkt-a7f3b2c1 --include context,progress_summary,files,recent_events",
+  },
+  arbeit_task_update: {
+    positionals: ["task_id"],
+    example: 'arbeit task update tkt-a7f3b2c1 --status completed --description "..." --plan "..."',
+  },
   arbeit_task_delete: { positionals: ["task_id"] },
-  arbeit_task_start_work: { positionals: ["task_id"], aliases: ["start"] },
-  arbeit_task_stop_work: { positionals: ["task_id"], aliases: ["stop"] },
-  arbeit_context_add: { positionals: ["task_id", "type", "content"] },
-  arbeit_progress_add: { positionals: ["task_id"], variadic: "items" },
-  arbeit_progress_complete: { positionals: [], variadic: "item_ids" },
-  arbeit_relationship: { positionals: ["action", "from_task_id", "type", "to_task_id"] },
-  arbeit_query: { positionals: ["query"] },
+  arbeit_task_start_work: { positionals: ["task_id"], aliases: ["start"], example: "arbeit task start tkt-a7f3b2c1" },
+  arbeit_task_stop_work: { positionals: ["task_id"], aliases: ["stop"], example: "arbeit task stop tkt-a7f3b2c1" },
+  arbeit_context_add: {
+    positionals: ["task_id", "type", "content"],
+    example: 'arbeit context add tkt-a7f3b2c1 decision "Store the last-activity time in localStorage"',
+  },
+  arbeit_progress_add: {
+    positionals: ["task_id"],
+    variadic: "items",
+    example: 'arbeit progress add tkt-a7f3b2c1 "Write the hook" "Add tests"',
+  },
+  arbeit_progress_complete: {
+    positionals: [],
+    variadic: "item_ids",
+    example: "arbeit progress complete prg-1a2b3c4d prg-5e6f7a8b",
+  },
+  arbeit_relationship: {
+    positionals: ["action", "from_task_id", "type", "to_task_id"],
+    example: "arbeit relationship add tkt-a7f3b2c1 blocks tkt-b8e4c3d2",
+  },
+  arbeit_query: { positionals: ["query"], example: "arbeit query ready --limit 5" },
+  arbeit_task_claim: { positionals: ["task_id"], example: "arbeit task claim --next --agent builder-1" },
+  arbeit_resume: { positionals: [], example: "arbeit resume --agent builder-1 --peek" },
+  arbeit_memory: { positionals: ["action", "key", "value"], example: 'arbeit memory set test-command "npm test"' },
 };
 
 export function commandPath(toolName: string): string[] {
@@ -38,17 +67,22 @@ export function toolCommands(tools: readonly ToolDef[]): ToolCommand[] {
   return tools.map((tool) => ({ path: commandPath(tool.name), tool, positionals: [], ...WORDS[tool.name] }));
 }
 
+/** Every way of naming a command: its path, then the path with each alias as the last word. */
+export function commandNames(command: ToolCommand): string[][] {
+  return [command.path, ...(command.aliases ?? []).map((alias) => [...command.path.slice(0, -1), alias])];
+}
+
 /** Finds the command `words` name, longest path first; returns it and the words left over. */
 export function resolveCommand(
   commands: readonly ToolCommand[],
   words: readonly string[],
 ): { command: ToolCommand; rest: string[] } | undefined {
-  for (const command of commands) {
-    const names = [command.path, ...(command.aliases ?? []).map((alias) => [...command.path.slice(0, -1), alias])];
-    for (const path of names) {
-      if (path.length <= words.length && path.every((word, i) => words[i] === word)) {
-        return { command, rest: words.slice(path.length) };
-      }
+  const names = commands
+    .flatMap((command) => commandNames(command).map((path) => ({ command, path })))
+    .sort((a, b) => b.path.length - a.path.length);
+  for (const { command, path } of names) {
+    if (path.length <= words.length && path.every((word, i) => words[i] === word)) {
+      return { command, rest: words.slice(path.length) };
     }
   }
   return undefined;

@@ -8,13 +8,12 @@ import { QUERY_NAMES } from "../service/queries.js";
 import { defineTool, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
 
 /** Hosts pass their own session; this lets a caller name another (e.g. resuming a conversation). */
-const sessionArg = name.min(1).optional().describe("Session id; defaults to the caller's own");
+const sessionArg = name.min(1).optional().describe("Defaults to yours");
 
 export const init = defineTool({
   name: "arbeit_init",
   title: "Initialise Arbeit",
-  description:
-    "Create .arbeit/ and its database in the project root. Call once per project, before any other arbeit tool.",
+  description: "Create .arbeit/ and its database in the project root; once per project, before other arbeit tools.",
   input: z.strictObject({}),
   annotations: WRITE,
   run: async (ctx) => ok(await initProject({ cwd: ctx.cwd, db: ctx.db })),
@@ -97,7 +96,7 @@ export const query = defineTool({
   name: "arbeit_query",
   title: "Query tasks",
   description:
-    "Named queries; filters go in params. ready: what to do next. tasks {status?, parent_id? (null = roots)}. children_of/descendants_of/ancestors_of/files_for_task {task_id}. tasks_for_file {file_path}. recent_activity {since}. stale_tasks {days}. events {after_seq?}. templates.",
+    "Named queries; filters go in params. ready/next: what to do now (explain: why not). tasks {status?, parent_id? (null = roots)}. children_of/descendants_of/ancestors_of/files_for_task {task_id}. tasks_for_file {file_path}. recent_activity {since}. stale_tasks {days}. events {after_seq?}. critical_path/parallel_groups/bottlenecks {parent_id?}. templates.",
   input: z.strictObject({
     query: z.enum(QUERY_NAMES),
     params: z.record(z.string(), z.unknown()).optional(),
