@@ -73,7 +73,9 @@ export async function openProject(options: LocateOptions & { now?: () => Date })
  */
 function safeRealpath(path: string): string {
   try {
-    return realpathSync(path);
+    // .native asks the kernel, which follows a symlink before a `..` after it; the JS version
+    // collapses `link/..` lexically first and so would believe `link-out/../x` is inside.
+    return realpathSync.native(path);
   } catch {
     const parent = dirname(path);
     return parent === path ? path : join(safeRealpath(parent), basename(path));
