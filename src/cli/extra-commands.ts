@@ -27,6 +27,7 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Load an export into an empty database: arbeit import <file | -> [--replace]",
     load: () => import("./import-command.js"),
   },
+  mcp: { summary: "Serve every tool over MCP on stdio (setup: docs/mcp.md)", load: () => import("./mcp-command.js") },
   tools: { summary: "List the tools (--json: with their input schemas)", load: () => import("./tools-command.js") },
   track: {
     summary: "Record a file read/write for the session's active task: arbeit track <path> [--op read|write]",

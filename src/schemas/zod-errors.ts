@@ -41,7 +41,16 @@ function isMissing(issue: z.core.$ZodIssue): boolean {
   return issue.code === "invalid_type" && /received undefined/.test(issue.message);
 }
 
+/** A union (e.g. a status filter: one status or a list) fails on an enum miss inside it. */
+function enumMissInUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue | undefined {
+  if (issue.code !== "invalid_union") return undefined;
+  const inner = issue.errors.flat().find((sub) => sub.code === "invalid_value");
+  return inner && { ...inner, path: [...issue.path, ...inner.path] };
+}
+
 function codeFor(issue: z.core.$ZodIssue): ErrorCode {
+  const unionMiss = enumMissInUnion(issue);
+  if (unionMiss) return codeFor(unionMiss);
   const field = fieldOf(issue);
   // A number past its maximum is out of range, not oversized input: nothing to shorten.
   if (issue.code === "too_big") return issue.origin === "number" ? "INVALID_ARGUMENT" : "FIELD_TOO_LARGE";
@@ -64,6 +73,8 @@ function codeFor(issue: z.core.$ZodIssue): ErrorCode {
 }
 
 function messageFor(issue: z.core.$ZodIssue): string {
+  const unionMiss = enumMissInUnion(issue);
+  if (unionMiss) return messageFor(unionMiss);
   if (issue.code === "too_big")
     return `too large (limit ${String(issue.maximum)}${issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : ""})`;
   if (issue.code === "invalid_value") return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;

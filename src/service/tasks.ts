@@ -176,10 +176,11 @@ export async function updateTask(
   return deps.store.write(async (tx) => {
     const current = await requireTask(tx, input.task_id);
     assertVersion(current, input.expected_version);
+    // A blank intent counts as unset, as it does for INTENT_REQUIRED: it can still be filled in.
     if (
       input.intent !== undefined &&
       current.intent !== null &&
-      current.intent !== "" &&
+      current.intent.trim() !== "" &&
       input.intent !== current.intent
     ) {
       throw new ArbeitError(

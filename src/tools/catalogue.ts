@@ -22,7 +22,7 @@ function withRequestId(tool: ToolDef): ToolDef {
   return {
     ...tool,
     input: tool.input.extend({
-      request_id: requestId.optional().describe("Retry key: a repeat replays the first result"),
+      request_id: requestId.optional().describe("Idempotency key"),
     }),
   };
 }

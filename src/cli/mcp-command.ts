@@ -1,0 +1,53 @@
+import type { GlobalOptions } from "./global-options.js";
+
+const USAGE = `Usage: arbeit mcp [--db <file>] [--session <id>] [--agent <name>] [--list <id>]
+
+Serves every Arbeit tool over MCP on stdin/stdout until stdin closes. The project is the nearest
+.arbeit/ above the working directory (or --db / ARBEIT_DB). Work is linked to one session per
+connection (mcp-<random>, or --session / ARBEIT_SESSION) and attributed to the client's name
+(or --agent / ARBEIT_AGENT). Setup: docs/mcp.md.
+`;
+
+/** `arbeit mcp`: the stdio MCP server (DESIGN §7). Nothing but JSON-RPC goes to stdout. */
+export async function run(
+  argv: string[],
+  options: GlobalOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (argv.length > 0) {
+    const { UsageError } = await import("./usage-error.js");
+    throw new UsageError(`arbeit mcp takes no arguments, not ${JSON.stringify(argv[0])}.`, USAGE);
+  }
+  const [{ StdioServerTransport }, { createMcpServer }, { version }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/stdio.js"),
+    import("../mcp/server.js"),
+    import("./version.js"),
+  ]);
+  const { server, connection } = createMcpServer({
+    version: version(),
+    cwd: process.cwd(),
+    db: options.db ?? env.ARBEIT_DB,
+    session: options.session ?? env.ARBEIT_SESSION,
+    agent: options.agent ?? env.ARBEIT_AGENT,
+    listId: options.list ?? env.ARBEIT_LIST,
+  });
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = resolve;
+  });
+  // The stdio transport does not notice its input ending; a client that goes away closes stdin.
+  const stop = () => void server.close();
+  process.stdin.once("end", stop);
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  await server.connect(new StdioServerTransport());
+  await closed;
+  process.off("SIGTERM", stop);
+  process.off("SIGINT", stop);
+  await connection.close();
+  process.stdin.destroy();
+  return 0;
+}

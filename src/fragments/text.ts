@@ -1,0 +1,45 @@
+import type { TaskSummary } from "../domain/types.js";
+
+/** Small text helpers for fragments: one idea per line, nothing a model has to decode. */
+
+/** Collapses whitespace so that a value fits on one line. */
+export function oneLine(value: string): string {
+  return value.replace(/\s+/g, " ").trim();
+}
+
+/** Indents every line of `value` by `pad`, dropping trailing blank lines. */
+export function indent(value: string, pad: string): string {
+  return value
+    .replace(/\s+$/, "")
+    .split("\n")
+    .map((line) => (line.trim() === "" ? "" : pad + line.trimEnd()))
+    .join("\n");
+}
+
+/** `label: value` on one line when the value is one line, else the label and the value indented below. */
+export function field(label: string, value: string, pad: string): string {
+  const text = value.trim();
+  return text.includes("\n") ? `${pad}${label}:\n${indent(text, `${pad}  `)}` : `${pad}${label}: ${text}`;
+}
+
+/** What a task line says besides id, status and title; the default priority (2) goes unsaid. */
+export function attributes(task: TaskSummary): string[] {
+  const out: string[] = [];
+  if (task.type) out.push(task.type);
+  if (task.priority !== 2) out.push(`priority ${task.priority}`);
+  if (task.owner) {
+    out.push(`owner ${oneLine(task.owner)}${task.lease_expires_at ? ` (lease until ${task.lease_expires_at})` : ""}`);
+  }
+  if (task.parent_id) out.push(`parent ${task.parent_id}`);
+  if (task.blocked_by.length > 0)
+    out.push(
+      task.blocked ? `blocked by ${task.blocked_by.join(", ")}` : `blockers done: ${task.blocked_by.join(", ")}`,
+    );
+  if (task.active_form) out.push(`doing: ${oneLine(task.active_form)}`);
+  return out;
+}
+
+/** `tkt-a7f3b2c1 [open] Title · bug · priority 1`: one task in one line. */
+export function taskLine(task: TaskSummary): string {
+  return [`${task.id} [${task.status}] ${oneLine(task.title)}`, ...attributes(task)].join(" · ");
+}

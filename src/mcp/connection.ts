@@ -1,0 +1,64 @@
+import { newId } from "../domain/ids.js";
+import type { ArbeitService } from "../service/arbeit-service.js";
+import type { Caller } from "../service/caller.js";
+import { openProject } from "../service/project.js";
+import type { ToolContext } from "../tools/define.js";
+
+export interface ConnectionOptions {
+  cwd: string;
+  /** --db / ARBEIT_DB. */
+  db?: string | undefined;
+  /** --session / ARBEIT_SESSION; otherwise one fresh session per connection. */
+  session?: string | undefined;
+  /** --agent / ARBEIT_AGENT; otherwise the client's name from the initialize handshake. */
+  agent?: string | undefined;
+  /** --list / ARBEIT_LIST. */
+  listId?: string | undefined;
+}
+
+/** What one MCP connection needs per call: who is calling and the project's service. */
+export interface Connection {
+  readonly session: string;
+  context(clientName: string | undefined): ToolContext;
+  close(): Promise<void>;
+}
+
+/** A session id for a connection that was not given one: "mcp-" + 8 lowercase alphanumerics. */
+export function connectionSession(): string {
+  return newId("session").replace(/^ses-/, "mcp-");
+}
+
+/**
+ * The service is opened on the first call and kept for the connection. A failed open (no
+ * `.arbeit/` yet) is not remembered, so the call after arbeit_init succeeds.
+ */
+export function openConnection(options: ConnectionOptions): Connection {
+  const session = options.session ?? connectionSession();
+  let service: Promise<ArbeitService> | undefined;
+  const open = (): Promise<ArbeitService> => {
+    if (!service) {
+      const opening = openProject({ cwd: options.cwd, db: options.db });
+      service = opening;
+      opening.catch(() => {
+        if (service === opening) service = undefined;
+      });
+    }
+    return service;
+  };
+  return {
+    session,
+    context(clientName) {
+      const caller: Caller = {
+        session,
+        agent: options.agent ?? clientName ?? "mcp",
+        ...(options.listId ? { list_id: options.listId } : {}),
+      };
+      return { caller, cwd: options.cwd, db: options.db, service: open };
+    },
+    async close() {
+      const opened = await service?.catch(() => undefined);
+      service = undefined;
+      await opened?.close();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The MCP server, generated from the tool catalogue: every tool under its own name, with its
+ * title, description, input schema and annotations. Each call runs through invokeTool, so an MCP
+ * client gets the same envelope as every other front end, as `structuredContent` and as compact
+ * JSON text, with `isError` on failure (DESIGN §7).
+ *
+ *   const { server, connection } = createMcpServer({ cwd: process.cwd(), version: "0.1.0" });
+ *   await server.connect(new StdioServerTransport());
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { TOOLS } from "../tools/catalogue.js";
+import type { ToolDef } from "../tools/define.js";
+import { type Envelope, invokeTool } from "../tools/envelope.js";
+import { mcpAnnotations } from "./annotations.js";
+import { type Connection, type ConnectionOptions, openConnection } from "./connection.js";
+import { listedInputSchema } from "./listed-input-schema.js";
+
+export interface McpServerOptions extends ConnectionOptions {
+  /** Reported to clients in the initialize handshake. */
+  version: string;
+  /** The tools to serve; the whole catalogue unless given. */
+  tools?: readonly ToolDef[];
+}
+
+/** The one place an envelope becomes an MCP tool result. */
+export function toCallToolResult(envelope: Envelope): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify(envelope) }],
+    structuredContent: envelope as unknown as Record<string, unknown>,
+    isError: !envelope.success,
+  };
+}
+
+export function createMcpServer(options: McpServerOptions): { server: McpServer; connection: Connection } {
+  const server = new McpServer({ name: "arbeit", version: options.version });
+  const connection = openConnection(options);
+  for (const tool of options.tools ?? TOOLS) {
+    const registered = server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: listedInputSchema(tool),
+        annotations: mcpAnnotations(tool.annotations),
+      },
+      async (args) => {
+        // The client's name is known only once the handshake is done, so it is read per call.
+        const ctx = connection.context(server.server.getClientVersion()?.name);
+        return toCallToolResult(await invokeTool(tool, args, ctx));
+      },
+    );
+    // registerTool lists every tool with `execution: {taskSupport: "forbidden"}`, which is what an
+    // absent field means anyway (MCP spec); leaving it out saves clients ~10 tokens a tool.
+    registered.execution = undefined;
+  }
+  return { server, connection };
+}

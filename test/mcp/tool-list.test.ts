@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { toolInputJsonSchema } from "../../src/mcp/tool-json-schema.js";
+import { TOOLS } from "../../src/tools/catalogue.js";
+import { serverInTempProject } from "./mcp-client.js";
+
+describe("arbeit mcp: tool list", () => {
+  const server = serverInTempProject();
+
+  it("lists every catalogue tool with its title, description, annotations and JSON Schema", async () => {
+    const { tools } = await server.mcp.client.listTools();
+    assert.deepEqual(
+      tools.map((tool) => tool.name),
+      TOOLS.map((tool) => tool.name),
+    );
+    for (const def of TOOLS) {
+      const listed = tools.find((tool) => tool.name === def.name)!;
+      assert.equal(listed.title, def.title);
+      assert.equal(listed.description, def.description);
+      // Spec defaults left out (src/mcp/annotations.ts); read with them, they are the tool's own.
+      const defaults = { readOnlyHint: false, destructiveHint: true, idempotentHint: false };
+      const read = { ...defaults, ...listed.annotations };
+      assert.equal(read.readOnlyHint, def.annotations.readOnlyHint, `${def.name} readOnlyHint`);
+      if (!def.annotations.readOnlyHint) {
+        assert.equal(read.destructiveHint, def.annotations.destructiveHint, `${def.name} destructiveHint`);
+        assert.equal(listed.annotations?.destructiveHint, def.annotations.destructiveHint, "always explicit");
+        assert.equal(read.idempotentHint, def.annotations.idempotentHint, `${def.name} idempotentHint`);
+      }
+      assert.equal("execution" in listed, false);
+      assert.deepEqual(listed.inputSchema, toolInputJsonSchema(def), `${def.name} schema`);
+    }
+  });
+
+  it("shows enums and limits in the schemas clients see", async () => {
+    const { tools } = await server.mcp.client.listTools();
+    const create = tools.find((tool) => tool.name === "arbeit_task_create")!.inputSchema as any;
+    assert.deepEqual(create.required, ["title"]);
+    assert.equal(create.additionalProperties, false);
+    assert.deepEqual(create.properties.status.enum, ["open", "in_progress", "completed", "cancelled"]);
+    assert.equal(create.properties.title.maxLength, 500);
+    assert.equal(create.$schema, undefined);
+  });
+});
