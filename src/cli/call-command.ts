@@ -1,40 +1,73 @@
 import { readFileSync } from "node:fs";
+import { z } from "zod";
 import { findTool, TOOL_NAMES } from "../tools/catalogue.js";
 import { invokeTool } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { printEnvelope } from "./output.js";
+import { closest } from "./suggest.js";
 import { cliToolContext } from "./tool-context.js";
 import { UsageError } from "./usage-error.js";
 
 const USAGE = `Usage: arbeit call <tool_name> ['<json arguments>' | -]
 
-Runs one tool and prints its envelope {success, data?, warnings?, error?} as JSON.
-Arguments default to {}; "-" reads them from standard input.
+Runs one tool and prints its envelope {success, data?, warnings?, error?} as JSON: the stable
+contract for scripts and hooks. Arguments default to {}; "-" reads them from standard input.
 Exit 0 on success, 1 on a tool error (the envelope says which), 2 on a usage error.
+
+  arbeit call arbeit_query '{"query": "ready", "params": {"limit": 5}}'
+  echo '{"task_id": "tkt-a7f3b2c1"}' | arbeit call arbeit_task_get -
+  arbeit call arbeit_task_create --help      (the tool's JSON input schema)
 `;
+
+function toolList(): string {
+  return `Tools: ${TOOL_NAMES.join(", ")}`;
+}
+
+/** `arbeit call <tool> --help`: what a script author needs, the description and the JSON schema. */
+function toolHelp(name: string): string {
+  const tool = findTool(name)!;
+  const schema = JSON.stringify(z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }), null, 2);
+  return `Usage: arbeit call ${tool.name} ['<json arguments>' | -]\n\n${tool.description}\n\nInput schema:\n${schema}\n`;
+}
+
+function unknownTool(name: string): UsageError {
+  const guess = closest(name, TOOL_NAMES) ?? TOOL_NAMES.find((tool) => tool === `arbeit_${name}`);
+  return new UsageError(
+    `There is no tool named ${JSON.stringify(name)}.${guess ? ` Did you mean ${guess}?` : ""}`,
+    toolList(),
+  );
+}
+
+function readArguments(raw: string | undefined): unknown {
+  const text = raw === "-" ? readFileSync(0, "utf8") : (raw ?? "{}");
+  try {
+    return text.trim() === "" ? {} : JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      `The arguments are not valid JSON (${(error as Error).message}).`,
+      `Pass one JSON object, quoted for the shell: arbeit call <tool_name> '{"key": "value"}'`,
+    );
+  }
+}
 
 /** `arbeit call`: the stable JSON contract for scripts and hooks (DESIGN §7). */
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
+  const [name, raw, ...extra] = argv;
   if (options.help) {
-    process.stdout.write(`${USAGE}\nTools: ${TOOL_NAMES.join(", ")}\n`);
+    if (name !== undefined && findTool(name)) process.stdout.write(toolHelp(name));
+    else process.stdout.write(`${USAGE}\n${toolList()}\n`);
     return 0;
   }
-  const [name, raw, ...extra] = argv;
-  if (name === undefined) throw new UsageError("Name the tool to call.", USAGE);
+  if (name === undefined)
+    throw new UsageError("Name the tool to call: arbeit call <tool_name> ['<json>' | -].", toolList());
+  const tool = findTool(name);
+  if (!tool) throw unknownTool(name);
   if (extra.length > 0)
     throw new UsageError(`Unexpected argument ${JSON.stringify(extra[0])}; pass all arguments as one JSON object.`);
-  const tool = findTool(name);
-  if (!tool) throw new UsageError(`There is no tool named ${JSON.stringify(name)}.`, `Tools: ${TOOL_NAMES.join(", ")}`);
-  const text = raw === "-" ? readFileSync(0, "utf8") : (raw ?? "{}");
-  let args: unknown;
-  try {
-    args = text.trim() === "" ? {} : JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`The arguments are not valid JSON: ${(error as Error).message}`);
-  }
+  const args = readArguments(raw);
   const ctx = cliToolContext(options);
   try {
-    // JSON in, JSON out: call is for scripts, so it prints JSON even on a terminal unless asked otherwise.
+    // JSON in, JSON out: call is for scripts, so it prints JSON even on a terminal.
     return printEnvelope(await invokeTool(tool, args, ctx), true);
   } finally {
     await ctx.close();

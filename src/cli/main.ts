@@ -18,16 +18,29 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
-  const [first] = rest;
-  if (first === undefined || first === "help") {
+  // `arbeit help task create` is `arbeit task create --help`.
+  const words = rest[0] === "help" ? rest.slice(1) : rest;
+  if (rest[0] === "help") options.help = true;
+  const [first] = words;
+  if (first === undefined) {
     const { generalHelp } = await import("./help.js");
-    process.stdout.write(await generalHelp());
-    return first === undefined && !options.help ? 2 : 0;
+    if (options.help) {
+      process.stdout.write(generalHelp());
+      return 0;
+    }
+    throw new UsageError("Name a command.", generalHelp().trimEnd());
   }
   const extra = EXTRA_COMMANDS[first];
-  if (extra) return (await extra.load()).run(rest.slice(1), options);
+  if (extra) {
+    try {
+      return await (await extra.load()).run(words.slice(1), options);
+    } catch (error) {
+      if (error instanceof UsageError) error.command ??= first;
+      throw error;
+    }
+  }
   const { runToolCommand } = await import("./run-tool-command.js");
-  return runToolCommand(rest, options);
+  return runToolCommand(words, options);
 }
 
 main(process.argv.slice(2)).then(
@@ -36,8 +49,9 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof UsageError) {
+      const help = error.command ? `arbeit ${error.command} --help` : "arbeit --help";
       process.stderr.write(
-        `arbeit: ${error.message}\n${error.hint ? `${error.hint}\n` : ""}Run \`arbeit --help\` for usage.\n`,
+        `arbeit: ${error.message}\n${error.hint ? `${error.hint}\n` : ""}Run \`${help}\` for usage.\n`,
       );
       process.exitCode = 2;
       return;

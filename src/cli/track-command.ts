@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { printEnvelope, wantsJson } from "./output.js";
@@ -7,8 +8,9 @@ import { UsageError } from "./usage-error.js";
 
 const USAGE = `Usage: arbeit track <path> [--op read|write]
 
-Records that the session read or wrote <path>, against the task the session is working on
-(arbeit task start-work). Paths outside the project are ignored. Default --op: write.
+Records that the session read or wrote <path> (relative to the current directory), against the
+task the session is working on (arbeit task start-work). Nothing is recorded without active work
+or for a path outside the project; data.tracked says whether it was. Default --op: write.
 `;
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
@@ -23,13 +25,12 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   );
   const path = args.path as string | undefined;
   const op = (args.op as string | undefined) ?? "write";
-  if (!path) throw new UsageError("Name the file: arbeit track <path>.", USAGE);
+  if (!path) throw new UsageError("Name the file: arbeit track <path> [--op read|write].");
   if (op !== "read" && op !== "write") throw new UsageError(`--op is read or write, not ${JSON.stringify(op)}.`);
   const ctx = cliToolContext(options);
   try {
     const service = await ctx.service();
-    const absolute = path.startsWith("/") ? path : `${process.cwd()}/${path}`;
-    const result = await service.trackFile({ path: absolute, operation: op }, ctx.caller);
+    const result = await service.trackFile({ path: resolve(path), operation: op }, ctx.caller);
     return printEnvelope({ success: true, data: result.data }, wantsJson(options.json));
   } catch (error) {
     return printEnvelope(failure(error), wantsJson(options.json));
