@@ -212,10 +212,10 @@ export async function updateTask(
       changes[field] = { from: current[field], to: value };
     }
     const next = { ...current, ...patch } as Task;
-    if (patch.status !== undefined || patch.type !== undefined) {
-      // Validation follows the task as it will be: fields set in this same call count.
-      if (patch.status !== undefined) assertTransition(next.type, next.status, next);
-    }
+    // The task as it will be must satisfy its status: fields set in this same call count, and
+    // changing the type or blanking a field of an in-progress or completed task is checked too.
+    const touchesRequirements = (["status", "type", "intent", "description", "plan"] as const).some((f) => f in patch);
+    if (touchesRequirements) assertTransition(next.type, next.status, next);
 
     const now = deps.now();
     let graphChanged = false;

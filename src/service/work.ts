@@ -1,7 +1,7 @@
 import { DEFAULT_LEASE_SECONDS, leaseState } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
 import { isAbsolutePath, projectRelative } from "../domain/paths.js";
-import type { FileOperation, Task, Warning } from "../domain/types.js";
+import { type FileOperation, isTerminal, type Task, type Warning } from "../domain/types.js";
 import { assertTransition } from "../domain/validation.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ActiveWork, StoreTx } from "../store/task-store.js";
@@ -58,7 +58,7 @@ export async function startWork(
 
     const now = deps.now();
     // Working on a task claims it (DESIGN §5): nobody else may hold it, and nobody else will take it.
-    if (caller.agent) {
+    if (caller.agent && !isTerminal(task.status)) {
       const lease = leaseState(task, caller.agent, now);
       if (lease === "other") throw alreadyClaimed(task);
       if (lease === "free") task = await takeClaim(tx, deps, caller, task, DEFAULT_LEASE_SECONDS);
@@ -121,9 +121,14 @@ export async function stopWork(
   });
 }
 
-export type TrackResult =
-  | { tracked: true; task_id: string; file_path: string; operation: FileOperation }
-  | { tracked: false; reason: "no_active_work" | "outside_project" | "already_tracked"; file_path?: string };
+/** What happened to a tracked read or write: recorded, or why not. */
+export interface TrackResult {
+  tracked: boolean;
+  reason?: "no_active_work" | "outside_project" | "already_tracked";
+  task_id?: string;
+  file_path?: string;
+  operation?: FileOperation;
+} file_path?: string };
 
 /**
  * Records that the session read or wrote a file (DESIGN §4). Only while the session has active
@@ -151,7 +156,7 @@ export async function trackFile(
   if (relative === null) return ok({ tracked: false, reason: "outside_project" });
   return deps.store.write(async (tx) => {
     const active = await liveActiveWork(tx, session);
-    if (!active) return ok({ tracked: false, reason: "no_active_work", file_path: relative } as TrackResult);
+    if (!active) return ok({ tracked: false, reason: "no_active_work", file_path: relative });
     const now = deps.now();
     const id = await tx.insertFileAssociation({
       task_id: active.task_id,
@@ -160,7 +165,7 @@ export async function trackFile(
       session_id: session,
       created_at: now,
     });
-    if (id === undefined) return ok({ tracked: false, reason: "already_tracked", file_path: relative } as TrackResult);
+    if (id === undefined) return ok({ tracked: false, reason: "already_tracked", file_path: relative });
     await emit(
       tx,
       deps,
@@ -179,6 +184,6 @@ export async function trackFile(
       task_id: active.task_id,
       file_path: relative,
       operation: input.operation,
-    } as TrackResult);
+    });
   });
 }

@@ -17,7 +17,7 @@ export const taskCreate = defineTool({
     "Create a task (or subtask via parent_id). Typed tasks should carry intent (why), description (what) and plan (how); missing ones come back as recommendations.",
   input: z.strictObject({
     title: text(LIMITS.title).min(1),
-    type: z.enum(TASK_TYPES).optional(),
+    type: z.enum(TASK_TYPES).nullable().optional(),
     template: z.enum(TEMPLATE_NAMES).optional().describe("Sets type and returns a plan stub"),
     intent: longText.optional().describe("Why; immutable once set"),
     description: longText.optional(),
