@@ -128,7 +128,7 @@ export interface TrackResult {
   task_id?: string;
   file_path?: string;
   operation?: FileOperation;
-} file_path?: string };
+}
 
 /**
  * Records that the session read or wrote a file (DESIGN §4). Only while the session has active
