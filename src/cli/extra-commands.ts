@@ -23,11 +23,19 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Write every table as JSON Lines: arbeit export [<file> | -]",
     load: () => import("./export-command.js"),
   },
+  hook: {
+    summary: "Claude Code hooks (JSON on stdin): arbeit hook session-start | post-tool-use | pre-compact",
+    load: () => import("./hook-command.js"),
+  },
   import: {
     summary: "Load an export into an empty database: arbeit import <file | -> [--replace]",
     load: () => import("./import-command.js"),
   },
   mcp: { summary: "Serve every tool over MCP on stdio (setup: docs/mcp.md)", load: () => import("./mcp-command.js") },
+  setup: {
+    summary: "Configure a host: arbeit setup claude (hooks + MCP) | opencode (plugin)",
+    load: () => import("./setup-command.js"),
+  },
   tools: { summary: "List the tools (--json: with their input schemas)", load: () => import("./tools-command.js") },
   track: {
     summary: "Record a file read/write for the session's active task: arbeit track <path> [--op read|write]",

@@ -1,0 +1,67 @@
+import { isAbsolute, resolve } from "node:path";
+import type { FileOperation } from "../domain/types.js";
+
+/**
+ * What Claude Code sends a command hook on stdin (TESTING.md): the fields Arbeit reads. Anything
+ * else is ignored, and a missing field means "nothing to do", never an error.
+ */
+export interface HookPayload {
+  session_id?: string;
+  cwd?: string;
+  hook_event_name?: string;
+  /** SessionStart: startup | resume | clear | compact. */
+  source?: string;
+  tool_name?: string;
+  tool_input?: unknown;
+}
+
+export class HookInputError extends Error {}
+
+type Row = Record<string, unknown>;
+const isRow = (value: unknown): value is Row => typeof value === "object" && value !== null && !Array.isArray(value);
+const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+
+export function parsePayload(input: string): HookPayload {
+  if (input.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(input);
+  } catch {
+    throw new HookInputError("the hook input on stdin is not JSON");
+  }
+  if (!isRow(value)) throw new HookInputError("the hook input on stdin is not a JSON object");
+  return {
+    session_id: text(value.session_id),
+    cwd: text(value.cwd),
+    hook_event_name: text(value.hook_event_name),
+    source: text(value.source),
+    tool_name: text(value.tool_name),
+    tool_input: value.tool_input,
+  };
+}
+
+/** Hooks run in the project Claude Code was started in: CLAUDE_PROJECT_DIR, else the payload's cwd. */
+export function projectDirOf(payload: HookPayload, env: NodeJS.ProcessEnv, fallback: string): string {
+  return text(env.CLAUDE_PROJECT_DIR) ?? payload.cwd ?? fallback;
+}
+
+/** Claude Code's file tools and the input field naming their file (DESIGN §4). */
+const FILE_TOOLS: Record<string, { field: string; operation: FileOperation }> = {
+  Read: { field: "file_path", operation: "read" },
+  Write: { field: "file_path", operation: "write" },
+  Edit: { field: "file_path", operation: "write" },
+  MultiEdit: { field: "file_path", operation: "write" },
+  NotebookEdit: { field: "notebook_path", operation: "write" },
+};
+
+/** The file a PostToolUse call touched, as an absolute path (relative ones are taken from cwd). */
+export function touchFromPostToolUse(
+  payload: HookPayload,
+  baseDir: string,
+): { path: string; operation: FileOperation } | undefined {
+  const spec = payload.tool_name ? FILE_TOOLS[payload.tool_name] : undefined;
+  if (!spec || !isRow(payload.tool_input)) return undefined;
+  const path = text(payload.tool_input[spec.field]);
+  if (!path) return undefined;
+  return { path: isAbsolute(path) ? path : resolve(payload.cwd ?? baseDir, path), operation: spec.operation };
+}

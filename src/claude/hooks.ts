@@ -1,0 +1,79 @@
+import { activeBriefingText } from "../opencode/briefing-text.js";
+import type { ArbeitService } from "../service/arbeit-service.js";
+import type { Caller } from "../service/caller.js";
+import { locate, openProject } from "../service/project.js";
+import { type HookPayload, parsePayload, projectDirOf, touchFromPostToolUse } from "./hook-payload.js";
+import { sessionStartContext } from "./session-start.js";
+
+/**
+ * Claude Code command hooks (`arbeit hook <name>`, stdin JSON). A hook must never break the
+ * user's session: every Arbeit-side problem becomes a note on stderr with exit 0, and a project
+ * without Arbeit gets no output at all.
+ */
+
+export const HOOK_NAMES = ["session-start", "post-tool-use", "pre-compact"] as const;
+export type HookName = (typeof HOOK_NAMES)[number];
+
+export interface HookSettings {
+  /** --db / ARBEIT_DB. */
+  db?: string | undefined;
+  /** --agent / ARBEIT_AGENT; Claude Code by default. */
+  agent?: string | undefined;
+  /** --list / ARBEIT_LIST. */
+  list?: string | undefined;
+}
+
+export interface HookOutcome {
+  stdout: string;
+  stderr: string;
+}
+
+export const CLAUDE_AGENT = "claude-code";
+
+type Handler = (service: ArbeitService, payload: HookPayload, caller: Caller, dir: string) => Promise<string>;
+
+const HANDLERS: Record<HookName, Handler> = {
+  "session-start": async (service, _payload, caller) => {
+    const additionalContext = await sessionStartContext(service, caller);
+    return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext } })}\n`;
+  },
+  "post-tool-use": async (service, payload, caller, dir) => {
+    const touch = touchFromPostToolUse(payload, dir);
+    if (touch && caller.session) await service.trackFile(touch, caller);
+    return "";
+  },
+  // PreCompact: plain stdout is appended to the compaction instructions.
+  "pre-compact": async (service, _payload, caller) => {
+    if (!caller.session) return "";
+    const text = await activeBriefingText(service, caller.session);
+    return text ? `Preserve this task briefing in the summary.\n${text}\n` : "";
+  },
+};
+
+export async function runClaudeHook(
+  name: HookName,
+  input: string,
+  settings: HookSettings,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): Promise<HookOutcome> {
+  let service: ArbeitService | undefined;
+  try {
+    const payload = parsePayload(input);
+    const dir = projectDirOf(payload, env, cwd);
+    const where = { cwd: dir, db: settings.db };
+    if (!locate(where)) return { stdout: "", stderr: "" };
+    service = await openProject(where);
+    const caller: Caller = {
+      session: payload.session_id ?? null,
+      agent: settings.agent ?? CLAUDE_AGENT,
+      ...(settings.list ? { list_id: settings.list } : {}),
+    };
+    return { stdout: await HANDLERS[name](service, payload, caller, dir), stderr: "" };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { stdout: "", stderr: `arbeit: ${name} hook skipped: ${message}\n` };
+  } finally {
+    await service?.close().catch(() => undefined);
+  }
+}

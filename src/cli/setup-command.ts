@@ -1,0 +1,81 @@
+import { setupClaude } from "../setup/claude.js";
+import { SetupError } from "../setup/json-file.js";
+import { setupOpencode } from "../setup/opencode.js";
+import { projectDir, type SetupReport } from "../setup/report.js";
+import type { GlobalOptions } from "./global-options.js";
+import { wantsJson } from "./output.js";
+import { UsageError } from "./usage-error.js";
+
+const USAGE = `Usage: arbeit setup claude [--command <cmd>] [--dir <path>]
+       arbeit setup opencode [--npm] [--force] [--dir <path>]
+
+claude    adds Arbeit's hooks to .claude/settings.json and its MCP server to .mcp.json
+          (--command: how hooks run arbeit; default "npx arbeit")
+opencode  writes .opencode/plugin/arbeit.js, which loads the installed arbeit package
+          (--npm: list the "arbeit" npm plugin in opencode.json instead; --force: replace a
+          plugin file that differs)
+Existing files are merged, never overwritten: every key, hook and server is kept, and running
+setup twice changes nothing. A file that is not valid JSON is refused and left untouched. The
+Arbeit database is created in the project if there is none. --dir defaults to the project root.
+`;
+
+interface SetupFlags {
+  target: "claude" | "opencode";
+  dir?: string;
+  command?: string;
+  npm: boolean;
+  force: boolean;
+}
+
+function parse(argv: string[]): SetupFlags {
+  const [target, ...rest] = argv;
+  if (target !== "claude" && target !== "opencode") {
+    throw new UsageError(target ? `Unknown setup target ${JSON.stringify(target)}.` : "Name what to set up.", USAGE);
+  }
+  const flags: SetupFlags = { target, npm: false, force: false };
+  for (let i = 0; i < rest.length; i++) {
+    const token = rest[i]!;
+    const [flag, inline] = token.startsWith("--") && token.includes("=") ? token.split(/=(.*)/s) : [token, undefined];
+    const value = () => {
+      const next = inline ?? rest[++i];
+      if (next === undefined || next === "") throw new UsageError(`${flag} needs a value.`, USAGE);
+      return next;
+    };
+    if (flag === "--dir") flags.dir = value();
+    else if (flag === "--command" && target === "claude") flags.command = value();
+    else if (flag === "--npm" && target === "opencode") flags.npm = true;
+    else if (flag === "--force" && target === "opencode") flags.force = true;
+    else throw new UsageError(`Unknown option ${JSON.stringify(token)} for setup ${target}.`, USAGE);
+  }
+  return flags;
+}
+
+function printText(report: SetupReport): void {
+  const lines = report.files.map(
+    (file) => `${file.action.padEnd(9)} ${file.path}${file.detail ? `  (${file.detail})` : ""}`,
+  );
+  process.stdout.write(`Arbeit setup for ${report.target} in ${report.dir}\n${lines.join("\n")}\n`);
+  for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
+}
+
+export async function run(argv: string[], options: GlobalOptions): Promise<number> {
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const flags = parse(argv);
+  const dir = projectDir(process.cwd(), flags.dir);
+  try {
+    const report =
+      flags.target === "claude"
+        ? await setupClaude({ dir, command: flags.command })
+        : await setupOpencode({ dir, npm: flags.npm, force: flags.force });
+    if (wantsJson(options.json)) process.stdout.write(`${JSON.stringify({ success: true, data: report })}\n`);
+    else printText(report);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof SetupError)) throw error;
+    process.stderr.write(`arbeit: setup ${flags.target} refused: ${error.message}\n`);
+    return 1;
+  }
+}

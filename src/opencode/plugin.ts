@@ -1,0 +1,119 @@
+import type { Hooks, PluginInput, PluginOptions } from "@opencode-ai/plugin";
+import type { Caller } from "../service/caller.js";
+import { activeBriefingText } from "./briefing-text.js";
+import { type FileTouch, touchesFromToolCall, touchFromFileEdited } from "./file-touches.js";
+import { ProjectHandle } from "./project-handle.js";
+import { SessionActivity, SessionTree } from "./sessions.js";
+import { opencodeTools } from "./tools.js";
+
+/** Options from opencode.json: `"plugin": [["arbeit", {"list": "frontend"}]]`. */
+export interface ArbeitPluginOptions {
+  /** Task list to scope reads and creates to (like --list / ARBEIT_LIST). */
+  list?: string;
+  /** A database file instead of the project's .arbeit/arbeit.db (like --db / ARBEIT_DB). */
+  db?: string;
+}
+
+function readOptions(options: PluginOptions | undefined, env: NodeJS.ProcessEnv): ArbeitPluginOptions {
+  const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+  return {
+    list: text(options?.list) ?? text(env.ARBEIT_LIST),
+    db: text(options?.db) ?? text(env.ARBEIT_DB),
+  };
+}
+
+type HookInput = Pick<PluginInput, "directory"> & Partial<Pick<PluginInput, "client">>;
+
+/**
+ * The Arbeit plugin's hooks for one OpenCode project instance: the catalogue's tools, file
+ * tracking from the built-in file tools and `file.edited`, subagent sessions mapped to their
+ * parent, and the active task's briefing kept across compaction. No hook ever throws into
+ * OpenCode: Arbeit trouble is logged and the user's session carries on.
+ */
+export async function createArbeitHooks(
+  input: HookInput,
+  options?: PluginOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Hooks> {
+  const settings = readOptions(options, env);
+  const directory = input.directory;
+  const project = new ProjectHandle({ cwd: directory, db: settings.db });
+  const tree = new SessionTree();
+  const activity = new SessionActivity();
+
+  const callerOf = (session: string, agent: string | null): Caller => ({
+    session: tree.root(session),
+    agent,
+    ...(settings.list ? { list_id: settings.list } : {}),
+  });
+
+  const report = async (what: string, error: unknown) => {
+    const message = `arbeit: ${what} failed: ${error instanceof Error ? error.message : String(error)}`;
+    try {
+      await input.client?.app.log({ body: { service: "arbeit", level: "warn", message } });
+    } catch {
+      // Logging is best effort; a broken log must not break the session either.
+    }
+  };
+
+  const track = async (touches: FileTouch[], session: string) => {
+    if (touches.length === 0) return;
+    const service = await project.serviceIfInitialized();
+    if (!service) return;
+    const caller = callerOf(session, tree.agentOf(session));
+    for (const touch of touches) await service.trackFile(touch, caller);
+  };
+
+  const tools = opencodeTools(project, (context) => {
+    tree.agentIs(context.sessionID, context.agent);
+    return callerOf(context.sessionID, context.agent || null);
+  });
+
+  return {
+    tool: tools as unknown as Hooks["tool"],
+
+    "chat.message": async (hook) => {
+      tree.agentIs(hook.sessionID, hook.agent);
+    },
+
+    "tool.execute.before": async (hook) => {
+      activity.started(hook.callID, hook.sessionID);
+    },
+
+    "tool.execute.after": async (hook, output) => {
+      activity.finished(hook.callID);
+      try {
+        await track(touchesFromToolCall(hook.tool, hook.args, output?.metadata, directory), hook.sessionID);
+      } catch (error) {
+        await report(`tracking ${hook.tool}`, error);
+      }
+    },
+
+    event: async ({ event }) => {
+      try {
+        if (event.type === "session.created") tree.created(event.properties.info.id, event.properties.info.parentID);
+        else if (event.type === "session.deleted") tree.deleted(event.properties.info.id);
+        else if (event.type === "session.idle") activity.idle(event.properties.sessionID);
+        else if (event.type === "file.edited") {
+          const session = activity.likelySession();
+          const touch = touchFromFileEdited(event.properties, directory);
+          if (session && touch) await track([touch], session);
+        }
+      } catch (error) {
+        await report(`handling ${event.type}`, error);
+      }
+    },
+
+    "experimental.session.compacting": async (hook, output) => {
+      try {
+        const service = await project.serviceIfInitialized();
+        const text = service ? await activeBriefingText(service, tree.root(hook.sessionID)) : undefined;
+        if (text) output.context.push(text);
+      } catch (error) {
+        await report("adding the briefing to compaction", error);
+      }
+    },
+
+    dispose: () => project.close(),
+  };
+}

@@ -1,0 +1,42 @@
+import type { ArbeitService } from "../service/arbeit-service.js";
+import { type LocateOptions, locate, openProject } from "../service/project.js";
+
+/**
+ * The project's service for a long-lived host process, opened on first use and kept open. A
+ * failed open (most often NOT_INITIALIZED) is not remembered, so arbeit_init later just works.
+ */
+export class ProjectHandle {
+  readonly #where: LocateOptions;
+  #service: Promise<ArbeitService> | undefined;
+
+  constructor(where: LocateOptions) {
+    this.#where = where;
+  }
+
+  get where(): LocateOptions {
+    return this.#where;
+  }
+
+  service(): Promise<ArbeitService> {
+    if (!this.#service) {
+      const opening = openProject(this.#where);
+      this.#service = opening;
+      opening.catch(() => {
+        if (this.#service === opening) this.#service = undefined;
+      });
+    }
+    return this.#service;
+  }
+
+  /** For hooks: the service, or undefined when Arbeit is not set up for this project. */
+  async serviceIfInitialized(): Promise<ArbeitService | undefined> {
+    if (!this.#service && !locate(this.#where)) return undefined;
+    return this.service();
+  }
+
+  async close(): Promise<void> {
+    const opened = this.#service;
+    this.#service = undefined;
+    if (opened) await (await opened.catch(() => undefined))?.close();
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Which Arbeit session an OpenCode session works for. A subagent (the `task` tool) runs in a child
+ * session whose `session.created` event carries `info.parentID`; its reads and writes belong to
+ * the task its parent is working on, so every child maps to the root of its chain.
+ */
+export class SessionTree {
+  readonly #parents = new Map<string, string>();
+  readonly #agents = new Map<string, string>();
+
+  created(id: string, parentID: string | undefined): void {
+    if (parentID && parentID !== id) this.#parents.set(id, parentID);
+  }
+
+  deleted(id: string): void {
+    this.#parents.delete(id);
+    this.#agents.delete(id);
+  }
+
+  /** The agent a session runs as (from chat messages and tool calls), for events the hooks record. */
+  agentIs(id: string, agent: string | undefined): void {
+    if (agent) this.#agents.set(id, agent);
+  }
+
+  agentOf(id: string): string | null {
+    return this.#agents.get(id) ?? null;
+  }
+
+  root(id: string): string {
+    const seen = new Set<string>([id]);
+    let current = id;
+    for (let parent = this.#parents.get(current); parent !== undefined; parent = this.#parents.get(current)) {
+      if (seen.has(parent)) break;
+      seen.add(parent);
+      current = parent;
+    }
+    return current;
+  }
+}
+
+/**
+ * Which session a `file.edited` event (which names no session) most likely came from: the only
+ * session with a tool call running, else the last session that ran one. Two sessions running
+ * tools at once make it ambiguous, and then nothing is guessed.
+ */
+export class SessionActivity {
+  readonly #running = new Map<string, string>();
+  #last: string | undefined;
+
+  started(callID: string, session: string): void {
+    this.#running.set(callID, session);
+    this.#last = session;
+  }
+
+  finished(callID: string): void {
+    this.#running.delete(callID);
+  }
+
+  /** A tool that throws never reaches tool.execute.after; an idle session has nothing running. */
+  idle(session: string): void {
+    for (const [callID, owner] of this.#running) if (owner === session) this.#running.delete(callID);
+  }
+
+  likelySession(): string | undefined {
+    const sessions = new Set(this.#running.values());
+    if (sessions.size > 1) return undefined;
+    const [only] = sessions;
+    return only ?? this.#last;
+  }
+}

@@ -1,0 +1,46 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+
+/** A configuration file setup refuses to touch (not JSON, or not shaped as documented). */
+export class SetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SetupError";
+  }
+}
+
+export type JsonObject = Record<string, unknown>;
+
+export const isObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+export interface JsonFile {
+  path: string;
+  /** What the file held, or {} when it does not exist yet. */
+  value: JsonObject;
+  existed: boolean;
+}
+
+/** Reads a JSON object file; refuses (SetupError) anything that does not parse as one. */
+export function readJsonObject(path: string): JsonFile {
+  if (!existsSync(path)) return { path, value: {}, existed: false };
+  const text = readFileSync(path, "utf8");
+  if (text.trim() === "") return { path, value: {}, existed: true };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new SetupError(`${path} is not valid JSON (${reason}); fix it or move it aside, then run setup again.`);
+  }
+  if (!isObject(value)) throw new SetupError(`${path} must hold a JSON object; it was left unchanged.`);
+  return { path, value, existed: true };
+}
+
+export type FileAction = "created" | "updated" | "unchanged";
+
+export function writeJson(file: JsonFile, value: JsonObject): FileAction {
+  mkdirSync(dirname(file.path), { recursive: true });
+  writeFileSync(file.path, `${JSON.stringify(value, null, 2)}\n`);
+  return file.existed ? "updated" : "created";
+}

@@ -1,0 +1,86 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { readJsonObject, SetupError, writeJson } from "./json-file.js";
+import { listsArbeitPlugin, mergeOpencodeConfig, pluginFileSource } from "./opencode-config.js";
+import { ensureInitialized, newReport, record, type SetupReport } from "./report.js";
+
+export const PLUGIN_FILE = join(".opencode", "plugin", "arbeit.js");
+const OTHER_PLUGIN_FILES = ["plugin/arbeit.ts", "plugins/arbeit.js", "plugins/arbeit.ts"].map((file) =>
+  join(".opencode", file),
+);
+
+/**
+ * How the local plugin file imports Arbeit: by package name when the project can resolve it (a
+ * project dependency: portable, commit it), else by the absolute path of this installation.
+ */
+export function pluginSpecifier(dir: string): { specifier: string; portable: boolean } {
+  try {
+    createRequire(join(dir, "package.json")).resolve("arbeit/package.json");
+    return { specifier: "arbeit/opencode", portable: true };
+  } catch {
+    const entry = fileURLToPath(new URL("../opencode/server.js", import.meta.url));
+    return { specifier: pathToFileURL(entry).href, portable: false };
+  }
+}
+
+export interface SetupOpencodeOptions {
+  dir: string;
+  /** List the npm package in opencode.json (OpenCode installs it) instead of a local file. */
+  npm?: boolean;
+  /** Replace a local plugin file that differs from the one setup would write. */
+  force?: boolean;
+}
+
+/** `arbeit setup opencode`: the local plugin file, or with --npm the opencode.json entry. */
+export async function setupOpencode(options: SetupOpencodeOptions): Promise<SetupReport> {
+  const report = newReport("opencode", options.dir);
+  const configPath = join(options.dir, "opencode.json");
+  const localFiles = [PLUGIN_FILE, ...OTHER_PLUGIN_FILES].filter((file) => existsSync(join(options.dir, file)));
+
+  if (options.npm) {
+    if (!existsSync(configPath) && existsSync(join(options.dir, "opencode.jsonc"))) {
+      throw new SetupError(
+        `This project configures OpenCode in opencode.jsonc; add "arbeit" to its "plugin" list by hand.`,
+      );
+    }
+    const file = readJsonObject(configPath);
+    const merged = mergeOpencodeConfig(file.value);
+    if (merged.added) record(report, configPath, writeJson(file, merged.value), 'plugin "arbeit"');
+    else record(report, configPath, "unchanged", 'plugin "arbeit" already listed');
+    if (localFiles.length > 0) {
+      report.notes.push(`${localFiles.join(", ")} also loads Arbeit; remove it so the plugin is not loaded twice.`);
+    }
+  } else {
+    writePluginFile(report, options);
+    if (existsSync(configPath) && listsArbeitPlugin(readJsonObject(configPath).value)) {
+      report.notes.push(`opencode.json also lists the "arbeit" npm plugin; remove one so it is not loaded twice.`);
+    }
+  }
+  await ensureInitialized(report);
+  return report;
+}
+
+function writePluginFile(report: SetupReport, options: SetupOpencodeOptions): void {
+  const path = join(options.dir, PLUGIN_FILE);
+  const { specifier, portable } = pluginSpecifier(options.dir);
+  const source = pluginFileSource(specifier);
+  const existing = existsSync(path) ? readFileSync(path, "utf8") : undefined;
+  if (!portable) {
+    report.notes.push(
+      `arbeit is not installed in this project, so ${PLUGIN_FILE} imports it from ${specifier}. ` +
+        "For a setup you can commit, run `npm install --save-dev arbeit` and `arbeit setup opencode --force`.",
+    );
+  }
+  if (existing === source) {
+    record(report, path, "unchanged");
+    return;
+  }
+  if (existing !== undefined && !options.force) {
+    throw new SetupError(`${path} exists with other content; run again with --force to replace it.`);
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, source);
+  record(report, path, existing === undefined ? "created" : "updated", `imports ${specifier}`);
+}

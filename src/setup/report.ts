@@ -1,0 +1,33 @@
+import { relative, resolve } from "node:path";
+import { initProject, locate } from "../service/project.js";
+import type { FileAction } from "./json-file.js";
+
+/** What a setup run did, file by file, for people (text) and scripts (JSON). */
+export interface SetupReport {
+  target: "claude" | "opencode";
+  /** The project directory the files were written in. */
+  dir: string;
+  files: Array<{ path: string; action: FileAction; detail?: string }>;
+  notes: string[];
+}
+
+export function newReport(target: SetupReport["target"], dir: string): SetupReport {
+  return { target, dir, files: [], notes: [] };
+}
+
+export function record(report: SetupReport, path: string, action: FileAction, detail?: string): void {
+  report.files.push({ path: relative(report.dir, path) || path, action, ...(detail ? { detail } : {}) });
+}
+
+/** Where setup writes: --dir, else the Arbeit project around the cwd, else the cwd itself. */
+export function projectDir(cwd: string, dir?: string): string {
+  if (dir) return resolve(cwd, dir);
+  return locate({ cwd })?.root ?? resolve(cwd);
+}
+
+/** Hooks and tools do nothing without a database, so setup creates one where none is found. */
+export async function ensureInitialized(report: SetupReport): Promise<void> {
+  if (locate({ cwd: report.dir })) return;
+  const { path } = await initProject({ cwd: report.dir });
+  record(report, path, "created", "Arbeit database");
+}

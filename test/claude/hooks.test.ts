@@ -1,0 +1,223 @@
+import assert from "node:assert/strict";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { touchFromPostToolUse } from "../../src/claude/hook-payload.js";
+import { type CliResult, runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
+import { trackedFiles } from "../opencode/tracked-files.js";
+
+/** `arbeit hook ...` fed real-shaped Claude Code hook JSON (TESTING.md) through the built CLI. */
+
+const SESSION = "9f2c1e3a-claude-session";
+
+function payload(dir: string, event: string, fields: Record<string, unknown> = {}, session = SESSION): string {
+  return JSON.stringify({
+    session_id: session,
+    transcript_path: join(dir, ".claude-transcript.jsonl"),
+    cwd: dir,
+    hook_event_name: event,
+    ...fields,
+  });
+}
+
+const postToolUse = (dir: string, tool: string, input: Record<string, unknown>, session = SESSION) =>
+  payload(
+    dir,
+    "PostToolUse",
+    { tool_name: tool, tool_input: input, tool_response: { success: true }, tool_use_id: "toolu_01" },
+    session,
+  );
+
+/** Hooks run with the environment Claude Code gives them; the outer test env must not leak in. */
+function hook(name: string, input: string, cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(["hook", name], { cwd, input, env: { CLAUDE_PROJECT_DIR: "", ...env } });
+}
+
+function additionalContext(result: CliResult): string {
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.json.hookSpecificOutput.hookEventName, "SessionStart");
+  return result.json.hookSpecificOutput.additionalContext;
+}
+
+async function arbeit(dir: string, args: string[], session = SESSION): Promise<any> {
+  const result = await runCli(["--session", session, "--agent", "claude-code", ...args], { cwd: dir });
+  assert.equal(result.code, 0, `${args.join(" ")}: ${result.stdout}${result.stderr}`);
+  return result.json.data;
+}
+
+describe("Claude Code hooks", () => {
+  let dir: string;
+  let cleanup: () => void;
+  let taskId: string;
+  let otherId: string;
+
+  before(async () => {
+    ({ dir, cleanup } = tempDir("arbeit-claude-"));
+    mkdirSync(join(dir, "src"));
+    mkdirSync(join(dir, "nb"));
+    writeFileSync(join(dir, "src", "app.ts"), "export {};\n");
+    symlinkSync(join(dir, "src", "app.ts"), join(dir, "link.ts"));
+    await arbeit(dir, ["init"]);
+    taskId = (await arbeit(dir, ["call", "arbeit_task_create", JSON.stringify({ title: "Fix the login bug" })])).task
+      .id;
+    otherId = (await arbeit(dir, ["call", "arbeit_task_create", JSON.stringify({ title: "Write docs", priority: 1 })]))
+      .task.id;
+    await arbeit(dir, ["call", "arbeit_task_start_work", JSON.stringify({ task_id: taskId })]);
+    await arbeit(dir, [
+      "call",
+      "arbeit_context_add",
+      JSON.stringify({ task_id: taskId, type: "decision", content: "Keep the session cookie" }),
+    ]);
+  });
+
+  after(() => cleanup());
+
+  const files = () => trackedFiles(dir, taskId);
+
+  it("post-tool-use records Read/Write/Edit/MultiEdit/NotebookEdit files against the active task", async () => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["Read", { file_path: join(dir, "src", "app.ts") }],
+      ["Write", { file_path: join(dir, "src", "new.ts"), content: "x" }],
+      ["Edit", { file_path: join(dir, "src", "app.ts"), old_string: "a", new_string: "b" }],
+      ["MultiEdit", { file_path: join(dir, "src", "multi.ts"), edits: [] }],
+      ["NotebookEdit", { notebook_path: join(dir, "nb", "a.ipynb"), new_source: "" }],
+      ["Bash", { command: "cat src/app.ts" }],
+      ["Read", { file_path: "/etc/hosts" }],
+      ["Read", { file_path: join(dir, "link.ts") }],
+      ["mcp__arbeit__arbeit_task_get", { task_id: taskId }],
+    ];
+    for (const [tool, input] of calls) {
+      const result = await hook("post-tool-use", postToolUse(dir, tool, input), dir);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, "");
+      assert.equal(result.stderr, "");
+    }
+    assert.deepEqual(await files(), [
+      `nb/a.ipynb write ${SESSION}`,
+      `src/app.ts read ${SESSION}`,
+      `src/app.ts write ${SESSION}`,
+      `src/multi.ts write ${SESSION}`,
+      `src/new.ts write ${SESSION}`,
+    ]);
+  });
+
+  it("post-tool-use records nothing for a session without active work", async () => {
+    const before = await files();
+    await hook("post-tool-use", postToolUse(dir, "Read", { file_path: join(dir, "src", "x.ts") }, "other"), dir);
+    assert.deepEqual(await files(), before);
+  });
+
+  it("finds the project from CLAUDE_PROJECT_DIR, whatever the working directory", async () => {
+    const { dir: elsewhere, cleanup: done } = tempDir();
+    const input = JSON.stringify({
+      session_id: SESSION,
+      cwd: elsewhere,
+      hook_event_name: "PostToolUse",
+      tool_name: "Write",
+      tool_input: { file_path: join(dir, "src", "via-env.ts") },
+    });
+    const result = await hook("post-tool-use", input, elsewhere, { CLAUDE_PROJECT_DIR: dir });
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok((await files()).includes(`src/via-env.ts write ${SESSION}`));
+    done();
+  });
+
+  it("session-start briefs the session on its active task", async () => {
+    const text = additionalContext(
+      await hook("session-start", payload(dir, "SessionStart", { source: "resume" }), dir),
+    );
+    assert.match(text, new RegExp(`^Arbeit: this session is working on: ${taskId} "Fix the login bug" \\(in_progress`));
+    assert.match(text, /- \[decision\] Keep the session cookie/);
+    assert.match(text, /src\/app\.ts \(read\+write\)/);
+  });
+
+  it("pre-compact prints the active task's briefing as plain text", async () => {
+    const result = await hook(
+      "pre-compact",
+      payload(dir, "PreCompact", { trigger: "auto", custom_instructions: "" }),
+      dir,
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.json, undefined);
+    assert.match(result.stdout, new RegExp(`this session is working on: ${taskId}`));
+    assert.match(result.stdout, /Keep the session cookie/);
+    const none = await hook("pre-compact", payload(dir, "PreCompact", { trigger: "manual" }, "other"), dir);
+    assert.equal(none.code, 0);
+    assert.equal(none.stdout, "");
+  });
+
+  it("session-start for a new session lists the work in progress and the ready work", async () => {
+    const text = additionalContext(
+      await hook("session-start", payload(dir, "SessionStart", { source: "clear" }, "new-session"), dir),
+    );
+    assert.match(text, /In progress \(resume with arbeit_task_start_work\):\n- .*Fix the login bug/);
+    assert.match(text, new RegExp(`Ready to start:\\n- ${otherId} "Write docs" \\(priority 1\\)`));
+  });
+
+  it("session-start after stop-work briefs the session on the task it last worked on", async () => {
+    await arbeit(dir, ["call", "arbeit_task_stop_work", JSON.stringify({ task_id: taskId })]);
+    const text = additionalContext(
+      await hook("session-start", payload(dir, "SessionStart", { source: "startup" }), dir),
+    );
+    assert.match(text, new RegExp(`^Arbeit: this session last worked on: ${taskId}`));
+    assert.match(text, new RegExp(`arbeit_task_start_work \\{"task_id": "${taskId}"\\}`));
+  });
+
+  it("never fails the session: bad input is a note on stderr with exit 0", async () => {
+    for (const name of ["session-start", "post-tool-use", "pre-compact"]) {
+      const result = await hook(name, "{not json", dir);
+      assert.equal(result.code, 0, name);
+      assert.equal(result.stdout, "");
+      assert.match(result.stderr, new RegExp(`arbeit: ${name} hook skipped: the hook input on stdin is not JSON`));
+    }
+  });
+
+  it("an unknown hook name exits 1 (not 2, which Claude Code reads as 'block')", async () => {
+    const result = await hook("pre-tool-use", "{}", dir);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /unknown hook/);
+  });
+});
+
+describe("Claude Code hooks in a project without Arbeit", () => {
+  it("print nothing and exit 0", async () => {
+    const { dir, cleanup } = tempDir();
+    for (const name of ["session-start", "post-tool-use", "pre-compact"]) {
+      const input =
+        name === "post-tool-use"
+          ? postToolUse(dir, "Read", { file_path: join(dir, "a.ts") })
+          : payload(dir, name === "session-start" ? "SessionStart" : "PreCompact", { source: "startup" });
+      const result = await hook(name, input, dir);
+      assert.deepEqual([result.code, result.stdout, result.stderr], [0, "", ""], name);
+    }
+    cleanup();
+  });
+});
+
+describe("PostToolUse payloads to file touches", () => {
+  const cases: Array<[string, Record<string, unknown>, unknown]> = [
+    ["Read", { tool_name: "Read", tool_input: { file_path: "/p/a.ts" } }, { path: "/p/a.ts", operation: "read" }],
+    ["Write", { tool_name: "Write", tool_input: { file_path: "/p/a.ts" } }, { path: "/p/a.ts", operation: "write" }],
+    [
+      "relative to cwd",
+      { tool_name: "Edit", cwd: "/p", tool_input: { file_path: "a.ts" } },
+      { path: "/p/a.ts", operation: "write" },
+    ],
+    [
+      "NotebookEdit",
+      { tool_name: "NotebookEdit", tool_input: { notebook_path: "/p/n.ipynb" } },
+      { path: "/p/n.ipynb", operation: "write" },
+    ],
+    [
+      "NotebookEdit without notebook_path",
+      { tool_name: "NotebookEdit", tool_input: { file_path: "/p/n.ipynb" } },
+      undefined,
+    ],
+    ["Glob", { tool_name: "Glob", tool_input: { pattern: "*.ts" } }, undefined],
+    ["no tool_input", { tool_name: "Read" }, undefined],
+  ];
+  for (const [label, fields, expected] of cases) {
+    it(label, () => assert.deepEqual(touchFromPostToolUse(fields, "/base"), expected));
+  }
+});

@@ -1,0 +1,235 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { type CliResult, runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
+
+/** `arbeit setup claude | opencode` against real project folders, through the built CLI. */
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+
+function setup(dir: string, ...args: string[]): Promise<CliResult> {
+  return runCli(["setup", ...args, "--json"], { cwd: dir });
+}
+
+const read = (path: string) => readFileSync(path, "utf8");
+const readJson = (path: string) => JSON.parse(read(path));
+
+function writeJson(path: string, value: unknown): void {
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+function project(): { dir: string; cleanup(): void } {
+  return tempDir("arbeit-setup-");
+}
+
+describe("arbeit setup claude", () => {
+  it("creates settings with the three hooks, .mcp.json with the server, and the database", async () => {
+    const { dir, cleanup } = project();
+    const result = await setup(dir, "claude");
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(
+      result.json.data.files.map((f: any) => [f.path, f.action]),
+      [
+        [".claude/settings.json", "created"],
+        [".mcp.json", "created"],
+        [".arbeit/arbeit.db", "created"],
+      ],
+    );
+    const { hooks } = readJson(join(dir, ".claude", "settings.json"));
+    assert.deepEqual(hooks.SessionStart, [
+      {
+        matcher: "startup|resume|clear|compact",
+        hooks: [{ type: "command", command: "npx arbeit hook session-start", timeout: 10 }],
+      },
+    ]);
+    assert.equal(hooks.PostToolUse[0].matcher, "Read|Write|Edit|MultiEdit|NotebookEdit");
+    assert.equal(hooks.PostToolUse[0].hooks[0].command, "npx arbeit hook post-tool-use");
+    assert.equal(hooks.PreCompact[0].hooks[0].command, "npx arbeit hook pre-compact");
+    assert.deepEqual(readJson(join(dir, ".mcp.json")), {
+      mcpServers: { arbeit: { command: "npx", args: ["arbeit", "mcp"] } },
+    });
+    assert.ok(existsSync(join(dir, ".arbeit", "arbeit.db")));
+    cleanup();
+  });
+
+  it("merges into existing files, keeping every key, hook and server, and is idempotent", async () => {
+    const { dir, cleanup } = project();
+    const settingsPath = join(dir, ".claude", "settings.json");
+    const mcpPath = join(dir, ".mcp.json");
+    const prettier = { matcher: "Write|Edit", hooks: [{ type: "command", command: "npx prettier --write" }] };
+    const greet = { hooks: [{ type: "command", command: "echo hello" }] };
+    const settings = {
+      permissions: { allow: ["Bash(npm test)"] },
+      env: { FOO: "1" },
+      hooks: { PostToolUse: [prettier], SessionStart: [greet], Stop: [greet] },
+    };
+    writeJson(settingsPath, settings);
+    const mcp = { mcpServers: { github: { command: "gh-mcp", args: [], env: { TOKEN: "x" } } }, other: true };
+    writeJson(mcpPath, mcp);
+
+    const first = await setup(dir, "claude");
+    assert.equal(first.code, 0, first.stderr);
+    const merged = readJson(settingsPath);
+    assert.deepEqual(merged.permissions, settings.permissions);
+    assert.deepEqual(merged.env, settings.env);
+    assert.deepEqual(merged.hooks.Stop, [greet]);
+    assert.deepEqual(merged.hooks.PostToolUse[0], prettier);
+    assert.equal(merged.hooks.PostToolUse[1].hooks[0].command, "npx arbeit hook post-tool-use");
+    assert.deepEqual(merged.hooks.SessionStart[0], greet);
+    assert.equal(merged.hooks.SessionStart[1].hooks[0].command, "npx arbeit hook session-start");
+    assert.equal(merged.hooks.PreCompact.length, 1);
+    const mergedMcp = readJson(mcpPath);
+    assert.deepEqual(mergedMcp.mcpServers.github, mcp.mcpServers.github);
+    assert.equal(mergedMcp.other, true);
+    assert.deepEqual(mergedMcp.mcpServers.arbeit, { command: "npx", args: ["arbeit", "mcp"] });
+
+    const settingsText = read(settingsPath);
+    const mcpText = read(mcpPath);
+    const second = await setup(dir, "claude");
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(
+      second.json.data.files.map((f: any) => f.action),
+      ["unchanged", "unchanged"],
+    );
+    assert.equal(read(settingsPath), settingsText);
+    assert.equal(read(mcpPath), mcpText);
+    cleanup();
+  });
+
+  it("recognises Arbeit hooks and server configured another way and adds no second copy", async () => {
+    const { dir, cleanup } = project();
+    const settingsPath = join(dir, ".claude", "settings.json");
+    writeJson(settingsPath, {
+      hooks: { PostToolUse: [{ matcher: "Edit", hooks: [{ type: "command", command: "arbeit hook post-tool-use" }] }] },
+    });
+    writeJson(join(dir, ".mcp.json"), { mcpServers: { arbeit: { command: "arbeit", args: ["mcp"] } } });
+    const result = await setup(dir, "claude", "--command", "arbeit");
+    assert.equal(result.code, 0, result.stderr);
+    const { hooks } = readJson(settingsPath);
+    assert.equal(hooks.PostToolUse.length, 1);
+    assert.equal(hooks.SessionStart[0].hooks[0].command, "arbeit hook session-start");
+    assert.deepEqual(readJson(join(dir, ".mcp.json")).mcpServers.arbeit, { command: "arbeit", args: ["mcp"] });
+    cleanup();
+  });
+
+  it("refuses a settings file that is not valid JSON, touching no file", async () => {
+    const { dir, cleanup } = project();
+    const settingsPath = join(dir, ".claude", "settings.json");
+    mkdirSync(join(dir, ".claude"));
+    writeFileSync(settingsPath, '{ "hooks": { // a comment\n} }\n');
+    const result = await setup(dir, "claude");
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /settings\.json is not valid JSON/);
+    assert.equal(read(settingsPath), '{ "hooks": { // a comment\n} }\n');
+    assert.equal(existsSync(join(dir, ".mcp.json")), false);
+    assert.equal(existsSync(join(dir, ".arbeit")), false);
+    cleanup();
+  });
+
+  it("refuses an invalid .mcp.json and settings whose hooks are not shaped as documented", async () => {
+    const { dir, cleanup } = project();
+    writeFileSync(join(dir, ".mcp.json"), "[1, 2");
+    const bad = await setup(dir, "claude");
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /\.mcp\.json is not valid JSON/);
+    assert.equal(existsSync(join(dir, ".claude", "settings.json")), false);
+
+    writeFileSync(join(dir, ".mcp.json"), "{}");
+    writeJson(join(dir, ".claude", "settings.json"), { hooks: { PostToolUse: { matcher: "Edit" } } });
+    const shape = await setup(dir, "claude");
+    assert.equal(shape.code, 1);
+    assert.match(shape.stderr, /"hooks\.PostToolUse" in \.claude\/settings\.json must be an array/);
+    assert.equal(read(join(dir, ".mcp.json")), "{}");
+    cleanup();
+  });
+});
+
+describe("arbeit setup opencode", () => {
+  const pluginPath = (dir: string) => join(dir, ".opencode", "plugin", "arbeit.js");
+
+  it("writes a plugin file importing arbeit/opencode when the project has arbeit installed", async () => {
+    const { dir, cleanup } = project();
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(REPO, join(dir, "node_modules", "arbeit"), "dir");
+    const result = await setup(dir, "opencode");
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(result.json.data.notes, []);
+    assert.match(read(pluginPath(dir)), /^export \{ default \} from "arbeit\/opencode";$/m);
+    const again = await setup(dir, "opencode");
+    assert.equal(again.json.data.files[0].action, "unchanged");
+    cleanup();
+  });
+
+  it("imports this installation by path when the project cannot resolve arbeit, and says so", async () => {
+    const { dir, cleanup } = project();
+    const result = await setup(dir, "opencode");
+    assert.equal(result.code, 0, result.stderr);
+    const source = read(pluginPath(dir));
+    const specifier = /from "(.*)";/.exec(source)![1]!;
+    assert.equal(fileURLToPath(specifier), join(REPO, "dist", "opencode", "server.js"));
+    assert.match(result.json.data.notes[0], /not installed in this project/);
+    cleanup();
+  });
+
+  it("refuses to replace a plugin file that differs, unless --force", async () => {
+    const { dir, cleanup } = project();
+    mkdirSync(join(dir, ".opencode", "plugin"), { recursive: true });
+    writeFileSync(pluginPath(dir), "export default { id: 'mine', server: async () => ({}) };\n");
+    const refused = await setup(dir, "opencode");
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /exists with other content; run again with --force/);
+    assert.match(read(pluginPath(dir)), /mine/);
+    const forced = await setup(dir, "opencode", "--force");
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.equal(forced.json.data.files[0].action, "updated");
+    assert.match(read(pluginPath(dir)), /export \{ default \} from/);
+    cleanup();
+  });
+
+  it("--npm lists the package in opencode.json, keeping everything else, once", async () => {
+    const { dir, cleanup } = project();
+    const configPath = join(dir, "opencode.json");
+    const config = { $schema: "https://opencode.ai/config.json", model: "x/y", plugin: ["other-plugin"], mcp: {} };
+    writeJson(configPath, config);
+    const first = await setup(dir, "opencode", "--npm");
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(readJson(configPath), { ...config, plugin: ["other-plugin", "arbeit"] });
+    assert.equal(existsSync(pluginPath(dir)), false);
+    const text = read(configPath);
+    const second = await setup(dir, "opencode", "--npm");
+    assert.equal(second.json.data.files[0].action, "unchanged");
+    assert.equal(read(configPath), text);
+
+    writeJson(configPath, { plugin: [["arbeit@0.1.0", { list: "web" }]] });
+    const pinned = await setup(dir, "opencode", "--npm");
+    assert.equal(pinned.json.data.files[0].action, "unchanged");
+    cleanup();
+  });
+
+  it("--npm creates opencode.json when there is none and refuses one that is not JSON", async () => {
+    const { dir, cleanup } = project();
+    const created = await setup(dir, "opencode", "--npm");
+    assert.equal(created.code, 0, created.stderr);
+    assert.deepEqual(readJson(join(dir, "opencode.json")), {
+      $schema: "https://opencode.ai/config.json",
+      plugin: ["arbeit"],
+    });
+    writeFileSync(join(dir, "opencode.json"), "{ plugin: [] }");
+    const refused = await setup(dir, "opencode", "--npm");
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /opencode\.json is not valid JSON/);
+    assert.equal(read(join(dir, "opencode.json")), "{ plugin: [] }");
+    cleanup();
+  });
+
+  it("usage errors exit 2", async () => {
+    const { dir, cleanup } = project();
+    assert.equal((await setup(dir, "vscode")).code, 2);
+    assert.equal((await setup(dir, "opencode", "--command", "x")).code, 2);
+    cleanup();
+  });
+});
