@@ -153,18 +153,38 @@ const CHECKS: Check[] = [
 
 export const CHECK_NAMES = CHECKS.map((check) => check.name);
 
+/** A check that cannot even run (a corrupt page under its query) is itself a finding. */
+function findSafely(check: Check, driver: SqlDriver, now: string): Finding[] {
+  try {
+    return check.find(driver, now);
+  } catch (error) {
+    return [{ message: `the check could not run: ${error instanceof Error ? error.message : String(error)}` }];
+  }
+}
+
 async function inspect(store: SqliteTaskStore, now: string): Promise<CheckResult[]> {
-  return store.read(async () =>
-    CHECKS.map((check) => {
-      const findings = check.find(store.driver, now);
-      return {
-        name: check.name,
-        ok: findings.length === 0,
-        findings: findings.slice(0, MAX_FINDINGS),
-        total: findings.length,
-      };
-    }),
-  );
+  const results: CheckResult[] = [];
+  try {
+    await store.read(async () => {
+      for (const check of CHECKS) {
+        const findings = findSafely(check, store.driver, now);
+        results.push({
+          name: check.name,
+          ok: findings.length === 0,
+          findings: findings.slice(0, MAX_FINDINGS),
+          total: findings.length,
+        });
+      }
+    });
+  } catch (error) {
+    // On a corrupt file SQLite abandons the read transaction, and ending it fails with the same
+    // error: what the checks found stands; a failure before any check ran is itself a finding.
+    if (results.length < CHECKS.length) {
+      const message = `the database could not be read: ${error instanceof Error ? error.message : String(error)}`;
+      return CHECKS.map((check, i) => results[i] ?? { name: check.name, ok: false, findings: [{ message }], total: 1 });
+    }
+  }
+  return results;
 }
 
 export async function runDoctor(store: SqliteTaskStore, options: DoctorOptions = {}): Promise<DoctorReport> {
