@@ -57,8 +57,13 @@ if (only.length === 0) {
 }
 
 const files = only.length > 0 ? only : testFiles(join(root, "test"));
+// Under Bun too: the store and the rules (the OpenCode plugin runs them inside Bun) and the
+// plugin's own unit tests; not the tests that drive other processes.
 const bunFiles = files.filter(
-  (file) => /^test\/(store|service|domain|multi-agent)\//.test(file) && !file.endsWith(".process.test.ts"),
+  (file) =>
+    /^test\/(store|service|domain|multi-agent|opencode)\//.test(file) &&
+    !file.endsWith(".process.test.ts") &&
+    !file.endsWith("opencode-run.test.ts"),
 );
 
 process.stdout.write("\n== tests under Node\n");

@@ -40,3 +40,6 @@ CREATE INDEX idx_memory_expiry ON memory (expires_at) WHERE expires_at IS NOT NU
 
 -- Graph analysis reads every live blocks edge; this makes that a covering index scan.
 CREATE INDEX idx_relationships_type ON relationships (type, from_task_id, to_task_id) WHERE removed_at IS NULL;
+
+-- A session's work history, newest first: what a new conversation in that session resumes.
+CREATE INDEX idx_active_work_history ON active_work (session_id, started_at);

@@ -1,8 +1,7 @@
 import type { TaskSummary } from "../domain/types.js";
-import { activeBriefingText, briefingText, KEEP_CURRENT } from "../opencode/briefing-text.js";
+import { activeBriefingText, briefingText, KEEP_CURRENT } from "../service/briefing-text.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
-import { lastWorkedTaskId } from "./recent-work.js";
 
 const READY_SHOWN = 5;
 const IN_PROGRESS_SHOWN = 3;
@@ -34,8 +33,8 @@ export async function sessionStartContext(service: ArbeitService, caller: Caller
   if (session) {
     const active = await activeBriefingText(service, session);
     if (active) return active;
-    const last = await lastWorkedTaskId(service, session);
-    const task = last ? await service.store.read((tx) => tx.getTask(last)) : undefined;
+    const last = await service.sessionTask(session);
+    const task = last ? await service.store.read((tx) => tx.getTask(last.task_id)) : undefined;
     if (task && (task.status === "open" || task.status === "in_progress")) {
       const text = await briefingText(service, task.id, "Arbeit: this session last worked on");
       return `${text}\nResume it with arbeit_task_start_work {"task_id": "${task.id}"}. ${KEEP_CURRENT}`;

@@ -82,6 +82,16 @@ export class ArbeitService {
     return memory(this.#deps, input, caller);
   }
 
+  /** The task a session is working on, else the one it last worked on (for host briefings). */
+  async sessionTask(session: string): Promise<{ task_id: string; active: boolean } | undefined> {
+    return this.store.read(async (tx) => {
+      const active = await tx.activeWork(session);
+      if (active && (await tx.getTask(active.task_id))) return { task_id: active.task_id, active: true };
+      const last = await tx.lastWorkedTask(session);
+      return last ? { task_id: last, active: false } : undefined;
+    });
+  }
+
   close(): Promise<void> {
     return this.store.close();
   }

@@ -155,6 +155,8 @@ export interface StoreTx {
   activeWork(sessionId: string): Promise<ActiveWork | undefined>;
   startActiveWork(work: ActiveWork): Promise<void>;
   stopActiveWork(sessionId: string, at: string): Promise<void>;
+  /** The live task the session most recently started work on, whether or not it still is. */
+  lastWorkedTask(sessionId: string): Promise<string | undefined>;
   /** Inserts the association unless the same task, path, operation and session is recorded. */
   insertFileAssociation(file: Omit<FileAssociation, "id">): Promise<string | undefined>;
   filesOf(taskId: string): Promise<FileAssociation[]>;

@@ -283,10 +283,10 @@ export class SqliteTx {
          SELECT from_task_id, 1 FROM relationships
            WHERE to_task_id = ? AND type = 'parent_of' AND removed_at IS NULL
          UNION ALL
-         SELECT r.from_task_id, up.distance + 1 FROM relationships r JOIN up ON r.to_task_id = up.id
+         SELECT r.from_task_id, up.distance + 1 FROM up CROSS JOIN relationships r ON r.to_task_id = up.id
            WHERE r.type = 'parent_of' AND r.removed_at IS NULL AND up.distance < ${MAX_TREE_DEPTH}
        )
-       SELECT ${TASK_COLUMNS} FROM up JOIN tasks t ON t.id = up.id WHERE t.deleted_at IS NULL
+       SELECT ${TASK_COLUMNS} FROM up CROSS JOIN tasks t ON t.id = up.id WHERE t.deleted_at IS NULL
        ORDER BY up.distance`,
       id,
     ).map(toTask);
@@ -298,10 +298,10 @@ export class SqliteTx {
          SELECT to_task_id, 1 FROM relationships
            WHERE from_task_id = ? AND type = 'parent_of' AND removed_at IS NULL
          UNION ALL
-         SELECT r.to_task_id, down.depth + 1 FROM relationships r JOIN down ON r.from_task_id = down.id
+         SELECT r.to_task_id, down.depth + 1 FROM down CROSS JOIN relationships r ON r.from_task_id = down.id
            WHERE r.type = 'parent_of' AND r.removed_at IS NULL AND down.depth < ${MAX_TREE_DEPTH}
        )
-       SELECT ${TASK_COLUMNS}, down.depth AS depth FROM down JOIN tasks t ON t.id = down.id
+       SELECT ${TASK_COLUMNS}, down.depth AS depth FROM down CROSS JOIN tasks t ON t.id = down.id
        WHERE t.deleted_at IS NULL ORDER BY down.depth, ${TASK_ORDER} LIMIT ?`,
       id,
       limit,
@@ -313,7 +313,7 @@ export class SqliteTx {
       `WITH RECURSIVE up(id, distance) AS (
          SELECT ?, 0
          UNION ALL
-         SELECT r.from_task_id, up.distance + 1 FROM relationships r JOIN up ON r.to_task_id = up.id
+         SELECT r.from_task_id, up.distance + 1 FROM up CROSS JOIN relationships r ON r.to_task_id = up.id
            WHERE r.type = 'parent_of' AND r.removed_at IS NULL AND up.distance < ${MAX_TREE_DEPTH}
        )
        SELECT MAX(distance) AS distance FROM up`,
@@ -327,8 +327,8 @@ export class SqliteTx {
       `WITH RECURSIVE down(id, depth) AS (
          SELECT ?, 0
          UNION ALL
-         SELECT r.to_task_id, down.depth + 1 FROM relationships r JOIN down ON r.from_task_id = down.id
-           JOIN tasks c ON c.id = r.to_task_id
+         SELECT r.to_task_id, down.depth + 1 FROM down CROSS JOIN relationships r ON r.from_task_id = down.id
+           CROSS JOIN tasks c ON c.id = r.to_task_id
            WHERE r.type = 'parent_of' AND r.removed_at IS NULL AND c.deleted_at IS NULL
              AND down.depth < ${MAX_TREE_DEPTH}
        )
@@ -359,12 +359,15 @@ export class SqliteTx {
   async reaches(from: string, target: string, type: "blocks" | "parent_of"): Promise<boolean> {
     // UNION (not UNION ALL) keeps each task once, so an existing cycle cannot loop forever.
     // Deleted tasks are out of the graph: a path through one is no path.
+    // CROSS JOIN (here and in the other walks) keeps the walk's frontier as the outer loop. The
+    // planner has no statistics and otherwise prefers idx_relationships_type (type=?), reading
+    // every edge of the type at each step: seconds on a 5,000-long chain (bench/plans.ts).
     const row = this.#get(
       `WITH RECURSIVE reach(id) AS (
          SELECT ?
          UNION
-         SELECT r.to_task_id FROM relationships r JOIN reach ON r.from_task_id = reach.id
-           JOIN tasks n ON n.id = r.to_task_id
+         SELECT r.to_task_id FROM reach CROSS JOIN relationships r ON r.from_task_id = reach.id
+           CROSS JOIN tasks n ON n.id = r.to_task_id
            WHERE r.type = ? AND r.removed_at IS NULL AND n.deleted_at IS NULL
        )
        SELECT 1 AS found FROM reach WHERE id = ? LIMIT 1`,
@@ -553,6 +556,15 @@ export class SqliteTx {
 
   async stopActiveWork(sessionId: string, at: string): Promise<void> {
     this.#stmt("UPDATE active_work SET stopped_at = ? WHERE session_id = ? AND stopped_at IS NULL").run(at, sessionId);
+  }
+
+  async lastWorkedTask(sessionId: string): Promise<string | undefined> {
+    const row = this.#get(
+      `SELECT w.task_id FROM active_work w JOIN tasks t ON t.id = w.task_id
+       WHERE w.session_id = ? AND t.deleted_at IS NULL ORDER BY w.started_at DESC, w.rowid DESC LIMIT 1`,
+      sessionId,
+    );
+    return row?.task_id as string | undefined;
   }
 
   async insertFileAssociation(file: Omit<FileAssociation, "id">): Promise<string | undefined> {

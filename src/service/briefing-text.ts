@@ -1,6 +1,6 @@
 import type { Task } from "../domain/types.js";
-import type { ArbeitService } from "../service/arbeit-service.js";
-import type { Briefing } from "../service/briefing.js";
+import type { ArbeitService } from "./arbeit-service.js";
+import type { Briefing } from "./briefing.js";
 
 /**
  * The briefing a host injects into a model's context (OpenCode compaction, Claude Code session
