@@ -4,30 +4,9 @@ import { leaseState, leaseUntil } from "../../src/domain/claims.js";
 import { selectFocus } from "../../src/domain/focus.js";
 import { readinessReasons } from "../../src/domain/readiness.js";
 import type { Task } from "../../src/domain/types.js";
+import { taskFixture } from "../helpers/fixtures.js";
 
-function task(id: string, patch: Partial<Task> = {}): Task {
-  return {
-    id,
-    list_id: "default",
-    title: id,
-    type: null,
-    status: "open",
-    intent: null,
-    description: null,
-    plan: null,
-    parent_id: null,
-    blocked_by: [],
-    blocked: false,
-    priority: 2,
-    owner: null,
-    lease_expires_at: null,
-    active_form: null,
-    version: 1,
-    created_at: "2026-01-01T00:00:00.000Z",
-    updated_at: "2026-01-01T00:00:00.000Z",
-    ...patch,
-  };
-}
+const task = (id: string, patch: Partial<Task> = {}): Task => taskFixture({ id, title: id, ...patch });
 
 describe("focus selection", () => {
   const inProgress = task("prev", { status: "in_progress" });

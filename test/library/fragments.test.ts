@@ -5,32 +5,11 @@ import { taskFragment } from "../../src/fragments/task-fragment.js";
 import { tasksFragment } from "../../src/fragments/tasks-fragment.js";
 import type { Briefing } from "../../src/service/briefing.js";
 import { summarize, summarizeProgress } from "../../src/service/summaries.js";
+import { taskFixture } from "../helpers/fixtures.js";
 
 const T0 = "2026-01-01T00:00:00.000Z";
 
-function task(overrides: Partial<Task> = {}): Task {
-  return {
-    id: "tkt-abc00002",
-    list_id: "default",
-    title: "Implement session timeout",
-    type: null,
-    status: "open",
-    intent: null,
-    description: null,
-    plan: null,
-    parent_id: null,
-    blocked_by: [],
-    blocked: false,
-    priority: 2,
-    owner: null,
-    active_form: null,
-    version: 1,
-    created_at: T0,
-    updated_at: T0,
-    lease_expires_at: null,
-    ...overrides,
-  };
-}
+const task = (overrides: Partial<Task> = {}): Task => taskFixture(overrides);
 
 function entry(
   id: string,
