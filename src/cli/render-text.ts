@@ -3,7 +3,7 @@ import type { Envelope } from "../tools/envelope.js";
 /**
  * Readable rendering for a terminal. Scripts get JSON; this is for people watching their agents.
  * Records the CLI knows (tasks, context entries, progress items, events, sessions, relationships,
- * files) get one line each, recognised by their id prefix; anything else is printed as key: value.
+ * files, memory) get one line each, recognised by their id prefix; anything else is printed as key: value.
  */
 
 type Row = Record<string, unknown>;
@@ -41,10 +41,18 @@ function recordLine(row: Row, pad: string): string | undefined {
     return `${id}  ${String(row.type).padEnd(10)} ${flow(row.content, `${pad}    `)}${superseded}`;
   }
   if (id.startsWith("prg-")) return `[${row.completed ? "x" : " "}] ${id}  ${flow(row.content, `${pad}    `)}`;
-  if (id.startsWith("evt-")) {
+  if (typeof row.seq === "number" && typeof row.event_type === "string") {
+    // A full event (evt-...) or the compact form of a resume briefing ({seq, at, detail, ...}).
     const who = [row.agent ? `agent ${row.agent}` : null, row.session_id ? `session ${row.session_id}` : null];
     const by = who.filter(Boolean).join(", ");
-    return `#${row.seq}  ${row.timestamp}  ${row.event_type}  ${row.entity_id}${by ? `  (${by})` : ""}`;
+    const subject = row.entity_id ?? row.task_id ?? "";
+    const detail = row.detail === undefined ? "" : `  ${scalar(row.detail)}`;
+    return `#${row.seq}  ${row.timestamp ?? row.at}  ${row.event_type}  ${subject}${detail}${by ? `  (${by})` : ""}`;
+  }
+  if (id.startsWith("mem-")) {
+    const scope = [row.scope, row.scope_id].filter(Boolean).join(" ");
+    const expiry = row.expires_at ? `, expires ${row.expires_at}` : "";
+    return `${row.key} = ${scalar(row.value)}  (${scope}${expiry})`;
   }
   if (id.startsWith("ses-")) {
     return `${id}  session ${row.session_id}${row.agent ? `, agent ${row.agent}` : ""}  ${row.created_at}`;
@@ -60,6 +68,7 @@ function recordLine(row: Row, pad: string): string | undefined {
 
 function scalar(value: unknown): string {
   if (value === null || value === undefined) return "-";
+  if (value === "") return '""';
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 

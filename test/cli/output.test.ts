@@ -190,6 +190,35 @@ describe("renderText", () => {
     );
   });
 
+  it("renders memory entries as key = value with their scope", () => {
+    const entry = (key: string, value: unknown, scope: string, scope_id: string, expires_at: string | null) => ({
+      id: `mem-0000000${key.length}`,
+      scope,
+      scope_id,
+      key,
+      value,
+      expires_at,
+    });
+    const { stdout } = renderText({
+      success: true,
+      data: {
+        entries: [
+          entry("test-command", "npm test", "project", "", null),
+          entry("limits", { per_ip: 5 }, "task", "tkt-a7f3b2c1", "2026-02-01T00:00:00.000Z"),
+        ],
+      },
+    });
+    assert.equal(
+      stdout,
+      [
+        "entries:",
+        "  test-command = npm test  (project)",
+        '  limits = {"per_ip":5}  (task tkt-a7f3b2c1, expires 2026-02-01T00:00:00.000Z)',
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("renders an error and its suggestions on stderr, nothing on stdout", () => {
     const { stdout, stderr } = renderText({
       success: false,
