@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
+import { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
+import { openPostgresStore, postgresTarget } from "../store/postgres/target.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import { ArbeitService } from "./arbeit-service.js";
 
 /** Where a project's data lives (DESIGN §6): the nearest ancestor holding `.arbeit/`, like git. */
-export const ARBEIT_DIR = ".arbeit";
-export const DB_FILE = "arbeit.db";
+export { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
 
 export interface Location {
   /** The project root file paths are stored relative to. */
@@ -19,6 +20,13 @@ export interface LocateOptions {
   cwd: string;
   /** --db / ARBEIT_DB: a database file to use instead of the discovered one. */
   db?: string | undefined;
+  /**
+   * A postgres:// URL (default: ARBEIT_DATABASE_URL): the tasks live there instead of in
+   * `.arbeit/arbeit.db`; the project root is still the folder holding `.arbeit/`. `db` wins.
+   */
+  databaseUrl?: string | undefined;
+  /** The Postgres schema (default: ARBEIT_DATABASE_SCHEMA, else "arbeit"). */
+  databaseSchema?: string | undefined;
 }
 
 function isDirectory(path: string): boolean {
@@ -58,7 +66,8 @@ export function notInitialized(options: LocateOptions): ArbeitError {
 export async function openProject(options: LocateOptions & { now?: () => Date }): Promise<ArbeitService> {
   const location = locate(options);
   if (!location) throw notInitialized(options);
-  const store = await SqliteTaskStore.open(location.dbPath);
+  const postgres = postgresTarget(options);
+  const store = postgres ? await openPostgresStore(postgres) : await SqliteTaskStore.open(location.dbPath);
   return new ArbeitService(store, {
     projectRoot: safeRealpath(location.root),
     now: options.now,
@@ -97,6 +106,15 @@ export async function initProject(
         details: { path: dbPath },
       },
     );
+  }
+  const postgres = postgresTarget(options);
+  if (postgres) {
+    // Postgres mode: migrate the shared schema (a no-op when a teammate already did), then mark
+    // this checkout as a project root. Nothing is created locally if the database is unreachable.
+    const shared = await openPostgresStore(postgres);
+    await shared.close();
+    mkdirSync(folder, { recursive: true });
+    return { initialized: true, path: shared.location, root: cwd };
   }
   mkdirSync(folder, { recursive: true });
   const store = await SqliteTaskStore.open(dbPath);

@@ -1,6 +1,7 @@
 import { DEFAULT_LEASE_SECONDS, leaseState } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
 import { isAbsolutePath, projectRelative } from "../domain/paths.js";
+import { ARBEIT_DIR } from "../domain/project-layout.js";
 import { type FileOperation, isTerminal, type Task, type Warning } from "../domain/types.js";
 import { assertTransition } from "../domain/validation.js";
 import { LIMITS } from "../schemas/limits.js";
@@ -94,12 +95,12 @@ export async function stopWork(
   deps: ServiceDeps,
   input: { task_id: string },
   caller: Caller,
-): Promise<Result<{ stopped: boolean; files_tracked: number }>> {
+): Promise<Result<{ stopped: boolean; files_tracked: number; claim_released: boolean }>> {
   const session = requireSession(caller);
   return deps.store.write(async (tx) => {
     const task = await requireTask(tx, input.task_id);
     const active = await tx.activeWork(session);
-    if (!active || active.task_id !== task.id) return ok({ stopped: false, files_tracked: 0 });
+    if (!active || active.task_id !== task.id) return ok({ stopped: false, files_tracked: 0, claim_released: false });
     const now = deps.now();
     const files = await tx.countFiles(task.id, session, active.started_at);
     await tx.stopActiveWork(session, now);
@@ -117,14 +118,33 @@ export async function stopWork(
       },
       now,
     );
-    return ok({ stopped: true, files_tracked: files });
+    // Stopping hands the task back: a claim held only to work on it would otherwise lock other
+    // agents out until the lease ran out.
+    const release = caller.agent !== null && task.owner === caller.agent;
+    if (release) {
+      await tx.clearClaim(task.id, now);
+      await emit(
+        tx,
+        deps,
+        caller,
+        {
+          event_type: "claim_released",
+          entity_type: "task",
+          entity_id: task.id,
+          task_id: task.id,
+          payload: { owner: caller.agent, reason: "work_stopped" },
+        },
+        now,
+      );
+    }
+    return ok({ stopped: true, files_tracked: files, claim_released: release });
   });
 }
 
 /** What happened to a tracked read or write: recorded, or why not. */
 export interface TrackResult {
   tracked: boolean;
-  reason?: "no_active_work" | "outside_project" | "already_tracked";
+  reason?: "no_active_work" | "outside_project" | "arbeit_data" | "already_tracked";
   task_id?: string;
   file_path?: string;
   operation?: FileOperation;
@@ -154,6 +174,9 @@ export async function trackFile(
   }
   const relative = projectRelative(deps.projectRoot, resolved);
   if (relative === null) return ok({ tracked: false, reason: "outside_project" });
+  // Arbeit's own database is not project work.
+  if (relative === ARBEIT_DIR || relative.startsWith(`${ARBEIT_DIR}/`))
+    return ok({ tracked: false, reason: "arbeit_data", file_path: relative });
   return deps.store.write(async (tx) => {
     const active = await liveActiveWork(tx, session);
     if (!active) return ok({ tracked: false, reason: "no_active_work", file_path: relative });

@@ -85,7 +85,7 @@ describe("arbeit track", () => {
 
   it("stops recording once work stops, and stop-work counts what was tracked", async () => {
     const stopped = await project.ok(["task", "stop", taskId], session);
-    assert.deepEqual(stopped, { stopped: true, files_tracked: 2 });
+    assert.deepEqual(stopped, { stopped: true, files_tracked: 2, claim_released: true });
     writeFileSync(join(project.dir, "later.ts"), "x");
     const data = await project.ok(["track", "later.ts"], session);
     assert.equal(data.reason, "no_active_work");

@@ -151,7 +151,7 @@ describe("seed 000 Appendix A workflow through the CLI", () => {
     ids.blocker = blocker.entry.id;
 
     const stopped = await project.ok(["task", "stop-work", ids.timeout!], monday);
-    assert.deepEqual(stopped, { stopped: true, files_tracked: 1 });
+    assert.deepEqual(stopped, { stopped: true, files_tracked: 1, claim_released: true });
   });
 
   it("briefs a new session on everything needed to resume", async () => {

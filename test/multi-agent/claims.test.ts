@@ -95,6 +95,16 @@ describe("claims with leases", () => {
     );
   });
 
+  it("hands the task back when its worker stops work, so another agent can take it at once", async () => {
+    const id = await task(project, "Work");
+    await project.ok("arbeit_task_start_work", { task_id: id }, alice);
+    const stopped = await project.ok("arbeit_task_stop_work", { task_id: id }, alice);
+    assert.equal(stopped.claim_released, true);
+    const taken = await project.ok("arbeit_task_start_work", { task_id: id }, bob);
+    assert.equal(taken.task.owner, "bob");
+    assert.equal(events("claim_released").length, 1);
+  });
+
   it("refuses to claim finished tasks, stale versions and callers without an agent", async () => {
     const done = await task(project, "Done", { status: "completed" });
     assert.equal((await callAny(project, "arbeit_task_claim", { task_id: done }, alice)).error.code, "INVALID_STATUS");

@@ -122,7 +122,7 @@ describe("arbeit_task_stop_work", () => {
     await track(p, "src/a.ts", "read");
     await track(p, "src/a.ts", "write");
     await track(p, "src/b.ts", "write");
-    assert.deepEqual(await stopWork(p, task.id), { stopped: true, files_tracked: 2 });
+    assert.deepEqual(await stopWork(p, task.id), { stopped: true, files_tracked: 2, claim_released: true });
     assert.equal((await getTask(p, task.id)).status, "in_progress");
   });
 
@@ -137,10 +137,14 @@ describe("arbeit_task_stop_work", () => {
   it("answers stopped: false for a task the session is not working on", async () => {
     const p = project();
     const [a, b] = await createTasks(p, "a", "b");
-    assert.deepEqual(await stopWork(p, a!.id), { stopped: false, files_tracked: 0 });
+    assert.deepEqual(await stopWork(p, a!.id), { stopped: false, files_tracked: 0, claim_released: false });
     await startWork(p, a!.id);
-    assert.deepEqual(await stopWork(p, b!.id), { stopped: false, files_tracked: 0 });
-    assert.deepEqual(await stopWork(p, a!.id, "ses-other"), { stopped: false, files_tracked: 0 });
+    assert.deepEqual(await stopWork(p, b!.id), { stopped: false, files_tracked: 0, claim_released: false });
+    assert.deepEqual(await stopWork(p, a!.id, "ses-other"), {
+      stopped: false,
+      files_tracked: 0,
+      claim_released: false,
+    });
   });
 
   it("counts only the files of the work span being stopped", async () => {
@@ -202,6 +206,17 @@ describe("file tracking (service.trackFile)", () => {
       assert.deepEqual(await track(p, path), { tracked: false, reason: "outside_project" }, path);
     }
     assert.deepEqual(await trackedPaths(p, task.id), []);
+  });
+
+  it("ignores Arbeit's own files under .arbeit/", async () => {
+    const p = project();
+    const task = await createTask(p, "t");
+    await startWork(p, task.id);
+    for (const path of [".arbeit/arbeit.db", join(p.dir, ".arbeit", "arbeit.db-wal"), ".arbeit"]) {
+      assert.equal((await track(p, path)).reason, "arbeit_data", path);
+    }
+    assert.equal((await track(p, ".arbeitrc")).tracked, true, "a sibling with a similar name is project work");
+    assert.deepEqual(await trackedPaths(p, task.id), [".arbeitrc"]);
   });
 
   it("records the same path, operation and session once", async () => {
