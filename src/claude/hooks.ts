@@ -1,4 +1,4 @@
-import { activeBriefingText } from "../service/briefing-text.js";
+import { activeBriefingText } from "../fragments/briefing-text.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { locate, openProject } from "../service/project.js";

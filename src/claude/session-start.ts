@@ -1,5 +1,5 @@
 import type { TaskSummary } from "../domain/types.js";
-import { activeBriefingText, briefingText, KEEP_CURRENT } from "../service/briefing-text.js";
+import { activeBriefingText, briefingText, KEEP_CURRENT } from "../fragments/briefing-text.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 

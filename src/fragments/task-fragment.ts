@@ -71,7 +71,8 @@ function summaryLines(summary: ProgressSummary): string[] {
   if (summary.total === 0) return ["  progress: none"];
   return [
     `  progress (${summary.completed}/${summary.total} done)${summary.remaining > 0 ? ", remaining:" : ""}`,
-    ...summary.remaining_items.map((item) => `    [ ] ${oneLine(item.content)}`),
+    // Ids, so that the agent can mark a step done without another call.
+    ...summary.remaining_items.map((item) => `    [ ] ${oneLine(item.content)} (${item.id})`),
   ];
 }
 

@@ -127,9 +127,12 @@ describe("Claude Code hooks", () => {
     const text = additionalContext(
       await hook("session-start", payload(dir, "SessionStart", { source: "resume" }), dir),
     );
-    assert.match(text, new RegExp(`^Arbeit: this session is working on: ${taskId} "Fix the login bug" \\(in_progress`));
-    assert.match(text, /- \[decision\] Keep the session cookie/);
-    assert.match(text, /src\/app\.ts \(read\+write\)/);
+    assert.match(
+      text,
+      new RegExp(`^Arbeit: this session is working on:\nTask ${taskId} \\[in_progress\\] Fix the login bug`),
+    );
+    assert.match(text, /- decision: Keep the session cookie/);
+    assert.match(text, /src\/app\.ts \(read, write\)/);
   });
 
   it("pre-compact prints the active task's briefing as plain text", async () => {
@@ -140,7 +143,7 @@ describe("Claude Code hooks", () => {
     );
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.json, undefined);
-    assert.match(result.stdout, new RegExp(`this session is working on: ${taskId}`));
+    assert.match(result.stdout, new RegExp(`this session is working on:\nTask ${taskId}`));
     assert.match(result.stdout, /Keep the session cookie/);
     const none = await hook("pre-compact", payload(dir, "PreCompact", { trigger: "manual" }, "other"), dir);
     assert.equal(none.code, 0);
@@ -160,7 +163,7 @@ describe("Claude Code hooks", () => {
     const text = additionalContext(
       await hook("session-start", payload(dir, "SessionStart", { source: "startup" }), dir),
     );
-    assert.match(text, new RegExp(`^Arbeit: this session last worked on: ${taskId}`));
+    assert.match(text, new RegExp(`^Arbeit: this session last worked on:\nTask ${taskId}`));
     assert.match(text, new RegExp(`arbeit_task_start_work \\{"task_id": "${taskId}"\\}`));
   });
 

@@ -121,7 +121,7 @@ describe("taskFragment", () => {
         "Task tkt-abc00002 [open] Implement session timeout · blocked by tkt-abc00003",
         "  context: none",
         "  progress (1/2 done), remaining:",
-        "    [ ] Add tests",
+        "    [ ] Add tests (prg-00000002)",
         "  parent: none",
         "  blocked by:",
         "    - tkt-abc00003 [in_progress] Decide duration",

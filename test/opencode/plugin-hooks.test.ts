@@ -176,11 +176,11 @@ describe("the OpenCode plugin's hooks", () => {
     await hooks["experimental.session.compacting"]!({ sessionID: "ses_main" }, output);
     assert.equal(output.context.length, 1);
     const text = output.context[0]!;
-    assert.match(text, new RegExp(`^Arbeit: this session is working on: ${id} "Plugin task" \\(in_progress`));
-    assert.match(text, /- \[decision\] Use tabs/);
-    assert.match(text, /Progress: 0\/2 steps done\./);
-    assert.match(text, /- Write it \(prg-/);
-    assert.match(text, /Files: src\/a\.ts \(read\)/);
+    assert.match(text, new RegExp(`^Arbeit: this session is working on:\nTask ${id} \\[in_progress\\] Plugin task`));
+    assert.match(text, /- decision: Use tabs/);
+    assert.match(text, /progress \(0\/2 done\), remaining:/);
+    assert.match(text, /\[ \] Write it \(prg-/);
+    assert.match(text, /files: src\/a\.ts \(read\)/);
     const none = { context: [] as string[] };
     await hooks["experimental.session.compacting"]!({ sessionID: "ses_other" }, none);
     assert.deepEqual(none.context, []);
