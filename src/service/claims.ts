@@ -86,6 +86,31 @@ export async function takeClaim(
   return requireTask(tx, task.id);
 }
 
+/** Gives the caller's claim on a task back, recording why. */
+export async function releaseClaim(
+  tx: StoreTx,
+  deps: ServiceDeps,
+  caller: Caller,
+  taskId: string,
+  reason: "released" | "work_stopped",
+): Promise<void> {
+  const now = deps.now();
+  await tx.clearClaim(taskId, now);
+  await emit(
+    tx,
+    deps,
+    caller,
+    {
+      event_type: "claim_released",
+      entity_type: "task",
+      entity_id: taskId,
+      task_id: taskId,
+      payload: { owner: caller.agent, reason },
+    },
+    now,
+  );
+}
+
 function claimWarnings(task: Task): Warning[] {
   return task.blocked ? [blockersWarning(task)] : [];
 }
@@ -121,20 +146,7 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
     if (action === "release") {
       if (state === "other") throw alreadyClaimed(task);
       if (task.owner !== agent) return ok({ released: false, task });
-      await tx.clearClaim(task.id, now);
-      await emit(
-        tx,
-        deps,
-        caller,
-        {
-          event_type: "claim_released",
-          entity_type: "task",
-          entity_id: task.id,
-          task_id: task.id,
-          payload: { owner: agent },
-        },
-        now,
-      );
+      await releaseClaim(tx, deps, caller, task.id, "released");
       return ok({ released: true, task: await requireTask(tx, task.id) });
     }
     if (state === "other") throw alreadyClaimed(task);

@@ -7,7 +7,7 @@ import { assertTransition } from "../domain/validation.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ActiveWork, StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { alreadyClaimed, sweepExpiredClaims, takeClaim } from "./claims.js";
+import { alreadyClaimed, releaseClaim, sweepExpiredClaims, takeClaim } from "./claims.js";
 import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
 import { assertVersion, requireTask } from "./graph-rules.js";
 import { blockersWarning } from "./tasks.js";
@@ -121,22 +121,7 @@ export async function stopWork(
     // Stopping hands the task back: a claim held only to work on it would otherwise lock other
     // agents out until the lease ran out.
     const release = caller.agent !== null && task.owner === caller.agent;
-    if (release) {
-      await tx.clearClaim(task.id, now);
-      await emit(
-        tx,
-        deps,
-        caller,
-        {
-          event_type: "claim_released",
-          entity_type: "task",
-          entity_id: task.id,
-          task_id: task.id,
-          payload: { owner: caller.agent, reason: "work_stopped" },
-        },
-        now,
-      );
-    }
+    if (release) await releaseClaim(tx, deps, caller, task.id, "work_stopped");
     return ok({ stopped: true, files_tracked: files, claim_released: release });
   });
 }
