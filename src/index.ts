@@ -46,6 +46,7 @@ export { type Briefing, INCLUDE_SECTIONS, type IncludeSection } from "./service/
 export type { Caller } from "./service/caller.js";
 export type { Result, ServiceOptions } from "./service/deps.js";
 export { QUERY_NAMES, type QueryName } from "./service/queries.js";
+export { type PostgresStoreOptions, PostgresTaskStore } from "./store/postgres/postgres-task-store.js";
 export { InMemoryTaskStore, SqliteTaskStore } from "./store/sqlite/sqlite-task-store.js";
 export type { StoreTx, TaskStore } from "./store/task-store.js";
 export { findTool, TOOL_NAMES, TOOLS } from "./tools/catalogue.js";

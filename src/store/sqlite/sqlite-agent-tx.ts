@@ -134,9 +134,10 @@ export class SqliteAgentTx extends SqliteTx implements StoreTx {
     const params: SqlValue[] = filter.scopes.flatMap(({ scope, scope_id }) => [scope, scope_id]);
     let prefixClause = "";
     if (filter.prefix) {
-      // substr comparison rather than LIKE: keys may hold % and _ literally.
-      prefixClause = "AND substr(key, 1, ?) = ?";
-      params.push(filter.prefix.length, filter.prefix);
+      // substr comparison rather than LIKE: keys may hold % and _ literally. SQLite's length()
+      // counts characters, as substr does; JS .length counts UTF-16 units (2 for an emoji).
+      prefixClause = "AND substr(key, 1, length(?)) = ?";
+      params.push(filter.prefix, filter.prefix);
     }
     return this.#sql
       .all(

@@ -1,0 +1,55 @@
+import { ArbeitError } from "../../domain/errors.js";
+
+/** The schema Arbeit's tables live in when none is named (ARBEIT_DATABASE_SCHEMA). */
+export const DEFAULT_SCHEMA = "arbeit";
+
+/** Unquoted-identifier shape: the name goes into SQL text (search_path), so nothing else is let in. */
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+export function checkSchemaName(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new ArbeitError("INVALID_ARGUMENT", `${JSON.stringify(schema)} is not a usable Postgres schema name.`, {
+      suggestions: ["Use letters, digits and underscores (at most 63, not starting with a digit), e.g. arbeit."],
+    });
+  }
+  return schema;
+}
+
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}
+
+/** The URL without its password, plus the schema: safe to show in messages and logs. */
+export function describeLocation(url: string, schema: string): string {
+  try {
+    const parsed = new URL(url);
+    const user = parsed.username ? `${decodeURIComponent(parsed.username)}@` : "";
+    return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname} (schema ${schema})`;
+  } catch {
+    return `postgres (schema ${schema})`;
+  }
+}
+
+/**
+ * The advisory-lock key of one schema: a fixed class ("ARBE") and a 32-bit FNV-1a hash of the
+ * schema name. Two schemas that happen to share a hash only wait for each other, never conflict.
+ */
+export function lockKey(schema: string): [number, number] {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(schema)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return [0x41524245, hash | 0];
+}
+
+/** Serialization failures and deadlocks: the transaction was rolled back and may simply run again. */
+export function isTransientError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "40001" || code === "40P01";
+}
+
+/** lock_timeout ran out waiting for the write lock (or a row lock). */
+export function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "55P03";
+}

@@ -1,0 +1,68 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { ArbeitError } from "../../domain/errors.js";
+import { listMigrations, type Migration } from "../sqlite/migrate.js";
+import type { Queryable } from "./sql.js";
+
+/** Migrations live beside the package (migrations/postgres/NNNN_name.sql), numbered like SQLite's. */
+export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(new URL("../../../migrations/postgres/", import.meta.url));
+
+/** Records the applied migrations; the highest version is the schema version. */
+const VERSION_TABLE = `CREATE TABLE schema_migrations (
+  version    INTEGER PRIMARY KEY,
+  name       TEXT NOT NULL,
+  applied_at TEXT NOT NULL
+)`;
+
+export function listPostgresMigrations(): Migration[] {
+  return listMigrations(POSTGRES_MIGRATIONS_DIR);
+}
+
+/**
+ * Brings `schema` to the newest version in one transaction, under the store's write lock
+ * (`lockSql` takes it): machines opening a fresh database at once apply each migration exactly
+ * once, and writers wait for the migration rather than meet a half-built schema. DDL is
+ * transactional in Postgres, so a failure leaves the schema as it was. A schema newer than this
+ * code is SCHEMA_TOO_NEW, never a silent downgrade.
+ */
+export async function applyPostgresMigrations(
+  client: Queryable,
+  schema: string,
+  lockSql: string,
+  migrations: Migration[] = listPostgresMigrations(),
+): Promise<number> {
+  const quoted = `"${schema}"`;
+  await client.query(`BEGIN; ${lockSql}`);
+  try {
+    // Checked before creating so that a role without CREATE can use a schema its DBA made.
+    const exists = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+    if (exists.rows.length === 0) await client.query(`CREATE SCHEMA ${quoted}`);
+    await client.query(`SET LOCAL search_path TO ${quoted}`);
+    const table = await client.query("SELECT to_regclass($1) AS oid", [`${quoted}.schema_migrations`]);
+    if (table.rows[0]?.oid === null) await client.query(VERSION_TABLE);
+    const row = await client.query("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations");
+    const current = Number(row.rows[0]?.version ?? 0);
+    const latest = migrations.length;
+    if (current > latest) {
+      throw new ArbeitError(
+        "SCHEMA_TOO_NEW",
+        `The Postgres schema ${quoted} is at version ${current}, but this Arbeit only knows up to ${latest}.`,
+        { details: { database_version: current, supported_version: latest } },
+      );
+    }
+    for (const migration of migrations.slice(current)) {
+      await client.query(readFileSync(migration.path, "utf8"));
+      await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      ]);
+    }
+    await client.query("COMMIT");
+    return latest;
+  } catch (error) {
+    // The migration's own error is the one worth reporting, even if the connection is gone.
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  }
+}

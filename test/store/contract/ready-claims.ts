@@ -1,0 +1,159 @@
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import { alice, bob, ids, type StoreFactory, suite, useStore } from "./harness.js";
+
+const MINUTE = 60_000;
+
+/** ready / next ordering and claims with leases, expiring by the injected clock. */
+export function readyClaimsContract(factory: StoreFactory): void {
+  suite("ready and next", () => {
+    const p = useStore(factory);
+
+    it("lists open, unblocked, unclaimed, live tasks by priority, age, id", async () => {
+      const late = await p().task("late", { priority: 1 });
+      p().clock.advance(1000);
+      const urgent = await p().task("urgent", { priority: 0 });
+      p().clock.advance(1000);
+      const blocker = await p().task("blocker", { priority: 1 });
+      await p().task("blocked", { priority: 0, blocked_by: [blocker] });
+      await p().task("started", { status: "in_progress" });
+      await p().task("done", { status: "completed" });
+      const gone = await p().task("gone", { priority: 0 });
+      await p().ok("arbeit_task_delete", { task_id: gone });
+      const claimed = await p().task("claimed", { priority: 0 });
+      await p().ok("arbeit_task_claim", { task_id: claimed }, bob);
+      await p().task("elsewhere", { priority: 0, list_id: "other" });
+
+      const ready = await p().ok("arbeit_query", { query: "ready", params: { list_id: "default" } });
+      assert.deepEqual(ids(ready.tasks), [urgent, late, blocker]);
+      const next = await p().ok("arbeit_query", { query: "next", params: { list_id: "default" } });
+      assert.equal(next.task.id, urgent);
+      assert.equal(typeof next.why, "string");
+      const page = await p().ok("arbeit_query", {
+        query: "ready",
+        params: { list_id: "default", limit: 1, offset: 1 },
+      });
+      assert.deepEqual(ids(page.tasks), [late]);
+      assert.equal(page.has_more, true);
+      const direct = await p().read((tx) =>
+        tx.readyTasks({ list_id: "default", now: p().clock.now().toISOString(), limit: 10, offset: 0 }),
+      );
+      assert.deepEqual(ids(direct), [urgent, late, blocker]);
+    });
+
+    it("explains why a task is not ready", async () => {
+      const blocker = await p().task("blocker");
+      const blocked = await p().task("blocked", { blocked_by: [blocker] });
+      const why = await p().ok("arbeit_query", { query: "ready", params: { task_id: blocked } });
+      assert.equal(why.ready, false);
+      assert.ok(why.reasons.some((r: string) => r.includes(blocker)));
+      const explained = await p().ok("arbeit_query", { query: "ready", params: { explain: true } });
+      assert.deepEqual(
+        explained.not_ready.map((n: { id: string }) => n.id),
+        [blocked],
+      );
+    });
+
+    it("says so when nothing is ready", async () => {
+      const next = await p().ok("arbeit_query", { query: "next" });
+      assert.equal(next.task, null);
+    });
+  });
+
+  suite("claims", () => {
+    const p = useStore(factory);
+
+    it("claims a named task with a lease and refuses a second agent with ALREADY_CLAIMED", async () => {
+      const id = await p().task("work");
+      const claim = await p().ok("arbeit_task_claim", { task_id: id }, alice);
+      assert.equal(claim.claimed, true);
+      assert.equal(claim.renewed, false);
+      assert.equal(claim.task.owner, "alice");
+      assert.equal(claim.lease_expires_at, "2026-01-01T00:15:00.000Z");
+      assert.equal(claim.task.version, 2);
+      const denied = await p().fail("arbeit_task_claim", { task_id: id }, bob);
+      assert.equal(denied.code, "ALREADY_CLAIMED");
+      assert.equal(denied.details.owner, "alice");
+      assert.equal(denied.details.lease_expires_at, "2026-01-01T00:15:00.000Z");
+    });
+
+    it("claims the best ready task with next: true until none is left", async () => {
+      const low = await p().task("low", { priority: 3 });
+      const high = await p().task("high", { priority: 0 });
+      assert.equal((await p().ok("arbeit_task_claim", { next: true }, alice)).task.id, high);
+      assert.equal((await p().ok("arbeit_task_claim", { next: true }, bob)).task.id, low);
+      const none = await p().ok("arbeit_task_claim", { next: true }, bob);
+      assert.deepEqual([none.claimed, none.task], [false, null]);
+    });
+
+    it("frees an expired lease back to the pool and records claim_expired", async () => {
+      const id = await p().task("work");
+      await p().ok("arbeit_task_claim", { task_id: id, lease_seconds: 60 }, alice);
+      assert.deepEqual((await p().ok("arbeit_query", { query: "ready" })).tasks, []);
+      const now = () => p().clock.now().toISOString();
+      assert.deepEqual(await p().read((tx) => tx.expiredClaims(now())), []);
+      p().clock.advance(60_000);
+      const expired = await p().read((tx) => tx.expiredClaims(now()));
+      assert.deepEqual(expired, [{ id, owner: "alice", lease_expires_at: "2026-01-01T00:01:00.000Z" }]);
+      assert.deepEqual(ids((await p().ok("arbeit_query", { query: "ready" })).tasks), [id]);
+      const taken = await p().ok("arbeit_task_claim", { next: true }, bob);
+      assert.equal(taken.task.id, id);
+      assert.equal(taken.task.owner, "bob");
+      const events = await p().ok("arbeit_query", { query: "events", params: { event_types: ["claim_expired"] } });
+      assert.equal(events.events.length, 1);
+      assert.equal(events.events[0].payload.owner, "alice");
+    });
+
+    it("renews from now, releases only the caller's own claim", async () => {
+      const id = await p().task("work");
+      await p().ok("arbeit_task_claim", { task_id: id }, alice);
+      p().clock.advance(10 * MINUTE);
+      const renewed = await p().ok("arbeit_task_claim", { action: "renew", task_id: id }, alice);
+      assert.equal(renewed.renewed, true);
+      assert.equal(renewed.lease_expires_at, "2026-01-01T00:25:00.000Z");
+      assert.equal(
+        (await p().fail("arbeit_task_claim", { action: "release", task_id: id }, bob)).code,
+        "ALREADY_CLAIMED",
+      );
+      const released = await p().ok("arbeit_task_claim", { action: "release", task_id: id }, alice);
+      assert.equal(released.released, true);
+      assert.equal(released.task.owner, null);
+      assert.equal(released.task.lease_expires_at, null);
+      assert.equal((await p().ok("arbeit_task_claim", { action: "release", task_id: id }, alice)).released, false);
+    });
+
+    it("lists an agent's live claims, most recently claimed first", async () => {
+      const first = await p().task("first");
+      const second = await p().task("second");
+      const theirs = await p().task("theirs");
+      await p().ok("arbeit_task_claim", { task_id: first, lease_seconds: 600 }, alice);
+      p().clock.advance(1000);
+      await p().ok("arbeit_task_claim", { task_id: second, lease_seconds: 60 }, alice);
+      await p().ok("arbeit_task_claim", { task_id: theirs }, bob);
+      const now = () => p().clock.now().toISOString();
+      assert.deepEqual(ids(await p().read((tx) => tx.claimsOf("alice", now()))), [second, first]);
+      p().clock.advance(60_000);
+      assert.deepEqual(ids(await p().read((tx) => tx.claimsOf("alice", now()))), [first]);
+    });
+
+    it("refuses finished tasks, stale versions and callers without an agent", async () => {
+      const done = await p().task("done", { status: "completed" });
+      assert.equal((await p().fail("arbeit_task_claim", { task_id: done }, alice)).code, "INVALID_STATUS");
+      const open = await p().task("open");
+      const stale = await p().fail("arbeit_task_claim", { task_id: open, expected_version: 7 }, alice);
+      assert.equal(stale.code, "VERSION_CONFLICT");
+      assert.equal(stale.details.current_version, 1);
+      assert.equal((await p().fail("arbeit_task_claim", { task_id: open }, { agent: null })).code, "INVALID_ARGUMENT");
+    });
+
+    it("claims for whoever starts work, and refuses work on another's claim", async () => {
+      const id = await p().task("work");
+      const started = await p().ok("arbeit_task_start_work", { task_id: id }, alice);
+      assert.equal(started.task.owner, "alice");
+      assert.equal(started.task.status, "in_progress");
+      const other = await p().task("other");
+      await p().ok("arbeit_task_claim", { task_id: other }, alice);
+      assert.equal((await p().fail("arbeit_task_start_work", { task_id: other }, bob)).code, "ALREADY_CLAIMED");
+    });
+  });
+}

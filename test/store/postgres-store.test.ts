@@ -1,0 +1,224 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import pg from "pg";
+import { ArbeitError } from "../../src/domain/errors.js";
+import { ArbeitService } from "../../src/service/arbeit-service.js";
+import { lockKey } from "../../src/store/postgres/config.js";
+import { listPostgresMigrations } from "../../src/store/postgres/migrate.js";
+import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
+import { listMigrations } from "../../src/store/sqlite/migrate.js";
+import { adminQuery, dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
+
+const skip = await postgresSkip();
+const runtime = typeof (globalThis as { Bun?: unknown }).Bun === "undefined" ? "node" : "bun";
+const caller = { session: "ses-pg", agent: "pg-test" };
+
+/** What only the Postgres store has: its schema, migrations, connection handling and locking. */
+describe(`Postgres store under ${runtime}`, { skip }, () => {
+  const schemas: string[] = [];
+  const fresh = () => {
+    const schema = uniqueSchema("arbeit_pgstore");
+    schemas.push(schema);
+    return schema;
+  };
+  after(async () => {
+    for (const schema of schemas) await dropSchema(schema);
+  });
+
+  const version = async (schema: string) =>
+    Number((await adminQuery(`SELECT MAX(version) AS v FROM "${schema}".schema_migrations`)).rows[0].v);
+
+  it("has a Postgres migration for every SQLite one, numbered alike", () => {
+    assert.deepEqual(
+      listPostgresMigrations().map((m) => m.name),
+      listMigrations().map((m) => m.name),
+    );
+  });
+
+  it("creates its schema on first open and migrates it to the newest version", async () => {
+    const schema = fresh();
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    assert.equal(await version(schema), listPostgresMigrations().length);
+    assert.equal(store.schema, schema);
+    await store.close();
+    const again = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    await again.close();
+    const applied = await adminQuery(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
+    assert.deepEqual(
+      applied.rows.map((r) => r.version),
+      listPostgresMigrations().map((m) => m.version),
+    );
+  });
+
+  it("migrates exactly once when many machines open a fresh schema at the same moment", async () => {
+    const schema = fresh();
+    const stores = await Promise.all(
+      Array.from({ length: 6 }, () => PostgresTaskStore.open(TEST_DATABASE_URL, { schema, maxConnections: 1 })),
+    );
+    const applied = await adminQuery(`SELECT COUNT(*) AS n FROM "${schema}".schema_migrations`);
+    assert.equal(Number(applied.rows[0].n), listPostgresMigrations().length);
+    await Promise.all(stores.map((store) => store.close()));
+  });
+
+  it("refuses a schema newer than the code with SCHEMA_TOO_NEW", async () => {
+    const schema = fresh();
+    await (await PostgresTaskStore.open(TEST_DATABASE_URL, { schema })).close();
+    await adminQuery(`INSERT INTO "${schema}".schema_migrations VALUES ($1, 'from_the_future', '2099-01-01')`, [
+      listPostgresMigrations().length + 1,
+    ]);
+    await assert.rejects(
+      PostgresTaskStore.open(TEST_DATABASE_URL, { schema }),
+      (error: unknown) => error instanceof ArbeitError && error.code === "SCHEMA_TOO_NEW",
+    );
+  });
+
+  it("stores timestamps and JSON as text, byte for byte, in C collation", async () => {
+    const schema = fresh();
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    const service = new ArbeitService(store, { projectRoot: "/tmp", now: () => new Date("2026-01-01T00:00:00Z") });
+    const { data } = await service.createTask({ title: "t" }, caller);
+    await service.addContext(
+      { task_id: data.task.id, type: "note", content: "c", metadata: { b: 1, a: [2, { z: null }] } },
+      caller,
+    );
+    await store.close();
+    const row = await adminQuery(`SELECT created_at, pg_typeof(created_at)::text AS type FROM "${schema}".tasks`);
+    assert.deepEqual(row.rows[0], { created_at: "2026-01-01T00:00:00.000Z", type: "text" });
+    const meta = await adminQuery(`SELECT metadata FROM "${schema}".context_entries`);
+    assert.equal(meta.rows[0].metadata, '{"b":1,"a":[2,{"z":null}]}');
+    const collations = await adminQuery(
+      `SELECT DISTINCT collation_name FROM information_schema.columns
+       WHERE table_schema = $1 AND data_type = 'text' AND table_name <> 'schema_migrations'`,
+      [schema],
+    );
+    assert.deepEqual(
+      collations.rows.map((r) => r.collation_name),
+      ["C"],
+    );
+  });
+
+  it("keeps schemas apart: two projects on one database see only their own tasks", async () => {
+    const [one, two] = [fresh(), fresh()];
+    const a = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema: one });
+    const b = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema: two });
+    await new ArbeitService(a, { projectRoot: "/tmp" }).createTask({ title: "in one" }, caller);
+    const seen = await b.read((tx) => tx.listTasks({ limit: 10, offset: 0 }));
+    assert.deepEqual(seen, []);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("names where it is without the password, and refuses bad schema names and URLs", async () => {
+    const schema = fresh();
+    const url = new URL(TEST_DATABASE_URL);
+    url.password = "s3cret";
+    const store = await PostgresTaskStore.open(url.href, { schema }).catch(() => undefined);
+    // trust auth ignores the password; elsewhere the open may fail, which is fine for this check.
+    if (store) {
+      assert.ok(!store.location.includes("s3cret"), store.location);
+      assert.match(store.location, new RegExp(`schema ${schema}`));
+      await store.close();
+    }
+    for (const bad of ['x"; DROP SCHEMA public; --', "1abc", "", "a".repeat(64)]) {
+      await assert.rejects(
+        PostgresTaskStore.open(TEST_DATABASE_URL, { schema: bad }),
+        (error: unknown) => error instanceof ArbeitError && error.code === "INVALID_ARGUMENT",
+        bad,
+      );
+    }
+    await assert.rejects(
+      PostgresTaskStore.open("mysql://localhost/x"),
+      (error: unknown) => error instanceof ArbeitError && error.code === "INVALID_ARGUMENT",
+    );
+  });
+
+  it("reports an unreachable server as an error that names it, not a crash", async () => {
+    await assert.rejects(
+      PostgresTaskStore.open("postgres://nobody:pw@127.0.0.1:1/none", { schema: "x" }),
+      (error: unknown) =>
+        error instanceof ArbeitError &&
+        error.code === "INTERNAL_ERROR" &&
+        /Could not connect to Postgres at postgres:\/\/nobody@127\.0\.0\.1:1\/none/.test(error.message) &&
+        !error.message.includes("pw@"),
+    );
+  });
+
+  it("holds the schema's write lock for the whole write transaction", async () => {
+    const schema = fresh();
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    const [space, key] = lockKey(schema);
+    const probe = `SELECT pg_try_advisory_xact_lock(${space}, ${key}) AS free`;
+    assert.equal((await adminQuery(probe)).rows[0].free, true, "free between transactions");
+    const during = await store.write(async () => (await adminQuery(probe)).rows[0].free);
+    assert.equal(during, false, "taken while a write is open");
+    const reading = await store.read(async () => (await adminQuery(probe)).rows[0].free);
+    assert.equal(reading, true, "reads never take it");
+    await store.close();
+  });
+
+  it("re-runs a transaction that Postgres aborted as a deadlock victim; the caller sees success", async () => {
+    const schema = fresh();
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    const service = new ArbeitService(store, { projectRoot: "/tmp" });
+    const id = (await service.createTask({ title: "contended" }, caller)).data.task.id;
+    const [space, key] = lockKey(schema);
+    // Another session (not Arbeit) locks the task's row, then asks for Arbeit's write lock while
+    // Arbeit's writer holds it and waits for the row: a deadlock. This session waits longer before
+    // checking for deadlocks, so Postgres aborts the Arbeit side, which must retry.
+    const other = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await other.connect();
+    try {
+      await other.query("SET deadlock_timeout = '20s'");
+      await other.query("BEGIN");
+      await other.query(`UPDATE "${schema}".tasks SET title = title WHERE id = $1`, [id]);
+      let settled = false;
+      const update = service.updateTask({ task_id: id, title: "after the deadlock" }, caller).finally(() => {
+        settled = true;
+      });
+      for (let i = 0; i < 500; i++) {
+        const waiting = await adminQuery(
+          `SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE tasks%'`,
+        );
+        if (Number(waiting.rows[0].n) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await other.query("SELECT pg_advisory_xact_lock($1, $2)", [space, key]);
+      assert.equal(settled, false, "Arbeit gave up its lock by rolling back, and is still at work");
+      await other.query("COMMIT");
+      const result = await update;
+      assert.equal(result.data.task.title, "after the deadlock");
+      assert.equal(result.data.task.version, 2);
+    } finally {
+      await other.end();
+      await store.close();
+    }
+  });
+
+  it("replaces a pooled connection the server dropped (a restart) without the caller noticing", async () => {
+    const applicationName = `arbeit_drop_${process.pid}`;
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema: fresh(), applicationName });
+    try {
+      const service = new ArbeitService(store, { projectRoot: "/tmp" });
+      await service.createTask({ title: "before" }, caller);
+      const killed = await adminQuery(
+        "SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = $1",
+        [applicationName],
+      );
+      assert.ok(Number(killed.rows[0].n) >= 1);
+      const after = await service.createTask({ title: "after" }, caller);
+      assert.equal(after.data.task.title, "after");
+      assert.equal((await store.read((tx) => tx.listTasks({ limit: 10, offset: 0 }))).length, 2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("refuses to be used after close", async () => {
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema: fresh() });
+    await store.close();
+    await store.close();
+    await assert.rejects(
+      store.read((tx) => tx.maxEventSeq()),
+      /closed/,
+    );
+  });
+});
