@@ -18,7 +18,14 @@ export function runCli(
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...options.env };
-    for (const key of ["ARBEIT_DB", "ARBEIT_SESSION", "ARBEIT_AGENT", "ARBEIT_LIST"])
+    for (const key of [
+      "ARBEIT_DB",
+      "ARBEIT_SESSION",
+      "ARBEIT_AGENT",
+      "ARBEIT_LIST",
+      "ARBEIT_DATABASE_URL",
+      "ARBEIT_DATABASE_SCHEMA",
+    ])
       if (!options.env?.[key]) delete env[key];
     const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";

@@ -128,7 +128,11 @@ describe("events of each mutation", () => {
     assertEvents(log, task.id, [...CLAIMED(log), ["work_started", "session_link"]]);
     assert.deepEqual([started[0]!.payload.status_from, started[0]!.payload.status_to], ["open", "in_progress"]);
     const stopped = await eventsOf(p, () => p.ok("arbeit_task_stop_work", { task_id: task.id }, ALICE));
-    assertEvents(stopped, task.id, [["work_stopped", "session_link"]]);
+    // Stopping also hands the claim back (claim_released on the task).
+    assertEvents(stopped, task.id, [
+      ["work_stopped", "session_link"],
+      ["claim_released", "task"],
+    ]);
     assert.equal(stopped[0]!.entity_id, started[0]!.entity_id);
   });
 

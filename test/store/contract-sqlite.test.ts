@@ -28,6 +28,6 @@ describe(`store contract: SQLite under ${runtime}`, () => {
         },
       };
     },
-    { concurrentPeers: false },
+    { concurrentPeers: true },
   );
 });

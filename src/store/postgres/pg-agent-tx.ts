@@ -1,5 +1,5 @@
 import type { ArbeitEvent, MemoryEntry, MemoryScope, Task } from "../../domain/types.js";
-import { toEvent, toMemory, toTask } from "../sqlite/rows.js";
+import { toEvent, toMemory, toTask } from "../rows.js";
 import type { AgentState, IdempotentRecord, StoreTx } from "../task-store.js";
 import { PgTx } from "./pg-tx.js";
 import type { PgValue } from "./sql.js";

@@ -20,7 +20,7 @@ import {
   toRelationshipRow,
   toSessionLink,
   toTask,
-} from "../sqlite/rows.js";
+} from "../rows.js";
 import type {
   ActiveWork,
   EventFilter,

@@ -10,7 +10,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Pool, PoolClient } from "pg";
 import { ArbeitError } from "../../domain/errors.js";
-import { Mutex } from "../sqlite/mutex.js";
+import { Mutex } from "../mutex.js";
 import type { StoreTx, TaskStore } from "../task-store.js";
 import {
   checkSchemaName,

@@ -1,4 +1,4 @@
-import type { RawRow } from "../sqlite/rows.js";
+import type { RawRow } from "../rows.js";
 
 /** The one thing a Postgres transaction needs from a pg client: run a parameterised query. */
 export interface Queryable {

@@ -1,8 +1,8 @@
 import { newId } from "../../domain/ids.js";
 import type { ArbeitEvent, MemoryEntry, MemoryScope, Task } from "../../domain/types.js";
+import { toEvent, toMemory, toTask } from "../rows.js";
 import type { AgentState, IdempotentRecord, StoreTx } from "../task-store.js";
 import type { SqlDriver, SqlValue } from "./driver.js";
-import { toEvent, toMemory, toTask } from "./rows.js";
 import { SqliteTx } from "./sqlite-tx.js";
 import { StatementCache } from "./statement-cache.js";
 import { TASK_COLUMNS, TASK_ORDER } from "./task-sql.js";

@@ -1,9 +1,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { resolve } from "node:path";
 import { ArbeitError } from "../../domain/errors.js";
+import { Mutex, mutexForFile } from "../mutex.js";
 import type { StoreTx, TaskStore } from "../task-store.js";
 import { isBusyError, openDriver, type SqlDriver } from "./driver.js";
 import { applyMigrations } from "./migrate.js";
-import { Mutex } from "./mutex.js";
 import { SqliteAgentTx } from "./sqlite-agent-tx.js";
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -20,7 +21,10 @@ export class SqliteTaskStore implements TaskStore {
   readonly location: string;
   readonly #driver: SqlDriver;
   readonly #tx: SqliteAgentTx;
+  /** One transaction at a time on this connection. */
   readonly #mutex = new Mutex();
+  /** One writer at a time per file in this process (reads need no such turn in WAL mode). */
+  readonly #writers: Mutex;
   /** Set while a transaction is open in this async context, so nested calls join it. */
   readonly #inTransaction = new AsyncLocalStorage<"read" | "write">();
   #closed = false;
@@ -28,6 +32,7 @@ export class SqliteTaskStore implements TaskStore {
   private constructor(driver: SqlDriver, location: string) {
     this.#driver = driver;
     this.location = location;
+    this.#writers = location === ":memory:" ? new Mutex() : mutexForFile(resolve(location));
     this.#tx = new SqliteAgentTx(driver);
   }
 
@@ -40,7 +45,7 @@ export class SqliteTaskStore implements TaskStore {
       driver.exec("PRAGMA synchronous = NORMAL");
       driver.exec("PRAGMA foreign_keys = ON");
       const store = new SqliteTaskStore(driver, path);
-      await store.#immediate(async () => applyMigrations(driver));
+      await store.#writers.run(() => store.#immediate(async () => applyMigrations(driver)));
       return store;
     } catch (error) {
       driver.close();
@@ -60,7 +65,9 @@ export class SqliteTaskStore implements TaskStore {
     const open = this.#inTransaction.getStore();
     if (open === "write") return fn(this.#tx);
     if (open === "read") return Promise.reject(new Error("A write cannot start inside a read transaction."));
-    return this.#mutex.run(() => this.#inTransaction.run("write", () => this.#immediate(() => fn(this.#tx))));
+    return this.#mutex.run(() =>
+      this.#writers.run(() => this.#inTransaction.run("write", () => this.#immediate(() => fn(this.#tx)))),
+    );
   }
 
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {

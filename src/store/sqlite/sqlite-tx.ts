@@ -11,6 +11,17 @@ import type {
   Task,
   TaskStatus,
 } from "../../domain/types.js";
+import {
+  type RawRow,
+  toContext,
+  toEvent,
+  toFile,
+  toProgress,
+  toRelationship,
+  toRelationshipRow,
+  toSessionLink,
+  toTask,
+} from "../rows.js";
 import type {
   ActiveWork,
   EventFilter,
@@ -22,17 +33,6 @@ import type {
   TaskPatch,
 } from "../task-store.js";
 import type { SqlDriver, SqlStatement, SqlValue } from "./driver.js";
-import {
-  type RawRow,
-  toContext,
-  toEvent,
-  toFile,
-  toProgress,
-  toRelationship,
-  toRelationshipRow,
-  toSessionLink,
-  toTask,
-} from "./rows.js";
 import { StatementCache } from "./statement-cache.js";
 import { blockedExpression, isBlockingExpression, TASK_COLUMNS, TASK_ORDER } from "./task-sql.js";
 

@@ -1,5 +1,5 @@
+import type { RawRow } from "../rows.js";
 import type { SqlDriver, SqlStatement, SqlValue } from "./driver.js";
-import type { RawRow } from "./rows.js";
 
 /** Prepares each SQL text once per connection and reuses it. */
 export class StatementCache {

@@ -8,9 +8,10 @@ export const TASK_COLUMNS = `t.id, t.list_id, t.title, t.type, t.status, t.inten
   (SELECT r.from_task_id FROM relationships r JOIN tasks p ON p.id = r.from_task_id
      WHERE r.to_task_id = t.id AND r.type = 'parent_of' AND r.removed_at IS NULL
        AND p.deleted_at IS NULL) AS parent_id,
-  (SELECT json_group_array(r.from_task_id) FROM relationships r JOIN tasks b ON b.id = r.from_task_id
-     WHERE r.to_task_id = t.id AND r.type = 'blocks' AND r.removed_at IS NULL
-       AND b.deleted_at IS NULL) AS blocked_by_json,
+  (SELECT json_group_array(id) FROM (SELECT r.from_task_id AS id FROM relationships r
+     JOIN tasks b ON b.id = r.from_task_id
+     WHERE r.to_task_id = t.id AND r.type = 'blocks' AND r.removed_at IS NULL AND b.deleted_at IS NULL
+     ORDER BY r.from_task_id)) AS blocked_by_json,
   ${blockedExpression("t")} AS blocked`;
 
 export function blockedExpression(alias: string): string {

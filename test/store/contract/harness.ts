@@ -30,10 +30,10 @@ export type StoreFactory = () => Promise<StoreUnderTest>;
 
 export interface ContractOptions {
   /**
-   * Whether peers opened in this process can write at the same moment. False for SQLite: its
-   * drivers wait out a lock synchronously (busy_timeout), blocking the one thread the lock holder
-   * needs to finish; SQLite's many-writer case runs in separate processes instead
-   * (test/multi-agent/concurrency.process.test.ts).
+   * Whether peers opened in this process can write at the same moment. Both stores can: SQLite
+   * stores on one file share a per-file mutex (src/store/mutex.ts) so they take turns rather than
+   * block each other on SQLite's lock; separate processes are tested in
+   * test/multi-agent/concurrency.process.test.ts.
    */
   concurrentPeers: boolean;
 }

@@ -7,8 +7,8 @@ import type {
   Relationship,
   SessionLink,
   Task,
-} from "../../domain/types.js";
-import type { RelationshipRow } from "../task-store.js";
+} from "../domain/types.js";
+import type { RelationshipRow } from "./task-store.js";
 
 /** Decoding of raw SQLite rows into the wire types. */
 

@@ -19,3 +19,19 @@ export class Mutex {
     }
   }
 }
+
+const byFile = new Map<string, Mutex>();
+
+/**
+ * One mutex per database file per process. Two stores opened on the same file in one process
+ * then take turns instead of colliding on SQLite's lock, where the synchronous driver would
+ * block the very thread the lock holder needs to finish.
+ */
+export function mutexForFile(path: string): Mutex {
+  let mutex = byFile.get(path);
+  if (!mutex) {
+    mutex = new Mutex();
+    byFile.set(path, mutex);
+  }
+  return mutex;
+}
