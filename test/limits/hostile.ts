@@ -1,0 +1,23 @@
+/** Strings that must survive storage verbatim: Unicode edge cases, quotes, SQL and shell metacharacters. */
+export const HOSTILE = [
+  "emoji 🎉👩‍👩‍👧‍👦🏳️‍🌈 and skin tone 👍🏽",
+  "RTL עברית مرحبا \u202Eevil override\u202C back",
+  "combining e\u0301 a\u0308 n\u0303 Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǧ̗͚̚o̙̔ͮ̇͐̇",
+  `quotes ' " \` ’ “ ” ‘ and ''doubled'' ""too""`,
+  "'; DROP TABLE tasks; --",
+  "Robert'); DELETE FROM events WHERE (1=1 OR '",
+  "$(rm -rf /)",
+  "`rm -rf /` and ${HOME} and %PATH% and $((1+1))",
+  "line1\nline2\r\nline3\ttabbed\rcarriage",
+  "backslashes \\ \\\\ \\n \\u0000 \\x00 (literal)",
+  "zero width \u200B\u200C\u200D\uFEFF and NBSP\u00A0",
+  "astral 𝕏 𐍈 𠜎 🀄",
+  'json {"a":1} [1,2] null true "quoted"',
+  "<script>alert(1)</script> &amp; &#0;",
+  "  leading and trailing spaces  ",
+  "printf %s %d %n %x",
+  "controls \u0001\u0007\u001b[31mANSI red\u001b[0m \u007f",
+  "noncharacters \uFFFF \uFFFE \uFDD0",
+  "glob * ? [a-z] ~ !! !$",
+  "semi; pipe | amp & gt > lt < hash # star *",
+];
