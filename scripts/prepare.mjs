@@ -7,6 +7,6 @@ import { join } from "node:path";
 const root = new URL("..", import.meta.url).pathname;
 const tsc = join(root, "node_modules", ".bin", "tsc");
 if (existsSync(tsc) && existsSync(join(root, "tsconfig.build.json"))) {
-  const result = spawnSync(tsc, ["-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
+  const result = spawnSync(process.execPath, [join(root, "scripts", "build.mjs")], { cwd: root, stdio: "inherit" });
   process.exit(result.status ?? 1);
 }

@@ -53,7 +53,7 @@ async function step(label, command, args) {
 if (only.length === 0) {
   await step("typecheck", bin("tsc"), ["-p", "tsconfig.json", "--noEmit"]);
   await step("lint", bin("biome"), ["check", "src", "test", "scripts", "bench"]);
-  await step("build", bin("tsc"), ["-p", "tsconfig.build.json"]);
+  await step("build", process.execPath, [join(root, "scripts", "build.mjs")]);
 }
 
 const files = only.length > 0 ? only : testFiles(join(root, "test"));

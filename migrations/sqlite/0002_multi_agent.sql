@@ -43,3 +43,8 @@ CREATE INDEX idx_relationships_type ON relationships (type, from_task_id, to_tas
 
 -- A session's work history, newest first: what a new conversation in that session resumes.
 CREATE INDEX idx_active_work_history ON active_work (session_id, started_at);
+
+-- The cycle checks walk blocks and parent_of edges step by step, skipping deleted tasks. This
+-- index holds only deleted tasks, so "is this one deleted?" costs a lookup in a tiny tree instead
+-- of a row read per step (a third of the time of a check on a 5,000-long chain: docs/benchmarks.md).
+CREATE INDEX idx_tasks_deleted ON tasks (id) WHERE deleted_at IS NOT NULL;

@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { listMigrations } from "../src/store/sqlite/migrate.js";
+import { type Manifest, Seeder, type SeedParams } from "./seed.js";
+
+/**
+ * The seeded store is cached under bench/.data/, keyed by everything that shapes it: the schema
+ * (the migration files' text), the seed parameters and the seeder's own source. Each run works
+ * on a fresh copy, so the writes it measures never leak into the next run.
+ */
+
+const SEED_SOURCE = new URL("./seed.ts", import.meta.url);
+
+export interface Dataset {
+  manifest: Manifest;
+  /** The pristine cached file. */
+  cached: string;
+  /** This run's copy, in a project folder like a real one: <dir>/.arbeit/arbeit.db. */
+  working: string;
+  projectDir: string;
+  /** True when this run built the dataset (its seeding time is then fresh). */
+  built: boolean;
+}
+
+export function datasetKey(params: SeedParams): string {
+  const hash = createHash("sha256");
+  for (const migration of listMigrations()) hash.update(`${migration.name}\n${readFileSync(migration.path, "utf8")}\n`);
+  hash.update(readFileSync(SEED_SOURCE));
+  hash.update(JSON.stringify(params));
+  return `v${listMigrations().length}-${params.tasks}-${params.chain}-${hash.digest("hex").slice(0, 12)}`;
+}
+
+function removeDb(path: string): void {
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(path + suffix, { force: true });
+}
+
+export async function prepareDataset(
+  dataDir: string,
+  params: SeedParams,
+  options: { fresh: boolean; log: (line: string) => void },
+): Promise<Dataset> {
+  mkdirSync(dataDir, { recursive: true });
+  const key = datasetKey(params);
+  const cached = join(dataDir, `dataset-${key}.db`);
+  const manifestPath = join(dataDir, `dataset-${key}.json`);
+  let built = false;
+  if (options.fresh || !existsSync(cached) || !existsSync(manifestPath)) {
+    // Stale datasets of other keys are large; keep only the one in use.
+    for (const name of readdirSync(dataDir)) {
+      if (/^(dataset|building)-.*\.(db|json)(-wal|-shm)?$/.test(name)) rmSync(join(dataDir, name), { force: true });
+    }
+    const building = join(dataDir, `building-${key}.db`);
+    removeDb(building);
+    options.log(`Seeding ${params.tasks} tasks through the service (key ${key}); this takes a few minutes...`);
+    const manifest = await Seeder.run(building, params, options.log).catch((error: unknown) => {
+      removeDb(building);
+      throw error;
+    });
+    renameSync(building, cached);
+    removeDb(building);
+    writeFileSync(manifestPath, JSON.stringify(manifest));
+    built = true;
+  } else {
+    options.log(`Reusing the cached dataset ${cached} (--fresh rebuilds it).`);
+  }
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Manifest;
+  const projectDir = join(dataDir, "project");
+  const working = join(projectDir, ".arbeit", "arbeit.db");
+  mkdirSync(join(projectDir, ".arbeit"), { recursive: true });
+  removeDb(working);
+  copyFileSync(cached, working);
+  return { manifest, cached, working, projectDir, built };
+}

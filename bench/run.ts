@@ -1,0 +1,179 @@
+/**
+ * `npm run bench`: builds (or reuses) a store of 100,000 tasks and about a million events, then
+ * times the calls agents make most, the cycle check on a 5,000-long blocks chain, claims from
+ * eight processes at once, and one CLI call's CPU beside `node -e 0`. Prints a markdown table
+ * and writes bench/.data/results.json and results.md. Never part of the tests: machines are
+ * noisy, so nothing here fails on a missed target.
+ *
+ *   npm run bench                      # full run
+ *   npm run bench -- --scale 0.1       # fewer iterations, for a quick look
+ *   npm run bench -- --only query_ready,task_create --no-cli
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { findTool } from "../src/tools/catalogue.js";
+import { type BenchArgs, parseArgs } from "./args.js";
+import { runClaimThroughput } from "./claims.js";
+import { type CliCommand, cliCpuAvailable, cliRows, measureCliCpu } from "./cli-cpu.js";
+import { type Dataset, prepareDataset } from "./dataset.js";
+import { openHarness } from "./harness.js";
+import { runLatency } from "./latency.js";
+import { finishMachineInfo, machineInfo } from "./machine.js";
+import { LATENCY, type LatencySpec, missingRequirement } from "./measurements.js";
+import { renderMarkdown } from "./report.js";
+import type { ResultRow } from "./results.js";
+import { fmtMs, Rng } from "./stats.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const DATA_DIR = join(ROOT, "bench", ".data");
+const CLI = join(ROOT, "dist", "cli", "main.js");
+const SEED = 20_260_101;
+const CLAIM_WORKERS = 8;
+const CLI_TARGET_RATIO = 1.5;
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function describe(row: ResultRow): string {
+  if (row.skipped) return `  ${row.name}: skipped (${row.skipped})`;
+  const target = row.target ? `  target ${row.target}: ${row.met ? "met" : "MISSED"}` : "";
+  if (row.kind === "latency") return `  ${row.name}: p50 ${fmtMs(row.p50!)} ms, p99 ${fmtMs(row.p99!)} ms${target}`;
+  return `  ${row.name}: ${row.value?.toFixed(2)} ${row.unit}${target}; ${row.note ?? ""}`;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2), DATA_DIR);
+  const wanted = (name: string) => args.only === undefined || args.only.includes(name);
+  const info = machineInfo();
+  log(`Machine: ${info.cpu}, ${info.cores} cores, Node ${info.node}, SQLite ${info.sqlite}`);
+  log(`Load average at start: ${info.loadAverageStart.join(" ")} (a shared machine makes every figure noisy)`);
+
+  const dataset = await prepareDataset(
+    DATA_DIR,
+    { tasks: args.tasks, chain: args.chain, seed: SEED },
+    {
+      fresh: args.fresh,
+      log,
+    },
+  );
+  const { manifest } = dataset;
+  const seedRate = manifest.serviceCalls / manifest.seedSeconds;
+  const seedNote =
+    `seeded through the service in ${manifest.serviceCalls.toLocaleString("en-US")} calls ` +
+    `(${manifest.seedSeconds.toFixed(0)} s, ${seedRate.toFixed(0)} calls/s, batched transactions` +
+    `${dataset.built ? "" : "; timed when the cached copy was built"}).`;
+  log(`Dataset: ${JSON.stringify(manifest.counts)}; ${seedNote}`);
+
+  const rows: ResultRow[] = [];
+  const record = (row: ResultRow) => {
+    rows.push(row);
+    log(describe(row));
+  };
+  // Order matters: the CLI runs on the store as the latency phase left it, before the claim
+  // run takes 1,200 of the best tasks; the last phase then times `ready` around those claims.
+  await latencyPhase(undefined, dataset, args, wanted, record);
+  if (!args.noCli && wanted("cli")) measureCli(dataset, args, record);
+  if (wanted("claim_throughput")) await measureClaims(dataset, args, record);
+  await latencyPhase("after-claims", dataset, args, wanted, record);
+
+  const finished = finishMachineInfo(info);
+  mkdirSync(args.outDir, { recursive: true });
+  const markdown = renderMarkdown(finished, manifest, rows, seedNote);
+  writeFileSync(
+    join(args.outDir, "results.json"),
+    `${JSON.stringify({ machine: finished, params: manifest.params, counts: manifest.counts, seedNote, rows }, null, 2)}\n`,
+  );
+  writeFileSync(join(args.outDir, "results.md"), markdown);
+  process.stdout.write(`\n${markdown}`);
+  log(`\nWrote ${join(args.outDir, "results.json")} and results.md.`);
+}
+
+async function latencyPhase(
+  phase: LatencySpec["phase"],
+  dataset: Dataset,
+  args: BenchArgs,
+  wanted: (name: string) => boolean,
+  record: (row: ResultRow) => void,
+): Promise<void> {
+  const specs = LATENCY.filter((spec) => spec.phase === phase && wanted(spec.name));
+  if (specs.length === 0) return;
+  const h = await openHarness(dataset.working, dataset.projectDir);
+  try {
+    const ctx = { h, m: dataset.manifest, rng: new Rng(SEED + (phase ? 2 : 1)) };
+    for (const spec of specs) {
+      const missing = missingRequirement(spec, h);
+      record(
+        missing
+          ? {
+              name: spec.name,
+              label: spec.label,
+              kind: "latency",
+              met: null,
+              skipped: missing,
+              ...(spec.targetMs ? { target: `<= ${spec.targetMs} ms` } : {}),
+            }
+          : await runLatency(spec, ctx, args.scale),
+      );
+    }
+  } finally {
+    await h.close();
+  }
+}
+
+async function measureClaims(dataset: Dataset, args: BenchArgs, record: (row: ResultRow) => void): Promise<void> {
+  if (!findTool("arbeit_task_claim")) {
+    record({ name: "claim_throughput", label: "claims", kind: "throughput", met: null, skipped: "no tool" });
+    return;
+  }
+  record(
+    await runClaimThroughput(dataset.working, dataset.projectDir, {
+      workers: CLAIM_WORKERS,
+      claimsPerWorker: Math.max(10, Math.round(150 * args.scale)),
+    }),
+  );
+}
+
+function measureCli(dataset: Dataset, args: BenchArgs, record: (row: ResultRow) => void): void {
+  const unavailable = cliCpuAvailable();
+  if (unavailable) {
+    log(`CLI CPU comparison skipped: ${unavailable}.`);
+    return;
+  }
+  log("Building dist/ for the CLI measurement (npm run build)...");
+  const build = spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT, stdio: "inherit" });
+  if (build.status !== 0) log("The build reported errors; measuring whatever dist/ holds.");
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: the build produced no CLI.`);
+  const check = spawnSync(process.execPath, [CLI, "query", "ready", "--limit", "20", "--db", dataset.working], {
+    encoding: "utf8",
+  });
+  const envelope = JSON.parse(check.stdout) as { success: boolean; data?: { tasks: unknown[] } };
+  if (!envelope.success || envelope.data?.tasks.length !== 20) {
+    throw new Error(`The CLI did not answer ready with 20 tasks: ${check.stdout.slice(0, 300)} ${check.stderr}`);
+  }
+  const node = process.execPath;
+  const briefing = { task_id: dataset.manifest.richLeaves[0], include: ["context", "progress_summary"] };
+  const commands: CliCommand[] = [
+    { name: "node_e0", label: "`node -e 0` (baseline)", argv: [node, "-e", "0"] },
+    {
+      name: "query_ready",
+      label: "`arbeit query ready --limit 20 --db <store>`",
+      argv: [node, CLI, "query", "ready", "--limit", "20", "--db", dataset.working],
+    },
+    {
+      name: "call_task_get",
+      label: "`arbeit call arbeit_task_get '{task_id, include: [context, progress_summary]}'`",
+      argv: [node, CLI, "call", "arbeit_task_get", JSON.stringify(briefing), "--db", dataset.working],
+    },
+    { name: "version", label: "`arbeit --version` (start-up only)", argv: [node, CLI, "--version"] },
+  ];
+  const rounds = Math.max(3, Math.round(10 * Math.min(1, args.scale * 2)));
+  log(`CLI CPU: ${rounds} interleaved rounds of 10 calls per command...`);
+  const result = measureCliCpu(commands, { rounds, callsPerRound: 10 });
+  for (const row of cliRows(result, commands, "node_e0", "query_ready", CLI_TARGET_RATIO)) record(row);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
