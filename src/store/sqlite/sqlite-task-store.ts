@@ -11,6 +11,13 @@ const BUSY_TIMEOUT_MS = 5000;
 /** How long a writer keeps retrying past busy_timeout before giving up (DESIGN §6). */
 const BUSY_RETRY_BUDGET_MS = 60_000;
 
+/**
+ * One AsyncLocalStorage for every store, not one per store: each instance stays registered with
+ * async_hooks for the life of the process, and every await pays for all of them (after 2,000
+ * stores were opened and closed, an await cost 1,000 times more).
+ */
+const OPEN_TRANSACTION = new AsyncLocalStorage<{ store: object; mode: "read" | "write" }>();
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -26,7 +33,13 @@ export class SqliteTaskStore implements TaskStore {
   /** One writer at a time per file in this process (reads need no such turn in WAL mode). */
   readonly #writers: Mutex;
   /** Set while a transaction is open in this async context, so nested calls join it. */
-  readonly #inTransaction = new AsyncLocalStorage<"read" | "write">();
+  readonly #inTransaction = {
+    getStore: (): "read" | "write" | undefined => {
+      const open = OPEN_TRANSACTION.getStore();
+      return open?.store === this ? open.mode : undefined;
+    },
+    run: <T>(mode: "read" | "write", fn: () => T): T => OPEN_TRANSACTION.run({ store: this, mode }, fn),
+  };
   #closed = false;
 
   private constructor(driver: SqlDriver, location: string) {
