@@ -25,6 +25,7 @@ export const REPLAYED_TASK_FIELDS = [
   "priority",
   "owner",
   "lease_expires_at",
+  "claimed_at",
   "active_form",
   "version",
   "created_at",
@@ -62,7 +63,7 @@ export interface ReplayState {
 }
 
 /** The fields task_updated's `changes` may carry as plain values (the rest are derived). */
-const NOT_CHANGEABLE = new Set(["list_id", "version", "created_at", "updated_at", "deleted_at"]);
+const NOT_CHANGEABLE = new Set(["list_id", "claimed_at", "version", "created_at", "updated_at", "deleted_at"]);
 const SCALAR_FIELDS = new Set<string>(REPLAYED_TASK_FIELDS.filter((field) => !NOT_CHANGEABLE.has(field)));
 
 export function edgeKey(from: string, type: string, to: string): string {
@@ -100,7 +101,7 @@ const HANDLERS: Record<string, Handler> = {
     const task = event.payload.task as Record<string, unknown> | undefined;
     if (typeof task !== "object" || task === null) return "payload has no task";
     const id = event.entity_id;
-    const replayed = { id, deleted_at: null, lease_expires_at: null } as ReplayTask;
+    const replayed = { id, deleted_at: null, lease_expires_at: null, claimed_at: null } as ReplayTask;
     for (const field of REPLAYED_TASK_FIELDS) if (field in task) replayed[field] = task[field] ?? null;
     replayed.version = typeof task.version === "number" ? task.version : 1;
     replayed.created_at = event.timestamp;
@@ -226,6 +227,8 @@ function claimed(state: ReplayState, event: ReplayEvent): string | undefined {
     return "payload lacks owner or lease_expires_at";
   task.owner = owner;
   task.lease_expires_at = lease_expires_at;
+  // A new claim stamps claimed_at; a renewal keeps it, and a release leaves it as history.
+  if (event.event_type === "task_claimed") task.claimed_at = event.timestamp;
   bump(task, event);
   return undefined;
 }
