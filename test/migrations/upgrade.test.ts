@@ -42,7 +42,7 @@ describe("fixtures", () => {
 
 for (const version of EARLIER) {
   describe(`upgrading a schema v${version} database to v${LATEST}`, () => {
-    it("keeps every row of every table, row by row, and fills new columns with their defaults", async () => {
+    it("keeps every row of every table, row by row, every old column unchanged", async () => {
       const { dir, cleanup } = tempDir();
       const path = join(dir, "old.db");
       await databaseFromFixture(path, version);
@@ -56,29 +56,14 @@ for (const version of EARLIER) {
       for (const [table, old] of before) {
         const now = after.get(table);
         assert.ok(now, `table ${table} is gone`);
+        for (const column of old.columns) assert.ok(now.columns.includes(column), `${table}.${column} is gone`);
         assert.equal(now.rows.length, old.rows.length, `${table}: row count`);
-        const added = now.columns.filter((c) => !old.columns.includes(c));
-        const defaults = new Map(
-          store.driver
-            .prepare("SELECT name, dflt_value FROM pragma_table_info(?)")
-            .all<{ name: string; dflt_value: string | null }>(table)
-            .map((c) => [c.name, c.dflt_value]),
-        );
+        // New columns may be filled by the migration (defaults, or values derived from old rows);
+        // what an older Arbeit wrote must come through exactly.
         now.rows.forEach((row, i) => {
           const kept = Object.fromEntries(Object.keys(old.rows[i]!).map((key) => [key, row[key]]));
           assert.deepEqual(kept, old.rows[i], `${table} row ${i + 1} changed`);
-          for (const column of added) {
-            const expected = defaults.get(column) ?? null;
-            assert.equal(
-              row[column] === null ? null : String(row[column]),
-              expected === null ? null : expected.replace(/^'|'$/g, ""),
-            );
-          }
         });
-      }
-      for (const [table, { rows }] of after) {
-        if (!before.has(table) && table !== "sqlite_sequence")
-          assert.equal(rows.length, 0, `new table ${table} is empty`);
       }
       await store.close();
       cleanup();
