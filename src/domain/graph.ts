@@ -100,24 +100,55 @@ export function dependencyLayers(edges: readonly Edge[]): Map<string, number> {
   return new Map(graph.ids.map((id, i) => [id, layer[i]!]));
 }
 
-/** How many unfinished tasks each task holds up, directly or through others; most first. */
-export function transitiveBlockCounts(edges: readonly Edge[]): Array<{ id: string; blocks: number; direct: number }> {
+export interface Bottleneck {
+  id: string;
+  /** Unfinished tasks held up, directly or through others, each counted once. */
+  blocks: number;
+  direct: number;
+}
+
+function reachCount(graph: Graph, source: number, seen: Int32Array, stack: number[]): number {
+  let count = 0;
+  stack.push(...graph.out[source]!);
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (seen[node] === source) continue;
+    seen[node] = source;
+    count++;
+    for (const next of graph.out[node]!) stack.push(next);
+  }
+  return count;
+}
+
+/**
+ * The `limit` tasks that hold up the most unfinished work, most first (ties: more direct, then
+ * id). Exact, without walking from every task: a bound is summed up the graph in one pass (it
+ * counts a task once per path, so it never undercounts), then tasks are walked in order of their
+ * bound until no remaining bound can beat the last of the top `limit`.
+ */
+export function topBottlenecks(edges: readonly Edge[], limit: number): Bottleneck[] {
   const graph = build(edges);
-  const seen = new Int32Array(graph.ids.length).fill(-1);
+  const n = graph.ids.length;
+  const bound = new Float64Array(n);
+  const order = topologicalOrder(graph);
+  for (let i = order.length - 1; i >= 0; i--) {
+    const node = order[i]!;
+    let sum = 0;
+    for (const next of graph.out[node]!) sum += 1 + bound[next]!;
+    bound[node] = Math.min(sum, n);
+  }
+  const candidates = [...order].filter((node) => graph.out[node]!.length > 0).sort((a, b) => bound[b]! - bound[a]!);
+  const better = (a: Bottleneck, b: Bottleneck) =>
+    b.blocks - a.blocks || b.direct - a.direct || a.id.localeCompare(b.id);
+  const seen = new Int32Array(n).fill(-1);
   const stack: number[] = [];
-  const result: Array<{ id: string; blocks: number; direct: number }> = [];
-  graph.ids.forEach((id, source) => {
-    if (graph.out[source]!.length === 0) return;
-    let count = 0;
-    stack.push(...graph.out[source]!);
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      if (seen[node] === source) continue;
-      seen[node] = source;
-      count++;
-      stack.push(...graph.out[node]!);
-    }
-    result.push({ id, blocks: count, direct: graph.out[source]!.length });
-  });
-  return result.sort((a, b) => b.blocks - a.blocks || b.direct - a.direct || a.id.localeCompare(b.id));
+  const top: Bottleneck[] = [];
+  for (const node of candidates) {
+    // Ties on the count still need walking: they are ordered by direct count and id after.
+    if (top.length >= limit && bound[node]! < top[limit - 1]!.blocks) break;
+    top.push({ id: graph.ids[node]!, blocks: reachCount(graph, node, seen, stack), direct: graph.out[node]!.length });
+    top.sort(better);
+    if (top.length > limit) top.pop();
+  }
+  return top;
 }

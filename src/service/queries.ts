@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ArbeitError } from "../domain/errors.js";
-import { criticalPath, dependencyLayers, transitiveBlockCounts } from "../domain/graph.js";
+import { criticalPath, dependencyLayers, topBottlenecks } from "../domain/graph.js";
 import { projectRelative } from "../domain/paths.js";
 import { READY_BECAUSE, readinessReasons } from "../domain/readiness.js";
 import { TEMPLATE_NAMES, TEMPLATES } from "../domain/templates.js";
@@ -20,6 +20,7 @@ import { summarize, summarizeFiles } from "./summaries.js";
  */
 
 const DEFAULT_LIMIT = 50;
+const MAX_LAYERS_SHOWN = 25;
 const DAY_MS = 86_400_000;
 
 const status = z.enum(TASK_STATUSES);
@@ -162,20 +163,27 @@ export const QUERIES = {
       const first = await ctx.tx.unblockedUnfinished({ ...filter, limit: shown });
       const byLayer = new Map<number, string[]>();
       for (const [id, layer] of layers) if (layer > 0) byLayer.set(layer, [...(byLayer.get(layer) ?? []), id]);
+      const later = [...byLayer.keys()].sort((a, b) => a - b);
+      // A long chain makes a layer per task: show the first layers, and say how many there are.
+      const shownLayers = later.slice(0, MAX_LAYERS_SHOWN - 1);
+      const sample = new Map(shownLayers.map((layer) => [layer, byLayer.get(layer)!.sort().slice(0, shown)]));
+      const tasks = new Map((await ctx.tx.getTasks([...sample.values()].flat())).map((task) => [task.id, task]));
       const groups = [{ layer: 0, count: first.total, tasks: first.tasks.map(summarize) }];
-      for (const layer of [...byLayer.keys()].sort((a, b) => a - b)) {
-        const ids = byLayer.get(layer)!;
-        const tasks = await ctx.tx.getTasks(ids.slice(0, LIMITS.query_limit));
-        groups.push({ layer, count: ids.length, tasks: tasks.slice(0, shown).map(summarize) });
+      for (const layer of shownLayers) {
+        const members = sample.get(layer)!.flatMap((id) => tasks.get(id) ?? []);
+        members.sort(
+          (a, b) => a.priority - b.priority || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
+        );
+        groups.push({ layer, count: byLayer.get(layer)!.length, tasks: members.map(summarize) });
       }
-      return ok({ groups });
+      return ok({ layers_total: later.length + 1, groups });
     },
   }),
   bottlenecks: define({
     summary: "Unfinished tasks ranked by how much unfinished work they block, directly or transitively.",
     params: z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
     run: async (ctx, p) => {
-      const ranked = transitiveBlockCounts(await ctx.tx.blockEdges(graphScope(ctx, p))).slice(0, p.limit ?? 10);
+      const ranked = topBottlenecks(await ctx.tx.blockEdges(graphScope(ctx, p)), p.limit ?? 10);
       const tasks = new Map((await ctx.tx.getTasks(ranked.map((r) => r.id))).map((task) => [task.id, task]));
       return ok({
         tasks: ranked.flatMap((r) => {

@@ -43,7 +43,7 @@ export class SqliteAgentTx extends SqliteTx implements StoreTx {
 
   async expiredClaims(now: string): Promise<Array<{ id: string; owner: string; lease_expires_at: string }>> {
     return this.#sql.all(
-      `SELECT id, owner, lease_expires_at FROM tasks INDEXED BY idx_tasks_owner
+      `SELECT id, owner, lease_expires_at FROM tasks INDEXED BY idx_tasks_lease
        WHERE deleted_at IS NULL AND owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at <= ?
        ORDER BY lease_expires_at, id`,
       now,
@@ -252,15 +252,22 @@ export class SqliteAgentTx extends SqliteTx implements StoreTx {
   }
 
   async blockEdges(filter: { list_id?: string; under?: string }): Promise<Array<[string, string]>> {
+    // open_edge is kept by triggers (migration 0002): both ends live and unfinished.
+    const open = `r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge = 1`;
+    if (filter.list_id === undefined && filter.under === undefined) {
+      return this.#sql
+        .all(
+          `SELECT r.from_task_id AS a, r.to_task_id AS b FROM relationships r INDEXED BY idx_relationships_open_blocks WHERE ${open}`,
+        )
+        .map((row) => [row.a as string, row.b as string]);
+    }
     const from = this.#scope(filter, "f");
     const to = this.#scope(filter, "t");
     const head: SqlValue[] = filter.under !== undefined ? [filter.under] : [];
     const rows = this.#sql.all(
-      `${from.cte}SELECT r.from_task_id AS a, r.to_task_id AS b FROM relationships r INDEXED BY idx_relationships_type
+      `${from.cte}SELECT r.from_task_id AS a, r.to_task_id AS b FROM relationships r INDEXED BY idx_relationships_open_blocks
        JOIN tasks f ON f.id = r.from_task_id JOIN tasks t ON t.id = r.to_task_id
-       WHERE r.type = 'blocks' AND r.removed_at IS NULL
-         AND f.deleted_at IS NULL AND f.status IN ${UNFINISHED} ${from.clause}
-         AND t.deleted_at IS NULL AND t.status IN ${UNFINISHED} ${to.clause}`,
+       WHERE ${open} ${from.clause} ${to.clause}`,
       ...head,
       ...from.params,
       ...to.params,
@@ -276,9 +283,8 @@ export class SqliteAgentTx extends SqliteTx implements StoreTx {
     const scope = this.#scope(filter, "t");
     const head: SqlValue[] = filter.under !== undefined ? [filter.under] : [];
     const where = `t.deleted_at IS NULL AND t.status IN ${UNFINISHED} ${scope.clause}
-      AND NOT EXISTS (SELECT 1 FROM relationships r JOIN tasks b ON b.id = r.from_task_id
-        WHERE r.to_task_id = t.id AND r.type = 'blocks' AND r.removed_at IS NULL
-          AND b.deleted_at IS NULL AND b.status IN ${UNFINISHED})`;
+      AND NOT EXISTS (SELECT 1 FROM relationships r INDEXED BY idx_relationships_open_blocks
+        WHERE r.to_task_id = t.id AND r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge = 1)`;
     const total = Number(
       this.#sql.get(`${scope.cte}SELECT COUNT(*) AS n FROM tasks t WHERE ${where}`, ...head, ...scope.params)?.n ?? 0,
     );

@@ -132,14 +132,31 @@ export class SqliteTaskStore implements TaskStore {
     return result;
   }
 
+  /**
+   * Takes the write lock. SQLite's own busy handler sleeps 1, 2, 5, 10, 15, 25… ms between tries,
+   * which leaves a lock held for well under a millisecond idle while its waiters oversleep; so the
+   * lock is tried with the handler off and short, jittered waits that grow to a few milliseconds.
+   * The connection keeps busy_timeout for every other statement, and a writer still waits up to
+   * BUSY_RETRY_BUDGET_MS in all before giving up.
+   */
   async #begin(): Promise<void> {
+    try {
+      this.#driver.exec("BEGIN IMMEDIATE");
+      return;
+    } catch (error) {
+      if (!isBusyError(error)) throw error;
+    }
     const started = Date.now();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        this.#driver.exec("BEGIN IMMEDIATE");
-        return;
-      } catch (error) {
-        if (!isBusyError(error)) throw error;
+    this.#driver.exec("PRAGMA busy_timeout = 0");
+    try {
+      for (let attempt = 0; ; attempt++) {
+        pause(Math.min(0.05 * 1.5 ** attempt, 4) * (0.5 + Math.random()));
+        try {
+          this.#driver.exec("BEGIN IMMEDIATE");
+          return;
+        } catch (error) {
+          if (!isBusyError(error)) throw error;
+        }
         if (Date.now() - started > BUSY_RETRY_BUDGET_MS) {
           throw new ArbeitError(
             "INTERNAL_ERROR",
@@ -147,10 +164,20 @@ export class SqliteTaskStore implements TaskStore {
             { suggestions: ["Retry the call; check for a process holding a long transaction."] },
           );
         }
-        await sleep(Math.min(5 + 2 ** attempt * Math.random(), 200));
+        // Let the rest of this process run now and then while it waits.
+        if (attempt % 16 === 15) await sleep(1);
       }
+    } finally {
+      this.#driver.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
   }
+}
+
+const pauseCell = new Int32Array(new SharedArrayBuffer(4));
+
+/** Sleeps the thread for `ms` (fractions allowed): finer than a timer, and it yields the CPU. */
+function pause(ms: number): void {
+  Atomics.wait(pauseCell, 0, 0, ms);
 }
 
 /** seed 004's in-memory store: the SQLite store over ":memory:", handy for tests and scratch work. */

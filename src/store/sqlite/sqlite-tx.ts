@@ -192,15 +192,24 @@ export class SqliteTx {
   }
 
   async readyTasks(filter: { list_id?: string; now: string; limit: number; offset: number }): Promise<Task[]> {
+    // Two ordered sources merged (SQLite merges a compound ORDER BY and stops at the LIMIT):
+    // unleased open tasks in priority order, and the few whose lease has run out. Claimed tasks
+    // are in neither index, so a busy project does not make every claim skip past all of them.
     const listClause = filter.list_id === undefined ? "" : "AND t.list_id = ?";
-    const params: SqlValue[] = filter.list_id === undefined ? [] : [filter.list_id];
+    const list: SqlValue[] = filter.list_id === undefined ? [] : [filter.list_id];
+    const unblocked = `NOT EXISTS (SELECT 1 FROM relationships r INDEXED BY idx_relationships_open_blocks
+      WHERE r.to_task_id = t.id AND r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge = 1)`;
     const rows = this.#all(
-      `SELECT ${TASK_COLUMNS} FROM tasks t INDEXED BY idx_tasks_open_order
-       WHERE t.deleted_at IS NULL AND t.status = 'open' ${listClause}
-         AND (t.lease_expires_at IS NULL OR t.lease_expires_at <= ?) AND NOT ${blockedExpression("t")}
-       ORDER BY ${TASK_ORDER} LIMIT ? OFFSET ?`,
-      ...params,
+      `SELECT ${TASK_COLUMNS} FROM tasks t INDEXED BY idx_tasks_ready_free
+       WHERE t.deleted_at IS NULL AND t.status = 'open' AND t.lease_expires_at IS NULL ${listClause} AND ${unblocked}
+       UNION ALL
+       SELECT ${TASK_COLUMNS} FROM tasks t INDEXED BY idx_tasks_lease
+       WHERE t.deleted_at IS NULL AND t.status = 'open' AND t.lease_expires_at IS NOT NULL
+         AND t.lease_expires_at <= ? ${listClause} AND ${unblocked}
+       ORDER BY priority, created_at, id LIMIT ? OFFSET ?`,
+      ...list,
       filter.now,
+      ...list,
       filter.limit,
       filter.offset,
     );
