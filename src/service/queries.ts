@@ -6,6 +6,7 @@ import { READY_BECAUSE, readinessReasons } from "../domain/readiness.js";
 import { TEMPLATE_NAMES, TEMPLATES } from "../domain/templates.js";
 import { EVENT_TYPES, isTerminal, TASK_STATUSES, TASK_TYPES, type Task, type Warning } from "../domain/types.js";
 import { limit, listId, name, offset, taskId, text } from "../schemas/common.js";
+import { lazyProperty } from "../schemas/lazy.js";
 import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
 import type { StoreTx } from "../store/task-store.js";
@@ -40,8 +41,9 @@ interface QueryDef<S extends z.ZodType> {
   run(ctx: QueryContext, params: z.infer<S>): Promise<Result<unknown>>;
 }
 
-function define<S extends z.ZodType>(def: QueryDef<S>): QueryDef<S> {
-  return def;
+/** A query as written: its params schema is built on first use, like the tools' (lazyProperty). */
+function define<S extends z.ZodType>(def: Omit<QueryDef<S>, "params"> & { params: () => S }): QueryDef<S> {
+  return lazyProperty(def, "params", def.params) as unknown as QueryDef<S>;
 }
 
 function statuses(filter: z.infer<typeof statusFilter> | undefined) {
@@ -79,14 +81,15 @@ function resolveSince(value: string, now: Date): string {
 export const QUERIES = {
   tasks: define({
     summary: "List tasks; filter by status, parent_id (null = roots), type, owner.",
-    params: z.strictObject({
-      status: statusFilter.optional(),
-      parent_id: taskId.nullable().optional(),
-      type: z.enum(TASK_TYPES).optional(),
-      owner: name.optional(),
-      ...scoped,
-      ...page,
-    }),
+    params: () =>
+      z.strictObject({
+        status: statusFilter.optional(),
+        parent_id: taskId.nullable().optional(),
+        type: z.enum(TASK_TYPES).optional(),
+        owner: name.optional(),
+        ...scoped,
+        ...page,
+      }),
     run: (ctx, p) =>
       paged(p, (limit, offset) =>
         ctx.tx.listTasks({
@@ -102,7 +105,7 @@ export const QUERIES = {
   }),
   active_tasks: define({
     summary: "Open and in-progress tasks, optionally under parent_id.",
-    params: z.strictObject({ parent_id: taskId.nullable().optional(), ...scoped, ...page }),
+    params: () => z.strictObject({ parent_id: taskId.nullable().optional(), ...scoped, ...page }),
     run: (ctx, p) =>
       paged(p, (limit, offset) =>
         ctx.tx.listTasks({
@@ -117,7 +120,7 @@ export const QUERIES = {
   ready: define({
     summary:
       "Open, unblocked, unclaimed tasks, best first (priority, age, id). explain: why (or, with task_id, why not).",
-    params: z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped, ...page }),
+    params: () => z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped, ...page }),
     run: async (ctx, p) => {
       const now = ctx.deps.now();
       if (p.task_id) return ok(await explainTask(ctx, p.task_id, now));
@@ -128,7 +131,7 @@ export const QUERIES = {
   }),
   next: define({
     summary: "The single best ready task, in full (what to do next).",
-    params: z.strictObject({ ...scoped }),
+    params: () => z.strictObject({ ...scoped }),
     run: async (ctx, p) => {
       const [task] = await ctx.tx.readyTasks({ list_id: scope(ctx, p), now: ctx.deps.now(), limit: 1, offset: 0 });
       return ok(
@@ -140,7 +143,7 @@ export const QUERIES = {
   }),
   critical_path: define({
     summary: "The longest chain of unfinished work along blocks edges, optionally under parent_id.",
-    params: z.strictObject({ parent_id: taskId.optional(), ...scoped }),
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped }),
     run: async (ctx, p) => {
       const filter = graphScope(ctx, p);
       const path = criticalPath(await ctx.tx.blockEdges(filter));
@@ -155,7 +158,7 @@ export const QUERIES = {
   parallel_groups: define({
     summary:
       "Unfinished tasks in dependency layers; each layer can run side by side. limit caps tasks shown per layer.",
-    params: z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
     run: async (ctx, p) => {
       const shown = p.limit ?? 20;
       const filter = graphScope(ctx, p);
@@ -181,7 +184,7 @@ export const QUERIES = {
   }),
   bottlenecks: define({
     summary: "Unfinished tasks ranked by how much unfinished work they block, directly or transitively.",
-    params: z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
     run: async (ctx, p) => {
       const ranked = topBottlenecks(await ctx.tx.blockEdges(graphScope(ctx, p)), p.limit ?? 10);
       const tasks = new Map((await ctx.tx.getTasks(ranked.map((r) => r.id))).map((task) => [task.id, task]));
@@ -195,7 +198,7 @@ export const QUERIES = {
   }),
   blocked_tasks: define({
     summary: "Tasks waiting on an unfinished blocker.",
-    params: z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
+    params: () => z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
     run: (ctx, p) =>
       paged(p, (limit, offset) =>
         ctx.tx.blockedTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset }),
@@ -203,7 +206,7 @@ export const QUERIES = {
   }),
   blocking_tasks: define({
     summary: "Unfinished tasks that hold up other unfinished tasks.",
-    params: z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
+    params: () => z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
     run: (ctx, p) =>
       paged(p, (limit, offset) =>
         ctx.tx.blockingTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset }),
@@ -211,7 +214,7 @@ export const QUERIES = {
   }),
   children_of: define({
     summary: "Direct children of task_id.",
-    params: z.strictObject({ task_id: taskId, full: z.boolean().optional() }),
+    params: () => z.strictObject({ task_id: taskId, full: z.boolean().optional() }),
     run: async (ctx, p) => {
       await requireTask(ctx.tx, p.task_id);
       const tasks = await ctx.tx.children(p.task_id);
@@ -220,7 +223,7 @@ export const QUERIES = {
   }),
   descendants_of: define({
     summary: "All descendants of task_id, with depth.",
-    params: z.strictObject({ task_id: taskId, limit: limit.optional(), full: z.boolean().optional() }),
+    params: () => z.strictObject({ task_id: taskId, limit: limit.optional(), full: z.boolean().optional() }),
     run: async (ctx, p) => {
       await requireTask(ctx.tx, p.task_id);
       const size = p.limit ?? LIMITS.query_limit;
@@ -231,7 +234,7 @@ export const QUERIES = {
   }),
   ancestors_of: define({
     summary: "Ancestors of task_id, nearest first.",
-    params: z.strictObject({ task_id: taskId, full: z.boolean().optional() }),
+    params: () => z.strictObject({ task_id: taskId, full: z.boolean().optional() }),
     run: async (ctx, p) => {
       await requireTask(ctx.tx, p.task_id);
       const tasks = await ctx.tx.ancestors(p.task_id);
@@ -240,7 +243,7 @@ export const QUERIES = {
   }),
   recent_activity: define({
     summary: "Context entries and progress since a time (ISO or 24h/7d), optionally for task_id.",
-    params: z.strictObject({ since, task_id: taskId.optional(), ...scoped, limit: limit.optional() }),
+    params: () => z.strictObject({ since, task_id: taskId.optional(), ...scoped, limit: limit.optional() }),
     run: async (ctx, p) => {
       if (p.task_id) await requireTask(ctx.tx, p.task_id);
       const filter = {
@@ -258,7 +261,7 @@ export const QUERIES = {
   }),
   stale_tasks: define({
     summary: "Open or in-progress tasks with no activity for `days` days.",
-    params: z.strictObject({ days: z.number().min(0).max(36_500), ...scoped, ...page }),
+    params: () => z.strictObject({ days: z.number().min(0).max(36_500), ...scoped, ...page }),
     run: (ctx, p) => {
       const before = new Date(ctx.deps.nowDate().getTime() - p.days * DAY_MS).toISOString();
       return paged(p, (limit, offset) =>
@@ -268,7 +271,7 @@ export const QUERIES = {
   }),
   files_for_task: define({
     summary: "Files read or written while working on task_id.",
-    params: z.strictObject({ task_id: taskId }),
+    params: () => z.strictObject({ task_id: taskId }),
     run: async (ctx, p) => {
       await requireTask(ctx.tx, p.task_id);
       return ok({ files: summarizeFiles(await ctx.tx.filesOf(p.task_id)) });
@@ -276,7 +279,7 @@ export const QUERIES = {
   }),
   tasks_for_file: define({
     summary: "Tasks that touched file_path (relative to the project root).",
-    params: z.strictObject({ file_path: text(LIMITS.file_path).min(1), limit: limit.optional() }),
+    params: () => z.strictObject({ file_path: text(LIMITS.file_path).min(1), limit: limit.optional() }),
     run: async (ctx, p) => {
       const path = projectRelative(ctx.deps.projectRoot, p.file_path) ?? p.file_path;
       const rows = await ctx.tx.tasksForFile(path, p.limit ?? DEFAULT_LIMIT);
@@ -288,17 +291,18 @@ export const QUERIES = {
   }),
   templates: define({
     summary: "Task templates with their plan stubs.",
-    params: z.strictObject({}),
+    params: () => z.strictObject({}),
     run: async () => ok({ templates: TEMPLATE_NAMES.map((n) => TEMPLATES[n]) }),
   }),
   events: define({
     summary: "The event log after a sequence number (cursor), optionally for task_id.",
-    params: z.strictObject({
-      after_seq: z.number().int().min(0).optional(),
-      task_id: taskId.optional(),
-      event_types: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).optional(),
-      limit: limit.optional(),
-    }),
+    params: () =>
+      z.strictObject({
+        after_seq: z.number().int().min(0).optional(),
+        task_id: taskId.optional(),
+        event_types: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).optional(),
+        limit: limit.optional(),
+      }),
     run: async (ctx, p) => {
       const size = p.limit ?? 100;
       const events = await ctx.tx.listEvents({

@@ -1,4 +1,5 @@
 import { requestId } from "../schemas/common.js";
+import { lazyProperty } from "../schemas/lazy.js";
 import { claim, memory, resume } from "./agent-tools.js";
 import type { ToolDef } from "./define.js";
 import { taskCreate, taskDelete, taskGet, taskUpdate } from "./task-tools.js";
@@ -19,12 +20,9 @@ import {
  */
 function withRequestId(tool: ToolDef): ToolDef {
   if (tool.annotations.readOnlyHint || tool.name === init.name) return tool;
-  return {
-    ...tool,
-    input: tool.input.extend({
-      request_id: requestId.optional().describe("Idempotency key"),
-    }),
-  };
+  return lazyProperty(tool, "input", () =>
+    tool.input.extend({ request_id: requestId.optional().describe("Idempotency key") }),
+  ) as ToolDef;
 }
 
 /** Every tool, in the order front ends list them. Adding a tool here adds it everywhere. */

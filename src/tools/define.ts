@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { lazyProperty } from "../schemas/lazy.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import type { Result } from "../service/deps.js";
@@ -29,8 +30,11 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   run(ctx: ToolContext, args: z.infer<S>): Promise<Result<unknown>>;
 }
 
-export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef<S> {
-  return def;
+/** A tool as written: its schema is built on first use (see lazyProperty). */
+export type ToolSource<S extends z.ZodObject> = Omit<ToolDef<S>, "input"> & { input: () => S };
+
+export function defineTool<S extends z.ZodObject>(source: ToolSource<S>): ToolDef<S> {
+  return lazyProperty(source, "input", source.input) as unknown as ToolDef<S>;
 }
 
 export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };

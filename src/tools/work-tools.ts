@@ -14,7 +14,7 @@ export const init = defineTool({
   name: "arbeit_init",
   title: "Initialise Arbeit",
   description: "Create .arbeit/ and its database in the project root; once per project, before other arbeit tools.",
-  input: z.strictObject({}),
+  input: () => z.strictObject({}),
   annotations: WRITE,
   run: async (ctx) => ok(await initProject({ cwd: ctx.cwd, db: ctx.db })),
 });
@@ -24,7 +24,7 @@ export const startWork = defineTool({
   title: "Start work",
   description:
     "Begin working on a task in this session: marks it in_progress, links the session, tracks files you touch.",
-  input: z.strictObject({ task_id: taskId, session: sessionArg, expected_version: expectedVersion.optional() }),
+  input: () => z.strictObject({ task_id: taskId, session: sessionArg, expected_version: expectedVersion.optional() }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).startWork(args, ctx.caller),
 });
@@ -33,7 +33,7 @@ export const stopWork = defineTool({
   name: "arbeit_task_stop_work",
   title: "Stop work",
   description: "Pause or finish working on a task in this session; stops file tracking. Status is unchanged.",
-  input: z.strictObject({ task_id: taskId, session: sessionArg }),
+  input: () => z.strictObject({ task_id: taskId, session: sessionArg }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).stopWork(args, ctx.caller),
 });
@@ -43,13 +43,14 @@ export const contextAdd = defineTool({
   title: "Add context",
   description:
     "Record a decision, rationale, attempt, outcome, blocker, note, reference or user_input on a task. supersede_entry_id replaces a stale entry.",
-  input: z.strictObject({
-    task_id: taskId,
-    type: z.enum(CONTEXT_TYPES),
-    content: text(LIMITS.context_content).min(1),
-    metadata: metadata.optional(),
-    supersede_entry_id: id("context").optional(),
-  }),
+  input: () =>
+    z.strictObject({
+      task_id: taskId,
+      type: z.enum(CONTEXT_TYPES),
+      content: text(LIMITS.context_content).min(1),
+      metadata: metadata.optional(),
+      supersede_entry_id: id("context").optional(),
+    }),
   annotations: WRITE,
   run: async (ctx, args) => (await ctx.service()).addContext(args, ctx.caller),
 });
@@ -58,11 +59,12 @@ export const progressAdd = defineTool({
   name: "arbeit_progress_add",
   title: "Add progress steps",
   description: "Add concrete work steps to a task (optionally already completed).",
-  input: z.strictObject({
-    task_id: taskId,
-    items: z.array(text(LIMITS.progress_item).min(1)).min(1).max(LIMITS.progress_items),
-    completed: z.boolean().optional(),
-  }),
+  input: () =>
+    z.strictObject({
+      task_id: taskId,
+      items: z.array(text(LIMITS.progress_item).min(1)).min(1).max(LIMITS.progress_items),
+      completed: z.boolean().optional(),
+    }),
   annotations: WRITE,
   run: async (ctx, args) => (await ctx.service()).addProgress(args, ctx.caller),
 });
@@ -71,7 +73,7 @@ export const progressComplete = defineTool({
   name: "arbeit_progress_complete",
   title: "Complete progress steps",
   description: "Mark progress items done by id.",
-  input: z.strictObject({ item_ids: z.array(id("progress")).min(1).max(LIMITS.id_list) }),
+  input: () => z.strictObject({ item_ids: z.array(id("progress")).min(1).max(LIMITS.id_list) }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).completeProgress(args, ctx.caller),
 });
@@ -81,13 +83,14 @@ export const relationship = defineTool({
   title: "Link or unlink tasks",
   description:
     "Add or remove a link: from parent_of/blocks/relates_to/duplicates/splits_from to (inverse names accepted and normalised).",
-  input: z.strictObject({
-    action: z.enum(["add", "remove"]),
-    from_task_id: taskId,
-    to_task_id: taskId,
-    type: z.enum([...RELATIONSHIP_TYPES, ...INVERSE_RELATIONSHIP_TYPES]),
-    metadata: metadata.optional(),
-  }),
+  input: () =>
+    z.strictObject({
+      action: z.enum(["add", "remove"]),
+      from_task_id: taskId,
+      to_task_id: taskId,
+      type: z.enum([...RELATIONSHIP_TYPES, ...INVERSE_RELATIONSHIP_TYPES]),
+      metadata: metadata.optional(),
+    }),
   annotations: WRITE,
   run: async (ctx, args) => (await ctx.service()).relationship(args, ctx.caller),
 });
@@ -97,10 +100,11 @@ export const query = defineTool({
   title: "Query tasks",
   description:
     "Named queries; filters go in params. ready/next: what to do now (explain: why not). tasks {status?, parent_id? (null = roots)}. children_of/descendants_of/ancestors_of/files_for_task {task_id}. tasks_for_file {file_path}. recent_activity {since}. stale_tasks {days}. events {after_seq?}. critical_path/parallel_groups/bottlenecks {parent_id?}. templates.",
-  input: z.strictObject({
-    query: z.enum(QUERY_NAMES),
-    params: z.record(z.string(), z.unknown()).optional(),
-  }),
+  input: () =>
+    z.strictObject({
+      query: z.enum(QUERY_NAMES),
+      params: z.record(z.string(), z.unknown()).optional(),
+    }),
   annotations: READ,
   run: async (ctx, args) => (await ctx.service()).query(args, ctx.caller),
 });
