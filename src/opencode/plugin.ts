@@ -1,6 +1,6 @@
 import type { Hooks, PluginInput, PluginOptions } from "@opencode-ai/plugin";
-import type { Caller } from "../service/caller.js";
 import { activeBriefingText } from "../fragments/briefing-text.js";
+import type { Caller } from "../service/caller.js";
 import { type FileTouch, touchesFromToolCall, touchFromFileEdited } from "./file-touches.js";
 import { ProjectHandle } from "./project-handle.js";
 import { SessionActivity, SessionTree } from "./sessions.js";
