@@ -138,6 +138,12 @@ async function loadRows(
       VALUES (${columns.map(() => "?").join(", ")})`;
     inserts.set(table.name, { statement: driver.prepare(sql), table });
   }
+  // Rows come back exactly as exported, including what triggers derived when they were first
+  // written; the triggers are set aside while loading and restored (same transaction) after.
+  const triggers = driver
+    .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+    .all<{ name: string; sql: string }>();
+  for (const trigger of triggers) driver.exec(`DROP TRIGGER ${quoteName(trigger.name)}`);
   const total = header.tables.reduce((sum, table) => sum + table.rows, 0);
   const counts: Record<string, number> = Object.fromEntries(header.tables.map((table) => [table.name, 0]));
   const sequences: Array<{ name: string; seq: number }> = [];
@@ -170,6 +176,7 @@ async function loadRows(
     const insert = driver.prepare(`INSERT INTO ${SEQUENCE_TABLE} (name, seq) VALUES (?, ?)`);
     for (const { name, seq } of sequences) insert.run(name, seq);
   }
+  for (const trigger of triggers) driver.exec(trigger.sql);
   const broken = driver.prepare("PRAGMA foreign_key_check").all<{ table: string; parent: string }>();
   if (broken.length > 0) {
     const first = broken[0]!;
