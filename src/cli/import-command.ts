@@ -30,7 +30,9 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   try {
     store = await openProjectStore({ cwd: process.cwd(), db: options.db ?? process.env.ARBEIT_DB });
     if (source !== "-" && !existsSync(resolve(source))) {
-      throw new ArbeitError("INVALID_ARGUMENT", `There is no file ${resolve(source)} to import.`);
+      throw new ArbeitError("INVALID_ARGUMENT", `There is no file ${resolve(source)} to import.`, {
+        suggestions: ["Pass the path of a file written by `arbeit export`, or - to read standard input."],
+      });
     }
     const input = source === "-" ? process.stdin : createReadStream(resolve(source));
     const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });

@@ -25,7 +25,9 @@ export async function backupStore(store: SqliteTaskStore, destination: string): 
     });
   }
   if (!existsSync(dirname(destination))) {
-    throw new ArbeitError("INVALID_ARGUMENT", `The folder ${dirname(destination)} does not exist.`);
+    throw new ArbeitError("INVALID_ARGUMENT", `The folder ${dirname(destination)} does not exist.`, {
+      suggestions: ["Create the folder first, or name a file in an existing one."],
+    });
   }
   const partial = `${destination}.partial-${process.pid}`;
   try {

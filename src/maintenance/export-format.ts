@@ -38,6 +38,13 @@ export interface ExportRow {
 
 const PAGE = 500;
 
+/** A file import cannot use; nothing is imported. */
+export function badExport(message: string): ArbeitError {
+  return new ArbeitError("INVALID_ARGUMENT", message, {
+    suggestions: ["Nothing was imported. Pass a file written by `arbeit export`, unchanged."],
+  });
+}
+
 /** What an export holds: every user table, then SQLite's AUTOINCREMENT counters. */
 export function exportTables(driver: SqlDriver): Array<TableInfo & { rows: number }> {
   const tables = userTables(driver).map((table) => ({ ...table, rows: rowCount(driver, table.name) }));
@@ -69,7 +76,7 @@ export function decodeCell(value: unknown): SqlValue {
   if (typeof value === "object" && typeof (value as { $base64?: unknown }).$base64 === "string") {
     return new Uint8Array(Buffer.from((value as { $base64: string }).$base64, "base64"));
   }
-  throw new ArbeitError("INVALID_ARGUMENT", `The export holds a value SQLite cannot store: ${JSON.stringify(value)}.`);
+  throw badExport(`The export holds a value SQLite cannot store: ${JSON.stringify(value)}.`);
 }
 
 /** Every row of `table` in rowid order, a page at a time. Call inside one read transaction. */
@@ -127,7 +134,7 @@ export function parseHeader(line: string | undefined, latestSchema: number): Exp
   }
   const schema = header.schema_version;
   if (typeof schema !== "number" || !Number.isInteger(schema) || schema < 1) {
-    throw new ArbeitError("INVALID_ARGUMENT", "The export header has no valid schema_version.");
+    throw badExport("The export header has no valid schema_version.");
   }
   if (schema > latestSchema) {
     throw new ArbeitError(

@@ -7,6 +7,7 @@ import { applyMigrations, listMigrations, schemaVersion } from "../store/sqlite/
 import type { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import type { Progress } from "./export.js";
 import {
+  badExport,
   decodeCell,
   describeTable,
   type ExportHeader,
@@ -100,10 +101,10 @@ async function* parseRows(lines: AsyncIterable<string>): AsyncGenerator<ExportRo
     try {
       row = JSON.parse(line) as ExportRow;
     } catch {
-      throw new ArbeitError("INVALID_ARGUMENT", `Line ${number} of the export is not valid JSON.`);
+      throw badExport(`Line ${number} of the export is not valid JSON.`);
     }
     if (typeof row?.table !== "string" || typeof row.row !== "object" || row.row === null) {
-      throw new ArbeitError("INVALID_ARGUMENT", `Line ${number} of the export is not a row ({"table", "row"}).`);
+      throw badExport(`Line ${number} of the export is not a row ({"table", "row"}).`);
     }
     yield row;
   }
@@ -128,8 +129,7 @@ async function loadRows(
     if (table.name === SEQUENCE_TABLE) continue;
     const target = here.get(table.name);
     if (!target || target.columns.join(",") !== table.columns.join(",")) {
-      throw new ArbeitError(
-        "INVALID_ARGUMENT",
+      throw badExport(
         `The export's table ${table.name} (${table.columns.join(", ")}) does not match this schema${target ? ` (${target.columns.join(", ")})` : ""}.`,
       );
     }
@@ -149,8 +149,7 @@ async function loadRows(
   const sequences: Array<{ name: string; seq: number }> = [];
   let done = 0;
   for await (const { table, rowid, row } of rows) {
-    if (!declared.has(table))
-      throw new ArbeitError("INVALID_ARGUMENT", `The export has rows for ${table}, which its header does not list.`);
+    if (!declared.has(table)) throw badExport(`The export has rows for ${table}, which its header does not list.`);
     counts[table] = (counts[table] ?? 0) + 1;
     done++;
     if (done % 1000 === 0) onProgress?.(done, total);
@@ -165,8 +164,7 @@ async function loadRows(
   onProgress?.(done, total);
   for (const table of header.tables) {
     if (counts[table.name] !== table.rows) {
-      throw new ArbeitError(
-        "INVALID_ARGUMENT",
+      throw badExport(
         `The export is incomplete: its header promises ${table.rows} row(s) of ${table.name}, the file holds ${counts[table.name]}.`,
       );
     }
@@ -180,8 +178,7 @@ async function loadRows(
   const broken = driver.prepare("PRAGMA foreign_key_check").all<{ table: string; parent: string }>();
   if (broken.length > 0) {
     const first = broken[0]!;
-    throw new ArbeitError(
-      "INVALID_ARGUMENT",
+    throw badExport(
       `The export breaks ${broken.length} foreign key(s), e.g. a ${first.table} row pointing at a missing ${first.parent} row.`,
     );
   }
