@@ -51,7 +51,7 @@ function createRandom(seed: number) {
 }
 
 describe("SIGKILL at random moments", () => {
-  it(`loses no acknowledged write over ${ROUNDS} rounds (library and CLI writers)`, async () => {
+  it(`loses no acknowledged write over ${ROUNDS} rounds (library and CLI writers)`, async (t) => {
     const { dir, cleanup } = tempDir();
     assert.equal((await runCli(["init"], { cwd: dir })).code, 0);
     const random = createRandom(20_260_101);
@@ -103,6 +103,9 @@ describe("SIGKILL at random moments", () => {
     driver.close();
     assert.deepEqual(missing, [], `${missing.length} of ${acks.length} acknowledged writes are gone`);
 
+    t.diagnostic(
+      `${acks.length} acknowledged writes (${cliTasks} tasks through the CLI) over ${ROUNDS} rounds, all present`,
+    );
     const doctor = await runCli(["doctor"], { cwd: dir });
     assert.equal(doctor.code, 0, doctor.stdout);
     assert.equal(doctor.json.ok, true);

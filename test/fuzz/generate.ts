@@ -250,6 +250,28 @@ const PLAUSIBLE: Record<string, (rng: Rng, model: Model) => unknown> = {
     const a = liveTask(rng, model) ?? wellFormedId(rng, "tkt");
     const b = liveTask(rng, model) ?? wellFormedId(rng, "tkt");
     const action = rng.chance(0.7) ? "add" : "remove";
+    if (action === "remove" && rng.chance(0.7)) {
+      // Mostly an edge that exists (orphans included), sometimes named by its inverse.
+      const edges = [
+        ...[...model.tasks.values()].flatMap((t) => [
+          ...(t.parent ? [[t.parent, "parent_of", t.id]] : []),
+          ...[...t.blockers].map((b) => [b, "blocks", t.id]),
+        ]),
+        ...[...model.otherEdges].map((key) => key.split(" ")),
+      ] as Array<[string, string, string]>;
+      const edge = rng.pick(edges);
+      if (edge) {
+        const inverse = {
+          parent_of: "child_of",
+          blocks: "blocked_by",
+          duplicates: "duplicated_by",
+          splits_from: "split_into",
+        }[edge[1]];
+        return inverse && rng.chance(0.3)
+          ? { action, type: inverse, from_task_id: edge[2], to_task_id: edge[0] }
+          : { action, type: edge[1], from_task_id: edge[0], to_task_id: edge[2] };
+      }
+    }
     return {
       action,
       type,
