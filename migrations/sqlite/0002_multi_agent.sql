@@ -65,11 +65,17 @@ CREATE INDEX idx_relationships_open_blocks ON relationships (to_task_id, from_ta
 
 CREATE TRIGGER trg_blocks_edge_added AFTER INSERT ON relationships WHEN NEW.type = 'blocks'
 BEGIN
-  UPDATE relationships SET open_edge = (
+  UPDATE relationships SET open_edge = NEW.removed_at IS NULL AND (
     SELECT COUNT(*) FROM tasks
     WHERE id IN (NEW.from_task_id, NEW.to_task_id) AND deleted_at IS NULL AND status IN ('open', 'in_progress')
   ) = 2
   WHERE id = NEW.id;
+END;
+
+CREATE TRIGGER trg_blocks_edge_removed AFTER UPDATE OF removed_at ON relationships
+WHEN NEW.removed_at IS NOT NULL AND NEW.open_edge = 1
+BEGIN
+  UPDATE relationships SET open_edge = 0 WHERE id = NEW.id;
 END;
 
 CREATE TRIGGER trg_task_finished_or_reopened AFTER UPDATE OF status, deleted_at ON tasks

@@ -3,6 +3,12 @@ import type { GlobalOptions } from "./global-options.js";
 /** Commands that are not tools. Each entry loads its module only when invoked. */
 export interface ExtraCommand {
   summary: string;
+  /**
+   * Pulls in large dependencies (the MCP SDK, host set-up, maintenance). The bundled CLI keeps
+   * these out of the bundle every other call loads (scripts/build.mjs), so they stay off the
+   * start-up of `arbeit task ...` and friends.
+   */
+  heavy?: true;
   load: () => Promise<{ run(argv: string[], options: GlobalOptions): Promise<number> }>;
 }
 
@@ -12,27 +18,37 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     load: () => import("./call-command.js"),
   },
   backup: {
+    heavy: true,
     summary: "Copy the database to a new file while agents keep working: arbeit backup <file>",
     load: () => import("./backup-command.js"),
   },
   doctor: {
+    heavy: true,
     summary: "Check the database and its event history; --fix repairs what is safe to repair",
     load: () => import("./doctor-command.js"),
   },
   export: {
+    heavy: true,
     summary: "Write every table as JSON Lines: arbeit export [<file> | -]",
     load: () => import("./export-command.js"),
   },
   hook: {
+    heavy: true,
     summary: "Claude Code hooks (JSON on stdin): arbeit hook session-start | post-tool-use | pre-compact",
     load: () => import("./hook-command.js"),
   },
   import: {
+    heavy: true,
     summary: "Load an export into an empty database: arbeit import <file | -> [--replace]",
     load: () => import("./import-command.js"),
   },
-  mcp: { summary: "Serve every tool over MCP on stdio (setup: docs/mcp.md)", load: () => import("./mcp-command.js") },
+  mcp: {
+    heavy: true,
+    summary: "Serve every tool over MCP on stdio (setup: docs/mcp.md)",
+    load: () => import("./mcp-command.js"),
+  },
   setup: {
+    heavy: true,
     summary: "Configure a host: arbeit setup claude (hooks + MCP) | opencode (plugin)",
     load: () => import("./setup-command.js"),
   },

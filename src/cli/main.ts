@@ -11,6 +11,12 @@ import { EXTRA_COMMANDS } from "./extra-commands.js";
 import { extractGlobalOptions } from "./global-options.js";
 import { UsageError } from "./usage-error.js";
 
+/**
+ * Set by the bundled CLI's loader when this is the lean core bundle: runs the call in the full
+ * bundle instead (for heavy commands, see ExtraCommand.heavy). Undefined everywhere else.
+ */
+declare const __arbeitFull: (() => void) | undefined;
+
 async function main(argv: string[]): Promise<number> {
   const { options, rest } = extractGlobalOptions(argv);
   if (options.version) {
@@ -31,6 +37,11 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError("Name a command.", generalHelp().trimEnd());
   }
   const extra = EXTRA_COMMANDS[first];
+  if (extra?.heavy && typeof __arbeitFull === "function") {
+    __arbeitFull();
+    // The full bundle now owns this call and sets the exit code; this one stays silent.
+    return new Promise<number>(() => {});
+  }
   if (extra) {
     try {
       return await (await extra.load()).run(words.slice(1), options);

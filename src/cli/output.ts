@@ -1,17 +1,49 @@
+import { fstatSync, statSync, writeSync } from "node:fs";
 import type { Envelope } from "../tools/envelope.js";
 import { renderText } from "./render-text.js";
 
+/**
+ * Output goes straight to the file descriptors: merely touching process.stdout builds a stream
+ * object, a few milliseconds of every CLI call's start-up for one line of JSON.
+ */
+function write(fd: 1 | 2, text: string): void {
+  let buffer = Buffer.from(text);
+  while (buffer.length > 0) {
+    try {
+      buffer = buffer.subarray(writeSync(fd, buffer));
+    } catch (error) {
+      // A non-blocking pipe that is full: wait for the reader, then go on.
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  }
+}
+
+/**
+ * Whether stdout is a terminal, without loading node:tty (which pulls in the whole network
+ * stack): a terminal is a character device other than /dev/null. On Windows, ask tty.
+ */
+function stdoutIsTerminal(): boolean {
+  if (process.platform === "win32") return process.stdout.isTTY === true;
+  try {
+    const out = fstatSync(1);
+    return out.isCharacterDevice() && out.rdev !== statSync("/dev/null").rdev;
+  } catch {
+    return false;
+  }
+}
+
 /** JSON when piped or asked for (the stable contract for scripts and hooks), text on a terminal. */
 export function wantsJson(forced: boolean): boolean {
-  return forced || !process.stdout.isTTY;
+  return forced || !stdoutIsTerminal();
 }
 
 export function printEnvelope(envelope: Envelope, json: boolean): number {
-  if (json) process.stdout.write(`${JSON.stringify(envelope)}\n`);
+  if (json) write(1, `${JSON.stringify(envelope)}\n`);
   else {
     const { stdout, stderr } = renderText(envelope);
-    process.stdout.write(stdout);
-    process.stderr.write(stderr);
+    write(1, stdout);
+    write(2, stderr);
   }
   return envelope.success ? 0 : 1;
 }

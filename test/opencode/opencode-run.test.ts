@@ -209,9 +209,9 @@ describe("OpenCode, real binary, scripted model", { skip: cannotRun }, () => {
       const compaction = model.requests.find((r) => !r.tools?.length && allText(r).includes(BRIEFING));
       assert.ok(compaction, "no compaction request carried the Arbeit briefing");
       const text = allText(compaction);
-      assert.match(text, /"Greeting module" \(in_progress/);
-      assert.match(text, /\[decision\] Greet the whole world/);
-      assert.match(text, /src\/hello\.txt \(read\+write\)/);
+      assert.match(text, /\[in_progress\] Greeting module/);
+      assert.match(text, /- decision: Greet the whole world/);
+      assert.match(text, /src\/hello\.txt \(read, write\)/);
       // After compaction the run carried on from the summary and finished.
       assert.ok(model.requests.some((r) => allText(r).includes(SUMMARY)));
     });
