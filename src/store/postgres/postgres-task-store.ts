@@ -60,6 +60,12 @@ interface OpenTransaction {
  * Serialising writers also makes event seq order commit order, so event cursors never skip.
  * Reads run in parallel, each on one REPEATABLE READ READ ONLY snapshot, and never wait for a writer.
  */
+/**
+ * One AsyncLocalStorage for every store, as in the SQLite store: each instance stays registered
+ * with async_hooks for the life of the process and slows every await.
+ */
+const OPEN_TRANSACTION = new AsyncLocalStorage<OpenTransaction & { store: object }>();
+
 export class PostgresTaskStore implements TaskStore {
   readonly location: string;
   readonly schema: string;
@@ -68,8 +74,11 @@ export class PostgresTaskStore implements TaskStore {
   readonly #readBegin: string;
   /** Writers of this process queue here rather than each holding a connection while they wait. */
   readonly #writers = new Mutex();
-  /** Set while a transaction is open in this async context, so nested calls join it. */
-  readonly #open = new AsyncLocalStorage<OpenTransaction>();
+  /** The transaction open in this async context on this store, if any: nested calls join it. */
+  #openHere(): OpenTransaction | undefined {
+    const open = OPEN_TRANSACTION.getStore();
+    return open?.store === this ? open : undefined;
+  }
   #closed = false;
 
   private constructor(pool: Pool, location: string, schema: string) {
@@ -119,14 +128,14 @@ export class PostgresTaskStore implements TaskStore {
    * commit together. A write inside a read cannot be upgraded safely and is refused.
    */
   write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    const open = this.#open.getStore();
+    const open = this.#openHere();
     if (open?.mode === "write") return fn(open.tx);
     if (open?.mode === "read") return Promise.reject(new Error("A write cannot start inside a read transaction."));
     return this.#writers.run(() => this.#transaction("write", fn));
   }
 
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    const open = this.#open.getStore();
+    const open = this.#openHere();
     if (open !== undefined) return fn(open.tx);
     return this.#transaction("read", fn);
   }
@@ -154,7 +163,7 @@ export class PostgresTaskStore implements TaskStore {
         await client.query(mode === "write" ? this.#writeBegin : this.#readBegin);
         begun = true;
         const tx = new PgAgentTx(client as unknown as Queryable, mode === "write");
-        const result = await this.#open.run({ mode, tx }, () => fn(tx));
+        const result = await OPEN_TRANSACTION.run({ store: this, mode, tx }, () => fn(tx));
         await client.query("COMMIT");
         return result;
       } catch (error) {
