@@ -142,22 +142,29 @@ export const QUERIES = {
     },
   }),
   critical_path: define({
-    summary: "The longest chain of unfinished work along blocks edges, optionally under parent_id.",
-    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped }),
+    summary:
+      "The longest chain of unfinished work along blocks edges, optionally under parent_id. limit caps tasks shown.",
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
     run: async (ctx, p) => {
       const filter = graphScope(ctx, p);
       const path = criticalPath(await ctx.tx.blockEdges(filter));
+      // The chain can be thousands long: show its first steps (what to do first) and its length.
+      const shown = path.slice(0, p.limit ?? DEFAULT_LIMIT);
       // With no dependencies at all, the longest chain is any one task: offer the best.
       const tasks =
         path.length > 0
-          ? await tasksInOrder(ctx.tx, path)
+          ? await tasksInOrder(ctx.tx, shown)
           : (await ctx.tx.unblockedUnfinished({ ...filter, limit: 1 })).tasks;
-      return ok({ length: tasks.length, tasks: tasks.map(summarize) });
+      return ok({
+        length: Math.max(path.length, tasks.length),
+        tasks: tasks.map(summarize),
+        has_more: path.length > shown.length,
+      });
     },
   }),
   parallel_groups: define({
     summary:
-      "Unfinished tasks in dependency layers; each layer can run side by side. limit caps tasks shown per layer.",
+      "Unfinished tasks in dependency layers; each layer can run side by side (layer 0 shows the best to start now). limit caps tasks shown per layer.",
     params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
     run: async (ctx, p) => {
       const shown = p.limit ?? 20;

@@ -219,7 +219,10 @@ export interface StoreTx {
   // graph analysis
   /** Live blocks edges between unfinished tasks, optionally within a list or under a parent. */
   blockEdges(filter: { list_id?: string; under?: string }): Promise<Array<[string, string]>>;
-  /** Unfinished tasks in scope with no unfinished blocker, best first, and how many there are. */
+  /**
+   * How many unfinished tasks in scope have no unfinished blocker, and the best of them to start
+   * now (open and unclaimed, in ready order).
+   */
   unblockedUnfinished(filter: {
     list_id?: string;
     under?: string;

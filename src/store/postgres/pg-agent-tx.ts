@@ -278,8 +278,10 @@ export class PgAgentTx extends PgTx implements StoreTx {
       ...head,
       ...scope.params,
     );
+    // The tasks shown are the best of them to start now: open and unclaimed, in ready order.
     const rows = await this.sql.all(
-      `${scope.cte}SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where} ORDER BY ${TASK_ORDER} LIMIT ?`,
+      `${scope.cte}SELECT ${TASK_COLUMNS} FROM tasks t
+       WHERE ${where} AND t.status = 'open' AND t.lease_expires_at IS NULL ORDER BY ${TASK_ORDER} LIMIT ?`,
       ...head,
       ...scope.params,
       filter.limit,

@@ -282,15 +282,40 @@ export class SqliteAgentTx extends SqliteTx implements StoreTx {
   }): Promise<{ total: number; tasks: Task[] }> {
     const scope = this.#scope(filter, "t");
     const head: SqlValue[] = filter.under !== undefined ? [filter.under] : [];
-    const where = `t.deleted_at IS NULL AND t.status IN ${UNFINISHED} ${scope.clause}
-      AND NOT EXISTS (SELECT 1 FROM relationships r INDEXED BY idx_relationships_open_blocks
-        WHERE r.to_task_id = t.id AND r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge = 1)`;
-    const total = Number(
-      this.#sql.get(`${scope.cte}SELECT COUNT(*) AS n FROM tasks t WHERE ${where}`, ...head, ...scope.params)?.n ?? 0,
-    );
+    const openEdgeInto = (
+      alias: string,
+    ) => `EXISTS (SELECT 1 FROM relationships r INDEXED BY idx_relationships_open_blocks
+        WHERE r.to_task_id = ${alias}.id AND r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge = 1)`;
+    let total: number;
+    if (filter.list_id === undefined && filter.under === undefined) {
+      // Whole store: unfinished tasks less those an open edge points into, two index-only counts
+      // rather than a probe per task.
+      const unfinished = Number(
+        this.#sql.get(`SELECT COUNT(*) AS n FROM tasks INDEXED BY idx_tasks_list_status
+          WHERE deleted_at IS NULL AND status IN ${UNFINISHED}`)?.n ?? 0,
+      );
+      const blocked = Number(
+        this.#sql.get(`SELECT COUNT(DISTINCT to_task_id) AS n FROM relationships INDEXED BY idx_relationships_open_blocks
+          WHERE type = 'blocks' AND removed_at IS NULL AND open_edge = 1`)?.n ?? 0,
+      );
+      total = unfinished - blocked;
+    } else {
+      total = Number(
+        this.#sql.get(
+          `${scope.cte}SELECT COUNT(*) AS n FROM tasks t
+           WHERE t.deleted_at IS NULL AND t.status IN ${UNFINISHED} ${scope.clause} AND NOT ${openEdgeInto("t")}`,
+          ...head,
+          ...scope.params,
+        )?.n ?? 0,
+      );
+    }
+    // The tasks shown are the best of them to start now: open and unclaimed, in ready order.
     const tasks = this.#sql
       .all(
-        `${scope.cte}SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${where} ORDER BY ${TASK_ORDER} LIMIT ?`,
+        `${scope.cte}SELECT ${TASK_COLUMNS} FROM tasks t INDEXED BY idx_tasks_ready_free
+         WHERE t.deleted_at IS NULL AND t.status = 'open' AND t.lease_expires_at IS NULL ${scope.clause}
+           AND NOT ${openEdgeInto("t")}
+         ORDER BY ${TASK_ORDER} LIMIT ?`,
         ...head,
         ...scope.params,
         filter.limit,
