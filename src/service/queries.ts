@@ -172,7 +172,12 @@ export const QUERIES = {
       const layers = dependencyLayers(await ctx.tx.blockEdges(filter));
       const first = await ctx.tx.unblockedUnfinished({ ...filter, limit: shown });
       const byLayer = new Map<number, string[]>();
-      for (const [id, layer] of layers) if (layer > 0) byLayer.set(layer, [...(byLayer.get(layer) ?? []), id]);
+      for (const [id, layer] of layers) {
+        if (layer === 0) continue;
+        const members = byLayer.get(layer);
+        if (members) members.push(id);
+        else byLayer.set(layer, [id]);
+      }
       const later = [...byLayer.keys()].sort((a, b) => a - b);
       // A long chain makes a layer per task: show the first layers, and say how many there are.
       const shownLayers = later.slice(0, MAX_LAYERS_SHOWN - 1);
