@@ -53,6 +53,7 @@ function graphQuery(name: "critical_path" | "parallel_groups" | "bottlenecks", l
     iterations: 30,
     warmup: 3,
     requires: { queries: [name] },
+    targetMs: 50,
     call: () => ({ tool: "arbeit_query", args: { query: name } }),
   };
 }
@@ -159,6 +160,7 @@ export const LATENCY: LatencySpec[] = [
     label: "arbeit_resume, peek, for an agent with months of history",
     iterations: 300,
     warmup: 10,
+    targetMs: 5,
     requires: { tools: ["arbeit_resume"] },
     call: (_ctx, i) => ({
       tool: "arbeit_resume",
@@ -171,6 +173,7 @@ export const LATENCY: LatencySpec[] = [
     label: "arbeit_resume after 3 new events (cursor advances)",
     iterations: 300,
     warmup: 10,
+    targetMs: 5,
     requires: { tools: ["arbeit_resume", "arbeit_context_add"] },
     before: async ({ h, m, rng }) => {
       for (let k = 0; k < 3; k++) {
