@@ -83,7 +83,9 @@ export async function takeClaim(
     },
     now,
   );
-  return requireTask(tx, task.id);
+  // The row was read in this same transaction and the claim changed only these fields: no need
+  // to read it back (claims are the hot path of many agents sharing one store).
+  return { ...task, owner: agent, lease_expires_at, version: task.version + 1, updated_at: now };
 }
 
 /** Gives the caller's claim on a task back, recording why. */
