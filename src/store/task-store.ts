@@ -46,6 +46,29 @@ export interface NewTask {
   created_at: string;
 }
 
+/**
+ * The columns a new task row is written with, in order, and their values: shared by every store
+ * so that none can drift from the others. A new task starts at version 1, updated when created.
+ */
+export function newTaskRow(task: NewTask): { columns: string[]; values: Array<string | number | null> } {
+  const fields = [
+    "list_id",
+    "title",
+    "type",
+    "status",
+    "intent",
+    "description",
+    "plan",
+    "priority",
+    "owner",
+    "active_form",
+  ] as const;
+  return {
+    columns: [...fields, "version", "created_at", "updated_at"],
+    values: [...fields.map((field) => task[field]), 1, task.created_at, task.created_at],
+  };
+}
+
 export type TaskPatch = Partial<
   Pick<Task, "title" | "type" | "status" | "intent" | "description" | "plan" | "priority" | "owner" | "active_form">
 >;

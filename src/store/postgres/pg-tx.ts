@@ -30,6 +30,7 @@ import type {
   TaskFilter,
   TaskPatch,
 } from "../task-store.js";
+import { newTaskRow } from "../task-store.js";
 import { type PgValue, type Queryable, Sql } from "./sql.js";
 import { blockedExpression, ID_PARAM, isBlockingExpression, TASK_COLUMNS, TASK_ORDER } from "./task-sql.js";
 
@@ -90,40 +91,8 @@ export class PgTx {
   }
 
   async insertTask(task: NewTask): Promise<string> {
-    return this.insertWithId(
-      "task",
-      "tasks",
-      [
-        "list_id",
-        "title",
-        "type",
-        "status",
-        "intent",
-        "description",
-        "plan",
-        "priority",
-        "owner",
-        "active_form",
-        "version",
-        "created_at",
-        "updated_at",
-      ],
-      [
-        task.list_id,
-        task.title,
-        task.type,
-        task.status,
-        task.intent,
-        task.description,
-        task.plan,
-        task.priority,
-        task.owner,
-        task.active_form,
-        1,
-        task.created_at,
-        task.created_at,
-      ],
-    );
+    const row = newTaskRow(task);
+    return this.insertWithId("task", "tasks", row.columns, row.values);
   }
 
   async updateTask(id: string, patch: TaskPatch, updatedAt: string): Promise<void> {
