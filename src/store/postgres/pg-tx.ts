@@ -11,6 +11,7 @@ import type {
   Task,
   TaskStatus,
 } from "../../domain/types.js";
+import { linkedTasksSql } from "../linked-sql.js";
 import {
   toContext,
   toEvent,
@@ -33,6 +34,8 @@ import type {
 import { newTaskRow } from "../task-store.js";
 import { type PgValue, type Queryable, Sql } from "./sql.js";
 import { blockedExpression, ID_PARAM, isBlockingExpression, TASK_COLUMNS, TASK_ORDER } from "./task-sql.js";
+
+const PROJECTION = { columns: TASK_COLUMNS, order: TASK_ORDER };
 
 const MAX_TREE_DEPTH = 16;
 
@@ -244,13 +247,7 @@ export class PgTx {
   // ---- hierarchy and dependencies -----------------------------------------------------------
 
   async children(id: string): Promise<Task[]> {
-    const rows = await this.sql.all(
-      `SELECT ${TASK_COLUMNS} FROM relationships c JOIN tasks t ON t.id = c.to_task_id
-       WHERE c.from_task_id = ? AND c.type = 'parent_of' AND c.removed_at IS NULL AND t.deleted_at IS NULL
-       ORDER BY ${TASK_ORDER}`,
-      id,
-    );
-    return rows.map(toTask);
+    return (await this.sql.all(linkedTasksSql(PROJECTION, "parent_of", "out"), id)).map(toTask);
   }
 
   async ancestors(id: string): Promise<Task[]> {
@@ -317,23 +314,11 @@ export class PgTx {
   }
 
   async blockers(id: string): Promise<Task[]> {
-    const rows = await this.sql.all(
-      `SELECT ${TASK_COLUMNS} FROM relationships e JOIN tasks t ON t.id = e.from_task_id
-       WHERE e.to_task_id = ? AND e.type = 'blocks' AND e.removed_at IS NULL AND t.deleted_at IS NULL
-       ORDER BY ${TASK_ORDER}`,
-      id,
-    );
-    return rows.map(toTask);
+    return (await this.sql.all(linkedTasksSql(PROJECTION, "blocks", "in"), id)).map(toTask);
   }
 
   async blocking(id: string): Promise<Task[]> {
-    const rows = await this.sql.all(
-      `SELECT ${TASK_COLUMNS} FROM relationships e JOIN tasks t ON t.id = e.to_task_id
-       WHERE e.from_task_id = ? AND e.type = 'blocks' AND e.removed_at IS NULL AND t.deleted_at IS NULL
-       ORDER BY ${TASK_ORDER}`,
-      id,
-    );
-    return rows.map(toTask);
+    return (await this.sql.all(linkedTasksSql(PROJECTION, "blocks", "out"), id)).map(toTask);
   }
 
   async reaches(from: string, target: string, type: "blocks" | "parent_of"): Promise<boolean> {

@@ -11,6 +11,7 @@ import type {
   Task,
   TaskStatus,
 } from "../../domain/types.js";
+import { linkedTasksSql } from "../linked-sql.js";
 import {
   type RawRow,
   toContext,
@@ -35,6 +36,8 @@ import { newTaskRow } from "../task-store.js";
 import type { SqlDriver, SqlStatement, SqlValue } from "./driver.js";
 import { StatementCache } from "./statement-cache.js";
 import { blockedExpression, isBlockingExpression, TASK_COLUMNS, TASK_ORDER } from "./task-sql.js";
+
+const PROJECTION = { columns: TASK_COLUMNS, order: TASK_ORDER };
 
 const MAX_TREE_DEPTH = 16;
 
@@ -246,12 +249,7 @@ export class SqliteTx {
   // ---- hierarchy and dependencies -----------------------------------------------------------
 
   async children(id: string): Promise<Task[]> {
-    return this.#all(
-      `SELECT ${TASK_COLUMNS} FROM relationships c JOIN tasks t ON t.id = c.to_task_id
-       WHERE c.from_task_id = ? AND c.type = 'parent_of' AND c.removed_at IS NULL AND t.deleted_at IS NULL
-       ORDER BY ${TASK_ORDER}`,
-      id,
-    ).map(toTask);
+    return this.#all(linkedTasksSql(PROJECTION, "parent_of", "out"), id).map(toTask);
   }
 
   async ancestors(id: string): Promise<Task[]> {
@@ -316,21 +314,11 @@ export class SqliteTx {
   }
 
   async blockers(id: string): Promise<Task[]> {
-    return this.#all(
-      `SELECT ${TASK_COLUMNS} FROM relationships e JOIN tasks t ON t.id = e.from_task_id
-       WHERE e.to_task_id = ? AND e.type = 'blocks' AND e.removed_at IS NULL AND t.deleted_at IS NULL
-       ORDER BY ${TASK_ORDER}`,
-      id,
-    ).map(toTask);
+    return this.#all(linkedTasksSql(PROJECTION, "blocks", "in"), id).map(toTask);
   }
 
   async blocking(id: string): Promise<Task[]> {
-    return this.#all(
-      `SELECT ${TASK_COLUMNS} FROM relationships e JOIN tasks t ON t.id = e.to_task_id
-       WHERE e.from_task_id = ? AND e.type = 'blocks' AND e.removed_at IS NULL AND t.deleted_at IS NULL
-       ORDER BY ${TASK_ORDER}`,
-      id,
-    ).map(toTask);
+    return this.#all(linkedTasksSql(PROJECTION, "blocks", "out"), id).map(toTask);
   }
 
   async reaches(from: string, target: string, type: "blocks" | "parent_of"): Promise<boolean> {
