@@ -15,9 +15,12 @@ export interface BenchArgs {
   noCli: boolean;
   /** Where results.json and the markdown table go. */
   outDir: string;
+  /** The store measured: the SQLite file, or the same dataset loaded into Postgres. */
+  engine: "sqlite" | "postgres";
 }
 
 const USAGE = `Usage: npm run bench -- [--fresh] [--tasks N] [--chain N] [--scale F] [--only a,b] [--no-cli]
+                       [--engine sqlite|postgres]
 
   --fresh      rebuild the dataset instead of reusing bench/.data/<key>.db
   --tasks N    tasks in the dataset (default 100000)
@@ -25,6 +28,8 @@ const USAGE = `Usage: npm run bench -- [--fresh] [--tasks N] [--chain N] [--scal
   --scale F    multiply iteration counts by F (default 1)
   --only a,b   run only these measurements (names as in the results table)
   --no-cli     skip the CLI CPU comparison
+  --engine E   sqlite (default) or postgres: the same dataset imported into a Postgres schema
+               (ARBEIT_BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
 `;
 
 export function parseArgs(argv: readonly string[], defaultOutDir: string): BenchArgs {
@@ -36,6 +41,7 @@ export function parseArgs(argv: readonly string[], defaultOutDir: string): Bench
     only: undefined,
     noCli: false,
     outDir: defaultOutDir,
+    engine: "sqlite",
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -56,7 +62,11 @@ export function parseArgs(argv: readonly string[], defaultOutDir: string): Bench
     else if (flag === "--scale") args.scale = positive(value());
     else if (flag === "--only") args.only = value().split(",").filter(Boolean);
     else if (flag === "--out") args.outDir = value();
-    else if (flag === "--help" || flag === "-h") {
+    else if (flag === "--engine") {
+      const engine = value();
+      if (engine !== "sqlite" && engine !== "postgres") throw new Error(`--engine is sqlite or postgres.\n${USAGE}`);
+      args.engine = engine;
+    } else if (flag === "--help" || flag === "-h") {
       process.stdout.write(USAGE);
       process.exit(0);
     } else throw new Error(`Unknown option ${flag}.\n${USAGE}`);

@@ -1,10 +1,12 @@
-import { openDriver, type SqlDriver } from "../src/store/sqlite/driver.js";
+import { sqlStoreTx } from "../src/store/sql/sql-tx.js";
+import type { SqlDriver } from "../src/store/sqlite/driver.js";
 import { applyMigrations } from "../src/store/sqlite/migrate.js";
-import { SqliteAgentTx } from "../src/store/sqlite/sqlite-agent-tx.js";
+import { openDriver } from "../src/store/sqlite/open-driver.js";
+import { SqliteDb } from "../src/store/sqlite/sqlite-db.js";
 import type { StoreTx, TaskStore } from "../src/store/task-store.js";
 
 /**
- * A TaskStore for seeding only: the real SQLite transaction code (SqliteAgentTx) over the real
+ * A TaskStore for seeding only: the real query layer (sqlStoreTx over SqliteDb) over the real
  * schema, but thousands of service calls share one transaction instead of one each. The rows
  * and events written are exactly those of the real store; only the commit boundaries differ.
  * A failing call cannot be rolled back on its own, so the seeder treats any error as fatal.
@@ -18,7 +20,7 @@ export class BulkStore implements TaskStore {
   private constructor(driver: SqlDriver, location: string) {
     this.#driver = driver;
     this.location = location;
-    this.#tx = new SqliteAgentTx(driver);
+    this.#tx = sqlStoreTx(new SqliteDb(driver));
   }
 
   static async open(path: string): Promise<BulkStore> {

@@ -1,6 +1,9 @@
 import { ArbeitService } from "../src/service/arbeit-service.js";
 import type { Caller } from "../src/service/caller.js";
+import { PostgresTaskStore } from "../src/store/postgres/postgres-task-store.js";
+import type { SqlStore } from "../src/store/sql/database.js";
 import { SqliteTaskStore } from "../src/store/sqlite/sqlite-task-store.js";
+import type { TaskStore } from "../src/store/task-store.js";
 import { findTool } from "../src/tools/catalogue.js";
 import type { ToolContext } from "../src/tools/define.js";
 import { type Envelope, invokeTool } from "../src/tools/envelope.js";
@@ -12,7 +15,7 @@ import { type Envelope, invokeTool } from "../src/tools/envelope.js";
 export interface Harness {
   dbPath: string;
   projectDir: string;
-  store: SqliteTaskStore;
+  store: TaskStore & SqlStore;
   /** Runs one tool call exactly as a front end does. */
   call(tool: string, args: unknown, caller?: Partial<Caller>): Promise<Envelope>;
   hasTool(name: string): boolean;
@@ -21,8 +24,22 @@ export interface Harness {
 
 export const BENCH_CALLER: Caller = { session: "ses-bench-runner", agent: "bench-runner" };
 
+/**
+ * Where a bench store lives: a SQLite file path, or `<postgres URL>|<schema>` for the dataset
+ * loaded into Postgres (one string, so it can be handed to worker processes as an argument).
+ */
+export function postgresLocation(url: string, schema: string): string {
+  return `${url}|${schema}`;
+}
+
+export async function openBenchStore(location: string): Promise<TaskStore & SqlStore> {
+  if (!location.includes("://")) return SqliteTaskStore.open(location);
+  const bar = location.lastIndexOf("|");
+  return PostgresTaskStore.open(location.slice(0, bar), { schema: location.slice(bar + 1) });
+}
+
 export async function openHarness(dbPath: string, projectDir: string): Promise<Harness> {
-  const store = await SqliteTaskStore.open(dbPath);
+  const store = await openBenchStore(dbPath);
   const service = new ArbeitService(store, { projectRoot: projectDir });
   return {
     dbPath,

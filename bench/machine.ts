@@ -16,6 +16,8 @@ export interface MachineInfo {
   loadAverageStart: number[];
   loadAverageEnd?: number[];
   date: string;
+  /** The store measured, when it is not the SQLite file: e.g. "Postgres 15.8, local TCP". */
+  store?: string;
 }
 
 function cpuModel(): string {

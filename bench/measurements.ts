@@ -8,7 +8,7 @@ import type { Rng } from "./stats.js";
 
 /**
  * The latency measurements, one entry each: what to call, how often, and the target its p50 is
- * held to (DESIGN / issue 2). A measurement whose tool or query does not exist yet is skipped,
+ * held to. A measurement whose tool or query does not exist yet is skipped,
  * so entries for features still being built can sit here ahead of them.
  */
 

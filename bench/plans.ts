@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SqlValue } from "../src/store/sqlite/driver.js";
+import { SqliteTaskStore } from "../src/store/sqlite/sqlite-task-store.js";
 import { openHarness } from "./harness.js";
 import { LATENCY, missingRequirement } from "./measurements.js";
 import type { Manifest } from "./seed.js";
@@ -24,6 +25,8 @@ async function main(): Promise<void> {
   const { readFileSync } = await import("node:fs");
   const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as Manifest;
   const h = await openHarness(dbPath, projectDir);
+  if (!(h.store instanceof SqliteTaskStore))
+    throw new Error("plans.ts reads SQLite's query plans: a SQLite store only.");
   const driver = h.store.driver;
   const seen = new Map<string, SqlValue[]>();
   let recording = false;

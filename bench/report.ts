@@ -61,6 +61,7 @@ export function machineLines(info: MachineInfo): string {
     `- CPU: ${info.cpu}, ${info.cores} cores; ${info.memoryGiB} GiB RAM; ${info.os}`,
     `- Node ${info.node}, SQLite ${info.sqlite} (better-sqlite3 ${info.betterSqlite3})`,
     `- Commit ${info.commit}, ${info.date}`,
+    `- Store: ${info.store ?? "SQLite file (WAL, synchronous=NORMAL)"}`,
     `- Load average (1/5/15 min) at start ${info.loadAverageStart.join(" / ")}, at end ${
       info.loadAverageEnd?.join(" / ") ?? "?"
     }`,

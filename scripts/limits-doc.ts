@@ -123,7 +123,7 @@ export function renderLimitsDoc(): string {
     "  `INVALID_METADATA` otherwise.",
     "- **Numbers** outside their range: `INVALID_ARGUMENT`, naming the field and the limit.",
     "- **Ids** are a prefix and 8 lowercase letters or digits (`tkt-a7f3b2c1`); anything else: `INVALID_ID`.",
-    "- **Enums** out of range get the seeds' codes: `INVALID_STATUS`, `INVALID_TYPE`, `INVALID_TEMPLATE`,",
+    "- **Enums** out of range get their own codes: `INVALID_STATUS`, `INVALID_TYPE`, `INVALID_TEMPLATE`,",
     "  `UNKNOWN_QUERY`; other enums `INVALID_ARGUMENT`.",
     "",
     "Strings are stored and returned verbatim: any Unicode, quotes, SQL and shell metacharacters, control",

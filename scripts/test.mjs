@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // `npm test`: typecheck, lint, build, then every test file under Node and the store and
 // service suites again under Bun (the runtime the OpenCode plugin uses). Ends with one
-// "N passed, N failed" line summing both runners.
+// "N passed, N failed, N skipped" line summing both runners. Every skip is listed by name: a
+// suite that skips itself (no Postgres, no host binary) must never pass unnoticed. Under
+// CI=true nothing may skip: CI installs everything the tests need, so a skip there is a failure.
 import { spawn } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -67,11 +70,38 @@ const bunFiles = files.filter(
 );
 
 process.stdout.write("\n== tests under Node\n");
-const node = await run(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", ...files], {
-  capture: true,
-});
+// TAP beside the readable report: Node's own summary does not count a skipped describe block,
+// while TAP marks every skipped test and suite with a SKIP directive.
+const tapDir = mkdtempSync(join(tmpdir(), "arbeit-test-"));
+const tapFile = join(tapDir, "node.tap");
+const node = await run(
+  process.execPath,
+  [
+    "--import",
+    "tsx",
+    "--test",
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=tap",
+    `--test-reporter-destination=${tapFile}`,
+    ...files,
+  ],
+  { capture: true },
+);
 const nodePass = Number(/[#ℹ] pass (\d+)/.exec(node.output)?.[1] ?? 0);
 const nodeFail = Number(/[#ℹ] fail (\d+)/.exec(node.output)?.[1] ?? (node.code === 0 ? 0 : 1));
+const skipped = skipsInTap(readFileSync(tapFile, "utf8")).map((name) => `node: ${name}`);
+rmSync(tapDir, { recursive: true, force: true });
+
+/** Every test or suite the TAP report marks as skipped (or left to do), by name. */
+function skipsInTap(tap) {
+  const out = [];
+  for (const line of tap.split("\n")) {
+    const match = /^\s*ok \d+ - (.*?) # (SKIP|TODO)\b(.*)$/.exec(line);
+    if (match) out.push(`${match[1]} (${match[2].toLowerCase()}${match[3] ? `:${match[3]}` : ""})`);
+  }
+  return out;
+}
 
 let bunPass = 0;
 let bunFail = 0;
@@ -81,10 +111,23 @@ if (bunFiles.length > 0) {
   bunPass = Number(/^\s*(\d+) pass/m.exec(bun.output)?.[1] ?? 0);
   bunFail = Number(/^\s*(\d+) fail/m.exec(bun.output)?.[1] ?? (bun.code === 0 ? 0 : 1));
   if (bun.code !== 0 && bunFail === 0) bunFail = 1;
+  for (const match of bun.output.matchAll(/^\(skip\) (.*?)(?: \[[\d.]+m?s\])?$/gm)) skipped.push(`bun: ${match[1]}`);
+  // Bun reports nothing of a describe block skipped as a whole; test/helpers/requirements.ts
+  // announces each such skip on stderr.
+  for (const match of bun.output.matchAll(/^SKIPPING (.*)$/gm)) skipped.push(`bun: ${match[1]}`);
+  for (const match of bun.output.matchAll(/^\(todo\) (.*?)(?: \[[\d.]+m?s\])?$/gm))
+    skipped.push(`bun: ${match[1]} (todo)`);
 }
 
 const passed = nodePass + bunPass;
-const failed = nodeFail + bunFail + (node.code !== 0 && nodeFail === 0 ? 1 : 0);
+let failed = nodeFail + bunFail + (node.code !== 0 && nodeFail === 0 ? 1 : 0);
+if (skipped.length > 0) {
+  process.stdout.write(`\nSkipped (${skipped.length}):\n${skipped.map((name) => `  - ${name}`).join("\n")}\n`);
+  if (process.env.CI === "true") {
+    process.stdout.write("Under CI=true nothing may skip: install what the skipped tests need (see .ci/run).\n");
+    failed += 1;
+  }
+}
 process.stdout.write(`\nNode: ${nodePass} passed, ${nodeFail} failed; Bun: ${bunPass} passed, ${bunFail} failed\n`);
-process.stdout.write(`${passed} passed, ${failed} failed\n`);
+process.stdout.write(`${passed} passed, ${failed} failed, ${skipped.length} skipped\n`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

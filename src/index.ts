@@ -44,7 +44,7 @@ export { taskFragment } from "./fragments/task-fragment.js";
 export { tasksFragment } from "./fragments/tasks-fragment.js";
 export { type Briefing, INCLUDE_SECTIONS, type IncludeSection } from "./service/briefing.js";
 export type { Caller } from "./service/caller.js";
-export type { Result, ServiceOptions } from "./service/deps.js";
+export type { Result, ServiceOptions } from "./service/operation.js";
 export { QUERY_NAMES, type QueryName } from "./service/queries.js";
 export { type PostgresStoreOptions, PostgresTaskStore } from "./store/postgres/postgres-task-store.js";
 export { InMemoryTaskStore, SqliteTaskStore } from "./store/sqlite/sqlite-task-store.js";

@@ -1,4 +1,4 @@
--- Arbeit schema v2 on Postgres: many agents on one store (DESIGN §5); mirrors
+-- Arbeit schema v2 on Postgres: many agents on one store (claims, idempotency, resume state, memory); mirrors
 -- migrations/sqlite/0002_multi_agent.sql.
 
 -- Claims: `owner` (v1) holds the claiming agent; the lease says until when.

@@ -1,4 +1,4 @@
--- Arbeit schema v1: the full task model of DESIGN §2.
+-- Arbeit schema v1: tasks, relationships, context, progress, sessions, active work, files and events.
 -- Nothing is hard-deleted by normal operations: tasks carry deleted_at, relationships removed_at,
 -- active work stopped_at. Uniqueness that only holds for live rows uses partial indexes.
 

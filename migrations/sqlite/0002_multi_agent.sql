@@ -1,4 +1,4 @@
--- Arbeit schema v2: many agents on one store (DESIGN §5).
+-- Arbeit schema v2: many agents on one store (claims, idempotency, resume state, memory).
 
 -- Claims: `owner` (v1) holds the claiming agent; the lease says until when.
 ALTER TABLE tasks ADD COLUMN lease_expires_at TEXT;

@@ -24,7 +24,7 @@ import { type Envelope, invokeTool } from "../tools/envelope.js";
 import { type PassthroughSchema, passthroughSchema } from "./passthrough-schema.js";
 
 export interface ArbeitToolsOptions {
-  /** Scopes reads and is the default list for new tasks (seed 004's listId). */
+  /** Scopes reads and is the default list for new tasks. */
   listId?: string;
   /** Who is acting, recorded on events and session links. Default "ai-sdk". */
   agent?: string;

@@ -45,7 +45,7 @@ export function projectDirOf(payload: HookPayload, env: NodeJS.ProcessEnv, fallb
   return text(env.CLAUDE_PROJECT_DIR) ?? payload.cwd ?? fallback;
 }
 
-/** Claude Code's file tools and the input field naming their file (DESIGN §4). */
+/** Claude Code's file tools and the input field naming their file. */
 const FILE_TOOLS: Record<string, { field: string; operation: FileOperation }> = {
   Read: { field: "file_path", operation: "read" },
   Write: { field: "file_path", operation: "write" },

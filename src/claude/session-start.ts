@@ -34,7 +34,7 @@ export async function sessionStartContext(service: ArbeitService, caller: Caller
     const active = await activeBriefingText(service, session);
     if (active) return active;
     const last = await service.sessionTask(session);
-    const task = last ? await service.store.read((tx) => tx.getTask(last.task_id)) : undefined;
+    const task = last ? (await service.getTask({ task_id: last.task_id })).data.task : undefined;
     if (task && (task.status === "open" || task.status === "in_progress")) {
       const text = await briefingText(service, task.id, "Arbeit: this session last worked on");
       return `${text}\nResume it with arbeit_task_start_work {"task_id": "${task.id}"}. ${KEEP_CURRENT}`;

@@ -50,7 +50,7 @@ function readArguments(raw: string | undefined): unknown {
   }
 }
 
-/** `arbeit call`: the stable JSON contract for scripts and hooks (DESIGN §7). */
+/** `arbeit call`: the stable JSON contract for scripts and hooks. */
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
   const [name, raw, ...extra] = argv;
   if (options.help) {

@@ -29,12 +29,12 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   try {
     store = await openProjectStore({ cwd: process.cwd(), db: options.db ?? process.env.ARBEIT_DB });
     if (target === undefined) {
-      await exportStore(store, (chunk) => process.stdout.write(chunk), { onProgress: bar.update });
+      await exportStore(store, (chunk) => void process.stdout.write(chunk), { onProgress: bar.update });
       return 0;
     }
     fd = openSync(target, "wx");
     const out = fd;
-    const summary = await exportStore(store, (chunk) => writeSync(out, chunk), { onProgress: bar.update });
+    const summary = await exportStore(store, (chunk) => void writeSync(out, chunk), { onProgress: bar.update });
     closeSync(fd);
     fd = undefined;
     bar.finish();

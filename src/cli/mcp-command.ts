@@ -8,7 +8,7 @@ connection (mcp-<random>, or --session / ARBEIT_SESSION) and attributed to the c
 (or --agent / ARBEIT_AGENT). Setup: docs/mcp.md.
 `;
 
-/** `arbeit mcp`: the stdio MCP server (DESIGN §7). Nothing but JSON-RPC goes to stdout. */
+/** `arbeit mcp`: the stdio MCP server. Nothing but JSON-RPC goes to stdout. */
 export async function run(
   argv: string[],
   options: GlobalOptions,

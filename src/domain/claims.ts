@@ -1,6 +1,6 @@
 import type { Task } from "./types.js";
 
-/** Claims (DESIGN §5): `owner` holds a task while its lease is live; an expired lease frees it. */
+/** Claims: `owner` holds a task while its lease is live; an expired lease frees it. */
 export const DEFAULT_LEASE_SECONDS = 15 * 60;
 export const MAX_LEASE_SECONDS = 7 * 24 * 60 * 60;
 

@@ -1,5 +1,5 @@
 /**
- * Every error code a tool can return (seeds 000 §7, 001 §8, DESIGN §3), each with the advice an
+ * Every error code a tool can return, each with the advice an
  * agent gets by default. Messages are written for a model to read and act on.
  */
 export const ERROR_SUGGESTIONS = {

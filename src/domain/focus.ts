@@ -1,7 +1,7 @@
 import type { Task } from "./types.js";
 
 /**
- * Deterministic focus selection for resume (DESIGN §5): keep the agent's in-progress focus;
+ * Deterministic focus selection for resume: keep the agent's in-progress focus;
  * else the task its session is working on; else its most recently claimed live task; else the
  * best ready task in scope; else nothing.
  */

@@ -1,57 +1,76 @@
 /**
- * Task-graph analysis over blocks edges between unfinished tasks (seed 003): the edge a -> b
+ * Task-graph analysis over blocks edges between unfinished tasks: the edge a -> b
  * means a must finish before b. Pure functions over ids; callers supply the edges.
  */
 export type Edge = readonly [from: string, to: string];
 
+/**
+ * The graph in compact form: node i's successors are `targets[offsets[i] .. offsets[i + 1])`.
+ * Typed arrays rather than an array per node: a store's whole graph (tens of thousands of edges)
+ * is built for every analysis call, and allocation was most of its cost.
+ */
 interface Graph {
   ids: string[];
-  index: Map<string, number>;
-  out: number[][];
-  inDegree: number[];
+  offsets: Int32Array;
+  targets: Int32Array;
+  inDegree: Int32Array;
 }
 
 function build(edges: readonly Edge[]): Graph {
   const index = new Map<string, number>();
   const ids: string[] = [];
-  const at = (id: string) => {
-    let i = index.get(id);
+  const from = new Int32Array(edges.length);
+  const to = new Int32Array(edges.length);
+  for (let e = 0; e < edges.length; e++) {
+    const [a, b] = edges[e]!;
+    let i = index.get(a);
     if (i === undefined) {
       i = ids.length;
-      index.set(id, i);
-      ids.push(id);
+      index.set(a, i);
+      ids.push(a);
     }
-    return i;
-  };
-  const out: number[][] = [];
-  const inDegree: number[] = [];
-  for (const [from, to] of edges) {
-    const a = at(from);
-    const b = at(to);
-    while (out.length < ids.length) {
-      out.push([]);
-      inDegree.push(0);
+    let j = index.get(b);
+    if (j === undefined) {
+      j = ids.length;
+      index.set(b, j);
+      ids.push(b);
     }
-    out[a]!.push(b);
-    inDegree[b]! += 1;
+    from[e] = i;
+    to[e] = j;
   }
-  return { ids, index, out, inDegree };
+  const n = ids.length;
+  const offsets = new Int32Array(n + 1);
+  const inDegree = new Int32Array(n);
+  for (let e = 0; e < edges.length; e++) {
+    offsets[from[e]! + 1]! += 1;
+    inDegree[to[e]!]! += 1;
+  }
+  for (let i = 0; i < n; i++) offsets[i + 1]! += offsets[i]!;
+  const fill = offsets.slice(0, n);
+  const targets = new Int32Array(edges.length);
+  for (let e = 0; e < edges.length; e++) targets[fill[from[e]!]!++] = to[e]!;
+  return { ids, offsets, targets, inDegree };
+}
+
+function outDegree(graph: Graph, node: number): number {
+  return graph.offsets[node + 1]! - graph.offsets[node]!;
 }
 
 /** Kahn's order; nodes on a cycle (which the write rules forbid) are left out, not looped on. */
-function topologicalOrder(graph: Graph): number[] {
-  const degree = [...graph.inDegree];
-  const queue: number[] = [];
-  degree.forEach((d, i) => {
-    if (d === 0) queue.push(i);
-  });
-  for (let head = 0; head < queue.length; head++) {
-    for (const next of graph.out[queue[head]!]!) {
-      degree[next]! -= 1;
-      if (degree[next] === 0) queue.push(next);
+function topologicalOrder(graph: Graph): Int32Array {
+  const { offsets, targets } = graph;
+  const degree = graph.inDegree.slice();
+  const queue = new Int32Array(graph.ids.length);
+  let tail = 0;
+  for (let i = 0; i < degree.length; i++) if (degree[i] === 0) queue[tail++] = i;
+  for (let head = 0; head < tail; head++) {
+    const node = queue[head]!;
+    for (let k = offsets[node]!; k < offsets[node + 1]!; k++) {
+      const next = targets[k]!;
+      if (--degree[next]! === 0) queue[tail++] = next;
     }
   }
-  return queue;
+  return queue.subarray(0, tail);
 }
 
 /** The longest chain of unfinished work, as ids in the order they must be done. */
@@ -64,7 +83,8 @@ export function criticalPath(
   const length = new Array<number>(graph.ids.length).fill(1);
   const previous = new Array<number>(graph.ids.length).fill(-1);
   for (const node of topologicalOrder(graph)) {
-    for (const next of graph.out[node]!) {
+    for (let k = graph.offsets[node]!; k < graph.offsets[node + 1]!; k++) {
+      const next = graph.targets[k]!;
       const candidate = length[node]! + 1;
       const better =
         candidate > length[next]! ||
@@ -93,11 +113,16 @@ export function criticalPath(
  */
 export function dependencyLayers(edges: readonly Edge[]): Map<string, number> {
   const graph = build(edges);
-  const layer = new Array<number>(graph.ids.length).fill(0);
+  const layer = new Int32Array(graph.ids.length);
   for (const node of topologicalOrder(graph)) {
-    for (const next of graph.out[node]!) layer[next] = Math.max(layer[next]!, layer[node]! + 1);
+    for (let k = graph.offsets[node]!; k < graph.offsets[node + 1]!; k++) {
+      const next = graph.targets[k]!;
+      if (layer[next]! < layer[node]! + 1) layer[next] = layer[node]! + 1;
+    }
   }
-  return new Map(graph.ids.map((id, i) => [id, layer[i]!]));
+  const layers = new Map<string, number>();
+  for (let i = 0; i < graph.ids.length; i++) layers.set(graph.ids[i]!, layer[i]!);
+  return layers;
 }
 
 export interface Bottleneck {
@@ -108,14 +133,15 @@ export interface Bottleneck {
 }
 
 function reachCount(graph: Graph, source: number, seen: Int32Array, stack: number[]): number {
+  const { offsets, targets } = graph;
   let count = 0;
-  stack.push(...graph.out[source]!);
+  for (let k = offsets[source]!; k < offsets[source + 1]!; k++) stack.push(targets[k]!);
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (seen[node] === source) continue;
     seen[node] = source;
     count++;
-    for (const next of graph.out[node]!) stack.push(next);
+    for (let k = offsets[node]!; k < offsets[node + 1]!; k++) stack.push(targets[k]!);
   }
   return count;
 }
@@ -134,10 +160,10 @@ export function topBottlenecks(edges: readonly Edge[], limit: number): Bottlenec
   for (let i = order.length - 1; i >= 0; i--) {
     const node = order[i]!;
     let sum = 0;
-    for (const next of graph.out[node]!) sum += 1 + bound[next]!;
+    for (let k = graph.offsets[node]!; k < graph.offsets[node + 1]!; k++) sum += 1 + bound[graph.targets[k]!]!;
     bound[node] = Math.min(sum, n);
   }
-  const candidates = [...order].filter((node) => graph.out[node]!.length > 0).sort((a, b) => bound[b]! - bound[a]!);
+  const candidates = [...order].filter((node) => outDegree(graph, node) > 0).sort((a, b) => bound[b]! - bound[a]!);
   const better = (a: Bottleneck, b: Bottleneck) =>
     b.blocks - a.blocks || b.direct - a.direct || a.id.localeCompare(b.id);
   const seen = new Int32Array(n).fill(-1);
@@ -146,7 +172,7 @@ export function topBottlenecks(edges: readonly Edge[], limit: number): Bottlenec
   for (const node of candidates) {
     // Ties on the count still need walking: they are ordered by direct count and id after.
     if (top.length >= limit && bound[node]! < top[limit - 1]!.blocks) break;
-    top.push({ id: graph.ids[node]!, blocks: reachCount(graph, node, seen, stack), direct: graph.out[node]!.length });
+    top.push({ id: graph.ids[node]!, blocks: reachCount(graph, node, seen, stack), direct: outDegree(graph, node) });
     top.sort(better);
     if (top.length > limit) top.pop();
   }

@@ -2,7 +2,7 @@ import { ArbeitError } from "./errors.js";
 import { MAX_HIERARCHY_DEPTH } from "./types.js";
 
 /**
- * Depth rule (seed 000 §2.3): a root is level 1 and no task may sit below level 4.
+ * Depth rule: a root is level 1 and no task may sit below level 4.
  * `parentLevel` is the level of the new parent; `subtreeHeight` counts the moved task itself as 1.
  */
 export function assertDepth(parentLevel: number, subtreeHeight: number, taskLabel: string): void {

@@ -1,4 +1,4 @@
-/** Entity id prefixes (seed 000, Appendix B): prefix + 8 lowercase alphanumerics. */
+/** Entity id prefixes: prefix + 8 lowercase alphanumerics (tkt-a7f3b2c1). */
 export const ID_PREFIX = {
   task: "tkt",
   context: "ctx",

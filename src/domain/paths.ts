@@ -1,5 +1,5 @@
 /**
- * File paths are stored relative to the project root with forward slashes (DESIGN §4); a path
+ * File paths are stored relative to the project root with forward slashes; a path
  * that leaves the root is never recorded. Pure string logic, so it behaves the same everywhere.
  */
 function normalizeSegments(path: string): string[] | null {

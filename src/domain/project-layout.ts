@@ -1,3 +1,3 @@
-/** Where a project keeps its Arbeit data (DESIGN §6): `.arbeit/arbeit.db` in the project root. */
+/** Where a project keeps its Arbeit data: `.arbeit/arbeit.db` in the project root. */
 export const ARBEIT_DIR = ".arbeit";
 export const DB_FILE = "arbeit.db";

@@ -1,7 +1,7 @@
 import type { Task } from "./types.js";
 
 /**
- * Why a task is or is not ready (DESIGN §5): ready = open, not blocked, not deleted, not held
+ * Why a task is or is not ready: ready = open, not blocked, not deleted, not held
  * under a live lease. Deleted tasks never reach here (they are not found at all).
  */
 export function readinessReasons(

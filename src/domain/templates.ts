@@ -1,6 +1,6 @@
 import type { TaskType } from "./types.js";
 
-/** Plan templates (seed 001 §3): recommended structures, never enforced. */
+/** Plan templates: recommended structures, never enforced. */
 export const TEMPLATE_NAMES = ["epic", "feature", "bug", "investigation", "chore"] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 

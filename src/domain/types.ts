@@ -1,4 +1,4 @@
-/** The settled data model (DESIGN §2). Field names are the wire names agents see. */
+/** The settled data model. Field names are the wire names agents see. */
 
 export const TASK_STATUSES = ["open", "in_progress", "completed", "cancelled"] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

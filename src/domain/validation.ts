@@ -1,7 +1,7 @@
 import { ArbeitError, type ErrorCode } from "./errors.js";
 import type { TaskStatus, TaskType } from "./types.js";
 
-/** The text fields a task type needs (seed 001 §2.2). */
+/** The text fields a task type needs. */
 export type RequiredField = "intent" | "description" | "plan";
 
 export const REQUIRED_FIELDS: Record<TaskType, readonly RequiredField[]> = {
@@ -31,7 +31,7 @@ export function missingFields(type: TaskType | null, task: TaskText): RequiredFi
 }
 
 /**
- * Fields a move into `next` needs (DESIGN §2): in_progress needs the type's required fields;
+ * Fields a move into `next` needs: in_progress needs the type's required fields;
  * completed also needs description (all typed tasks) and plan (all but epic).
  */
 export function fieldsRequiredFor(type: TaskType | null, next: TaskStatus): RequiredField[] {

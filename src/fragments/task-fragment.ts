@@ -6,7 +6,7 @@ import { field, oneLine, taskLine } from "./text.js";
 type TaskInput = TaskSummary & { intent?: string | null; description?: string | null; plan?: string | null };
 
 /**
- * One task as compact text for a system prompt (seed 004's taskFragment). Given a task, it shows
+ * One task as compact text for a system prompt. Given a task, it shows
  * the task line and its intent, description and plan; given an arbeit_task_get briefing, also the
  * sections it holds (context, progress, parent, children, blockers, files):
  *

@@ -2,7 +2,7 @@ import type { TaskSummary } from "../domain/types.js";
 import { taskLine } from "./text.js";
 
 /**
- * A list of tasks as compact text for a system prompt, one line each (seed 004's tasksFragment):
+ * A list of tasks as compact text for a system prompt, one line each:
  *
  *   Tasks (2):
  *   - tkt-abc00001 [open] Auth Security Improvements · epic

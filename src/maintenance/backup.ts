@@ -1,9 +1,13 @@
-import { existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { createInterface } from "node:readline";
 import { ArbeitError } from "../domain/errors.js";
-import { openDriver } from "../store/sqlite/driver.js";
 import { schemaVersion } from "../store/sqlite/migrate.js";
-import type { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
+import { openDriver } from "../store/sqlite/open-driver.js";
+import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
+import type { MaintainedStore } from "./doctor.js";
+import { exportStore } from "./export.js";
+import { importStore } from "./import.js";
 
 export interface BackupSummary {
   path: string;
@@ -13,12 +17,14 @@ export interface BackupSummary {
 }
 
 /**
- * Copies the store to `destination` with SQLite's online backup (VACUUM INTO under Bun): a
- * consistent snapshot taken while agents keep writing. The copy is written beside the target
- * and renamed into place only after it passes integrity_check, so a half-written file never
- * carries the target's name. An existing file is never overwritten.
+ * Copies the store to `destination`, a new SQLite database file, from one consistent snapshot
+ * taken while agents keep writing: SQLite's online backup (VACUUM INTO under Bun) for a SQLite
+ * store; for a Postgres store, its snapshot exported and imported into the new file, so a backup
+ * is the same kind of file from either engine (and `arbeit --db <file>` can open it). The copy is
+ * written beside the target and renamed into place only after it passes integrity_check, so a
+ * half-written file never carries the target's name. An existing file is never overwritten.
  */
-export async function backupStore(store: SqliteTaskStore, destination: string): Promise<BackupSummary> {
+export async function backupStore(store: MaintainedStore, destination: string): Promise<BackupSummary> {
   if (existsSync(destination)) {
     throw new ArbeitError("INVALID_ARGUMENT", `${destination} already exists; a backup never overwrites a file.`, {
       suggestions: ["Name a new file, or move the old one away first."],
@@ -31,7 +37,8 @@ export async function backupStore(store: SqliteTaskStore, destination: string): 
   }
   const partial = `${destination}.partial-${process.pid}`;
   try {
-    await store.backup(partial);
+    if (store instanceof SqliteTaskStore) await store.backup(partial);
+    else await copyIntoSqlite(store, partial);
     const copy = await openDriver(partial);
     let version: number;
     try {
@@ -48,6 +55,23 @@ export async function backupStore(store: SqliteTaskStore, destination: string): 
     renameSync(partial, destination);
     return { path: destination, bytes: statSync(destination).size, schema_version: version, integrity: "ok" };
   } finally {
-    for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${partial}${suffix}`, { force: true });
+    for (const suffix of ["", "-wal", "-shm", "-journal", ".jsonl"]) rmSync(`${partial}${suffix}`, { force: true });
+  }
+}
+
+/** Writes the store's snapshot into a new SQLite file at `path`, by way of an export beside it. */
+async function copyIntoSqlite(store: MaintainedStore, path: string): Promise<void> {
+  const lines = `${path}.jsonl`;
+  const fd = openSync(lines, "wx", 0o600);
+  try {
+    await exportStore(store, (chunk) => void writeSync(fd, chunk));
+  } finally {
+    closeSync(fd);
+  }
+  const copy = await SqliteTaskStore.open(path);
+  try {
+    await importStore(copy, createInterface({ input: createReadStream(lines), crlfDelay: Number.POSITIVE_INFINITY }));
+  } finally {
+    await copy.close();
   }
 }

@@ -1,6 +1,6 @@
-import type { SqlDriver } from "../store/sqlite/driver.js";
-import type { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
-import type { StoreTx } from "../store/task-store.js";
+import type { SqlDb, SqlStore } from "../store/sql/database.js";
+import type { StoreTx, TaskStore } from "../store/task-store.js";
+import { engineOf } from "./engine.js";
 import { type Finding, historyFindings } from "./history-check.js";
 
 /**
@@ -35,9 +35,9 @@ const MAX_FINDINGS = 200;
 
 interface Check {
   name: string;
-  find(driver: SqlDriver, now: string): Finding[];
+  find(db: SqlDb, now: string): Promise<Finding[]>;
   /** Repairs what `find` reported, inside one write transaction; returns how many. */
-  fix?(driver: SqlDriver, tx: StoreTx, now: string): Promise<number>;
+  fix?(db: SqlDb, tx: StoreTx, now: string): Promise<number>;
 }
 
 interface OrphanRow {
@@ -48,60 +48,49 @@ interface OrphanRow {
   to_live: number;
 }
 
-function orphans(driver: SqlDriver): OrphanRow[] {
-  return driver
-    .prepare(
-      `SELECT r.id, r.from_task_id, r.to_task_id, r.type, f.deleted_at IS NOT NULL OR f.id IS NULL AS from_gone,
+async function orphans(db: SqlDb): Promise<OrphanRow[]> {
+  return (await db.all(
+    `SELECT r.id, r.from_task_id, r.to_task_id, r.type, f.deleted_at IS NOT NULL OR f.id IS NULL AS from_gone,
          t.deleted_at IS NOT NULL OR t.id IS NULL AS to_gone, t.id IS NOT NULL AND t.deleted_at IS NULL AS to_live
        FROM relationships r LEFT JOIN tasks f ON f.id = r.from_task_id LEFT JOIN tasks t ON t.id = r.to_task_id
        WHERE r.removed_at IS NULL AND (f.id IS NULL OR t.id IS NULL OR f.deleted_at IS NOT NULL OR t.deleted_at IS NOT NULL)
        ORDER BY r.rowid`,
-    )
-    .all<OrphanRow & { from_gone: number; to_gone: number }>();
+  )) as unknown as OrphanRow[];
 }
 
-function expiredClaims(driver: SqlDriver, now: string) {
-  return driver
-    .prepare(
-      `SELECT id, owner, lease_expires_at FROM tasks
-       WHERE deleted_at IS NULL AND owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at <= ?
-       ORDER BY lease_expires_at, id`,
-    )
-    .all<{ id: string; owner: string; lease_expires_at: string }>(now);
+async function expiredClaims(db: SqlDb, now: string) {
+  return (await db.all(
+    `SELECT id, owner, lease_expires_at FROM tasks
+     WHERE deleted_at IS NULL AND owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at <= ?
+     ORDER BY lease_expires_at, id`,
+    now,
+  )) as Array<{ id: string; owner: string; lease_expires_at: string }>;
 }
 
 const CHECKS: Check[] = [
   {
     name: "integrity",
-    find: (driver) =>
-      driver
-        .prepare("PRAGMA integrity_check")
-        .all<{ integrity_check: string }>()
-        .filter((row) => row.integrity_check !== "ok")
-        .map((row) => ({ message: row.integrity_check })),
+    find: async (db) => (await engineOf(db).integrityProblems(db)).map((message) => ({ message })),
   },
   {
     name: "foreign_keys",
-    find: (driver) =>
-      driver
-        .prepare("PRAGMA foreign_key_check")
-        .all<{ table: string; rowid: number | null; parent: string; fkid: number }>()
-        .map((row) => ({
-          message: `${row.table} row ${row.rowid} points at a ${row.parent} row that does not exist`,
-          table: row.table,
-          rowid: row.rowid,
-          parent: row.parent,
-        })),
+    find: async (db) =>
+      (await engineOf(db).foreignKeyProblems(db)).map((row) => ({
+        message: `${row.table} row ${row.rowid} points at a ${row.parent} row that does not exist`,
+        table: row.table,
+        rowid: row.rowid,
+        parent: row.parent,
+      })),
   },
   {
     name: "orphan_relationships",
-    find: (driver) =>
-      orphans(driver).map((row) => ({
+    find: async (db) =>
+      (await orphans(db)).map((row) => ({
         message: `relationship ${row.id} (${row.from_task_id} ${row.type} ${row.to_task_id}) points at a deleted task`,
         relationship_id: row.id,
       })),
-    async fix(driver, tx, now) {
-      const rows = orphans(driver);
+    async fix(db, tx, now) {
+      const rows = await orphans(db);
       for (const row of rows) {
         await tx.removeRelationship(row.id, now);
         // As arbeit_relationship remove does: the live task whose parent_id/blocked_by it was moves on.
@@ -123,15 +112,15 @@ const CHECKS: Check[] = [
   },
   {
     name: "expired_claims",
-    find: (driver, now) =>
-      expiredClaims(driver, now).map((row) => ({
+    find: async (db, now) =>
+      (await expiredClaims(db, now)).map((row) => ({
         message: `task ${row.id} is still owned by ${row.owner}, whose lease ran out at ${row.lease_expires_at}`,
         task_id: row.id,
         owner: row.owner,
         lease_expires_at: row.lease_expires_at,
       })),
-    async fix(driver, tx, now) {
-      const rows = expiredClaims(driver, now);
+    async fix(db, tx, now) {
+      const rows = await expiredClaims(db, now);
       for (const row of rows) {
         await tx.clearClaim(row.id, now);
         await tx.appendEvent({
@@ -148,26 +137,29 @@ const CHECKS: Check[] = [
       return rows.length;
     },
   },
-  { name: "history", find: (driver) => historyFindings(driver) },
+  { name: "history", find: (db) => historyFindings(db) },
 ];
 
 export const CHECK_NAMES = CHECKS.map((check) => check.name);
 
 /** A check that cannot even run (a corrupt page under its query) is itself a finding. */
-function findSafely(check: Check, driver: SqlDriver, now: string): Finding[] {
+async function findSafely(check: Check, db: SqlDb, now: string): Promise<Finding[]> {
   try {
-    return check.find(driver, now);
+    return await check.find(db, now);
   } catch (error) {
     return [{ message: `the check could not run: ${error instanceof Error ? error.message : String(error)}` }];
   }
 }
 
-async function inspect(store: SqliteTaskStore, now: string): Promise<CheckResult[]> {
+/** A store the doctor can examine: the service's contract plus raw access for its checks. */
+export type MaintainedStore = TaskStore & SqlStore;
+
+async function inspect(store: MaintainedStore, now: string): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   try {
-    await store.read(async () => {
+    await store.transaction("read", async (db) => {
       for (const check of CHECKS) {
-        const findings = findSafely(check, store.driver, now);
+        const findings = await findSafely(check, db, now);
         results.push({
           name: check.name,
           ok: findings.length === 0,
@@ -187,16 +179,18 @@ async function inspect(store: SqliteTaskStore, now: string): Promise<CheckResult
   return results;
 }
 
-export async function runDoctor(store: SqliteTaskStore, options: DoctorOptions = {}): Promise<DoctorReport> {
+export async function runDoctor(store: MaintainedStore, options: DoctorOptions = {}): Promise<DoctorReport> {
   const now = () => (options.now?.() ?? new Date()).toISOString();
   let checks = await inspect(store, now());
   if (options.fix && checks.some((check) => !check.ok && CHECKS.find((c) => c.name === check.name)?.fix)) {
     const at = now();
-    const fixed = await store.write(async (tx) => {
-      const counts = new Map<string, number>();
-      for (const check of CHECKS) if (check.fix) counts.set(check.name, await check.fix(store.driver, tx, at));
-      return counts;
-    });
+    const fixed = await store.write((tx) =>
+      store.transaction("write", async (db) => {
+        const counts = new Map<string, number>();
+        for (const check of CHECKS) if (check.fix) counts.set(check.name, await check.fix(db, tx, at));
+        return counts;
+      }),
+    );
     checks = (await inspect(store, at)).map((check) => {
       const count = fixed.get(check.name);
       return count ? { ...check, fixed: count } : check;

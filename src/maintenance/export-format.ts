@@ -1,12 +1,13 @@
 import { ArbeitError } from "../domain/errors.js";
-import type { SqlDriver, SqlValue } from "../store/sqlite/driver.js";
-import { hasSequenceTable, quoteName, rowCount, SEQUENCE_TABLE, type TableInfo, userTables } from "./tables.js";
+import type { SqlDb, SqlValue } from "../store/sql/database.js";
+import { engineOf, quoteName, rowCount, SEQUENCE_TABLE, type TableInfo } from "./engine.js";
 
 /**
  * The export file (docs/maintenance.md): JSON Lines. The first line is a header naming the
  * format, its version, the schema version and every table with its columns and row count; each
  * further line is one row, `{"table", "rowid"?, "row"}`. Tables are read from the database, so
- * a table added by a later migration is exported without a change here.
+ * a table added by a later migration is exported without a change here. The same store content
+ * exports to the same lines from SQLite and from Postgres.
  */
 export const EXPORT_FORMAT = "arbeit-export";
 export const EXPORT_FORMAT_VERSION = 1;
@@ -45,18 +46,14 @@ export function badExport(message: string): ArbeitError {
   });
 }
 
-/** What an export holds: every user table, then SQLite's AUTOINCREMENT counters. */
-export function exportTables(driver: SqlDriver): Array<TableInfo & { rows: number }> {
-  const tables = userTables(driver).map((table) => ({ ...table, rows: rowCount(driver, table.name) }));
-  if (hasSequenceTable(driver)) {
-    const columns = ["name", "seq"];
-    tables.push({
-      name: SEQUENCE_TABLE,
-      columns,
-      hiddenRowid: false,
-      withoutRowid: true,
-      rows: rowCount(driver, SEQUENCE_TABLE),
-    });
+/** What an export holds: every user table, then the event counter. */
+export async function exportTables(db: SqlDb): Promise<Array<TableInfo & { rows: number }>> {
+  const engine = engineOf(db);
+  const tables: Array<TableInfo & { rows: number }> = [];
+  for (const table of await engine.tables(db)) tables.push({ ...table, rows: await rowCount(db, table.name) });
+  const counters = await engine.counters(db);
+  if (counters.length > 0) {
+    tables.push({ name: SEQUENCE_TABLE, columns: ["name", "seq"], hiddenRowid: false, key: "", rows: counters.length });
   }
   return tables;
 }
@@ -71,28 +68,31 @@ function encodeCell(value: unknown): CellValue {
   return value as CellValue;
 }
 
-export function decodeCell(value: unknown): SqlValue {
+export function decodeCell(value: unknown): SqlValue | Uint8Array {
   if (value === null || typeof value === "string" || typeof value === "number") return value;
   if (typeof value === "object" && typeof (value as { $base64?: unknown }).$base64 === "string") {
     return new Uint8Array(Buffer.from((value as { $base64: string }).$base64, "base64"));
   }
-  throw badExport(`The export holds a value SQLite cannot store: ${JSON.stringify(value)}.`);
+  throw badExport(`The export holds a value the store cannot keep: ${JSON.stringify(value)}.`);
 }
 
 /** Every row of `table` in rowid order, a page at a time. Call inside one read transaction. */
-export function* tableRows(driver: SqlDriver, table: TableInfo): Generator<ExportRow> {
-  const from = quoteName(table.name);
-  const columns = table.columns.map(quoteName).join(", ");
-  if (table.withoutRowid) {
-    for (const raw of driver.prepare(`SELECT ${columns} FROM ${from}`).all()) yield toRow(table.name, raw);
+export async function* tableRows(db: SqlDb, table: TableInfo): AsyncGenerator<ExportRow> {
+  if (table.name === SEQUENCE_TABLE) {
+    for (const counter of await engineOf(db).counters(db)) yield { table: table.name, row: { ...counter } };
     return;
   }
-  const page = driver.prepare(
-    `SELECT rowid AS "__rowid", ${columns} FROM ${from} WHERE rowid > ? ORDER BY rowid LIMIT ${PAGE}`,
-  );
+  const from = quoteName(table.name);
+  const columns = table.columns.map(quoteName).join(", ");
+  if (table.key === "") {
+    for (const raw of await db.all(`SELECT ${columns} FROM ${from} ORDER BY 1`)) yield toRow(table.name, raw);
+    return;
+  }
+  const key = quoteName(table.key);
+  const page = `SELECT ${key} AS "__rowid", ${columns} FROM ${from} WHERE ${key} > ? ORDER BY ${key} LIMIT ${PAGE}`;
   let after = Number.MIN_SAFE_INTEGER;
   for (;;) {
-    const rows = page.all<Record<string, unknown>>(after);
+    const rows = await db.all(page, after);
     for (const { __rowid, ...raw } of rows) {
       const row = toRow(table.name, raw);
       if (table.hiddenRowid) row.rowid = Number(__rowid);

@@ -1,5 +1,5 @@
-import { schemaVersion } from "../store/sqlite/migrate.js";
-import type { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
+import type { SqlStore } from "../store/sql/database.js";
+import { engineOf } from "./engine.js";
 import {
   describeTable,
   EXPORT_FORMAT,
@@ -24,17 +24,16 @@ const FLUSH_BYTES = 1 << 16;
  * writers in other processes carry on, and the export shows the store as it was at the start.
  */
 export async function exportStore(
-  store: SqliteTaskStore,
-  write: (chunk: string) => void,
+  store: SqlStore,
+  write: (chunk: string) => void | Promise<void>,
   options: { onProgress?: Progress; now?: () => Date } = {},
 ): Promise<ExportSummary> {
-  const driver = store.driver;
-  return store.read(async () => {
-    const tables = exportTables(driver);
+  return store.transaction("read", async (db) => {
+    const tables = await exportTables(db);
     const header: ExportHeader = {
       format: EXPORT_FORMAT,
       format_version: EXPORT_FORMAT_VERSION,
-      schema_version: schemaVersion(driver),
+      schema_version: await engineOf(db).schemaVersion(db),
       exported_at: (options.now?.() ?? new Date()).toISOString(),
       tables: tables.map(describeTable),
     };
@@ -42,17 +41,17 @@ export async function exportStore(
     let buffer = `${JSON.stringify(header)}\n`;
     let done = 0;
     for (const table of tables) {
-      for (const row of tableRows(driver, table)) {
+      for await (const row of tableRows(db, table)) {
         buffer += `${JSON.stringify(row)}\n`;
         done++;
         if (buffer.length >= FLUSH_BYTES) {
-          write(buffer);
+          await write(buffer);
           buffer = "";
           options.onProgress?.(done, total);
         }
       }
     }
-    write(buffer);
+    await write(buffer);
     options.onProgress?.(done, total);
     return {
       schema_version: header.schema_version,

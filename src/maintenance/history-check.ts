@@ -1,4 +1,4 @@
-import type { SqlDriver } from "../store/sqlite/driver.js";
+import type { SqlDb } from "../store/sql/database.js";
 import {
   applyEvent,
   edgeKey,
@@ -17,14 +17,13 @@ const EVENT_PAGE = 1000;
 const SHOWN_CHARS = 120;
 
 /** Replays every event in seq order. Call inside one read transaction. */
-export function replayLog(driver: SqlDriver): ReplayState {
+export async function replayLog(db: SqlDb): Promise<ReplayState> {
   const state = emptyReplay();
-  const page = driver.prepare(
-    "SELECT seq, timestamp, event_type, entity_id, task_id, payload FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
-  );
+  const page =
+    "SELECT seq, timestamp, event_type, entity_id, task_id, payload FROM events WHERE seq > ? ORDER BY seq LIMIT ?";
   let after = 0;
   for (;;) {
-    const rows = page.all<Omit<ReplayEvent, "payload"> & { payload: string }>(after, EVENT_PAGE);
+    const rows = (await db.all(page, after, EVENT_PAGE)) as Array<Omit<ReplayEvent, "payload"> & { payload: string }>;
     for (const row of rows) {
       let payload: Record<string, unknown>;
       try {
@@ -62,14 +61,14 @@ function parseJson(text: unknown): unknown {
  * Compares the rows with the state the event log implies: every task field, every live
  * relationship, every context entry and progress item. Returns one finding per difference.
  */
-export function historyFindings(driver: SqlDriver): Finding[] {
-  const state = replayLog(driver);
+export async function historyFindings(db: SqlDb): Promise<Finding[]> {
+  const state = await replayLog(db);
   const findings: Finding[] = state.problems.map((problem) => ({
     message: `event ${problem.seq} (${problem.event_type}) ${problem.message}`,
     seq: problem.seq,
   }));
 
-  const taskRows = driver.prepare(`SELECT id, ${REPLAYED_TASK_FIELDS.join(", ")} FROM tasks`).all();
+  const taskRows = await db.all(`SELECT id, ${REPLAYED_TASK_FIELDS.join(", ")} FROM tasks`);
   const seenTasks = new Set<string>();
   for (const row of taskRows) {
     const id = row.id as string;
@@ -95,9 +94,9 @@ export function historyFindings(driver: SqlDriver): Finding[] {
       findings.push({ message: `task ${id} was created by an event but has no row`, task_id: id });
   }
 
-  const liveEdges = driver
-    .prepare("SELECT id, from_task_id, type, to_task_id FROM relationships WHERE removed_at IS NULL")
-    .all<{ id: string; from_task_id: string; type: string; to_task_id: string }>();
+  const liveEdges = (await db.all(
+    "SELECT id, from_task_id, type, to_task_id FROM relationships WHERE removed_at IS NULL",
+  )) as Array<{ id: string; from_task_id: string; type: string; to_task_id: string }>;
   const rowEdges = new Set<string>();
   for (const edge of liveEdges) {
     const key = edgeKey(edge.from_task_id, edge.type, edge.to_task_id);
@@ -117,14 +116,14 @@ export function historyFindings(driver: SqlDriver): Finding[] {
   compareRows(
     findings,
     "context entry",
-    driver.prepare("SELECT id, task_id, type, content, metadata, superseded_by, created_at FROM context_entries").all(),
+    await db.all("SELECT id, task_id, type, content, metadata, superseded_by, created_at FROM context_entries"),
     state.context,
     (row) => ({ ...row, metadata: parseJson(row.metadata) }),
   );
   compareRows(
     findings,
     "progress item",
-    driver.prepare("SELECT id, task_id, content, completed, created_at, completed_at FROM progress_items").all(),
+    await db.all("SELECT id, task_id, content, completed, created_at, completed_at FROM progress_items"),
     state.progress,
     (row) => ({ ...row, completed: Boolean(row.completed) }),
   );

@@ -2,9 +2,12 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
-import { openDriver, type SqlDriver, type SqlStatement } from "../store/sqlite/driver.js";
-import { applyMigrations, listMigrations, schemaVersion } from "../store/sqlite/migrate.js";
-import type { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
+import type { SqlDb, SqlStore, SqlValue } from "../store/sql/database.js";
+import type { SqlDriver } from "../store/sqlite/driver.js";
+import { applyMigrations, listMigrations } from "../store/sqlite/migrate.js";
+import { openDriver } from "../store/sqlite/open-driver.js";
+import { SqliteDb } from "../store/sqlite/sqlite-db.js";
+import { type Counter, engineOf, isEmpty, quoteName, SEQUENCE_TABLE, type TableInfo } from "./engine.js";
 import type { Progress } from "./export.js";
 import {
   badExport,
@@ -12,12 +15,10 @@ import {
   describeTable,
   type ExportHeader,
   type ExportRow,
-  type ExportTable,
   exportTables,
   parseHeader,
   tableRows,
 } from "./export-format.js";
-import { hasSequenceTable, isEmpty, quoteName, SEQUENCE_TABLE, userTables } from "./tables.js";
 
 export interface ImportOptions {
   /** Delete everything in the store first (in the same transaction) instead of refusing. */
@@ -34,14 +35,17 @@ export interface ImportSummary {
   replaced: boolean;
 }
 
+type Rows = AsyncIterable<ExportRow>;
+
 /**
- * Loads an export into `store`, reproducing ids, sequence numbers and timestamps exactly, in one
- * transaction: a bad or truncated file leaves the store as it was. The store must be empty
- * unless `replace` is set. An export from an older schema is loaded into a scratch database at
- * its own version and migrated forward first, so the rows go through the real migrations.
+ * Loads an export into `store` (SQLite or Postgres), reproducing ids, sequence numbers and
+ * timestamps exactly, in one transaction: a bad or truncated file leaves the store as it was. The
+ * store must be empty unless `replace` is set. An export from an older schema is loaded into a
+ * scratch SQLite database at its own version and migrated forward first, so the rows go through
+ * the real migrations.
  */
 export async function importStore(
-  store: SqliteTaskStore,
+  store: SqlStore,
   lines: AsyncIterable<string>,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
@@ -51,17 +55,18 @@ export async function importStore(
   const header = parseHeader(first.done ? undefined : first.value, latest);
   const rest: AsyncIterable<string> = { [Symbol.asyncIterator]: () => iterator };
 
-  let source: { header: ExportHeader; rows: AsyncIterable<ExportRow> | Iterable<ExportRow> };
+  let source: { header: ExportHeader; rows: Rows };
   let scratch: { driver: SqlDriver; path: string } | undefined;
   if (header.schema_version < latest) {
     scratch = await migrateInScratch(header, rest, options.onProgress);
-    source = { header: scratchHeader(scratch.driver, header), rows: allRows(scratch.driver) };
+    const db = new SqliteDb(scratch.driver);
+    source = { header: await scratchHeader(db, header), rows: allRows(db) };
   } else source = { header, rows: parseRows(rest) };
 
   try {
-    const driver = store.driver;
-    const tables = await store.write(async () => {
-      const empty = isEmpty(driver);
+    const result = await store.transaction("write", async (db) => {
+      const engine = engineOf(db);
+      const empty = await isEmpty(db);
       if (!empty && !options.replace) {
         throw new ArbeitError(
           "INVALID_ARGUMENT",
@@ -73,15 +78,17 @@ export async function importStore(
           },
         );
       }
-      driver.exec("PRAGMA defer_foreign_keys = ON");
-      if (!empty) clearAll(driver);
-      return loadRows(driver, source.header, source.rows, options.onProgress);
+      await engine.deferForeignKeys(db);
+      if (!empty) await clearAll(db);
+      const tables = await loadRows(db, source.header, source.rows, options.onProgress);
+      await engine.analyze(db);
+      return { tables, version: await engine.schemaVersion(db) };
     });
     return {
-      schema_version: schemaVersion(driver),
+      schema_version: result.version,
       export_schema_version: header.schema_version,
-      rows: Object.values(tables).reduce((sum, n) => sum + n, 0),
-      tables,
+      rows: Object.values(result.tables).reduce((sum, n) => sum + n, 0),
+      tables: result.tables,
       replaced: options.replace === true,
     };
   } finally {
@@ -110,57 +117,63 @@ async function* parseRows(lines: AsyncIterable<string>): AsyncGenerator<ExportRo
   }
 }
 
-function clearAll(driver: SqlDriver): void {
-  for (const table of userTables(driver)) driver.exec(`DELETE FROM ${quoteName(table.name)}`);
-  if (hasSequenceTable(driver)) driver.exec(`DELETE FROM ${SEQUENCE_TABLE}`);
+/** Empties every table, children before the tables they point at. */
+async function clearAll(db: SqlDb): Promise<void> {
+  const tables = await engineOf(db).tables(db);
+  for (const table of tables.reverse()) await db.run(`DELETE FROM ${quoteName(table.name)}`);
 }
 
-/** Inserts every row, checks the counts against the header and the foreign keys; returns counts. */
+/**
+ * Inserts every row, checks the counts against the header and the foreign keys, restores the
+ * counters; returns the counts. Rows come back exactly as exported, including what triggers
+ * derived when they were first written: the triggers are set aside while loading.
+ */
 async function loadRows(
-  driver: SqlDriver,
+  db: SqlDb,
   header: ExportHeader,
-  rows: AsyncIterable<ExportRow> | Iterable<ExportRow>,
+  rows: Rows,
   onProgress: Progress | undefined,
 ): Promise<Record<string, number>> {
-  const here = new Map(userTables(driver).map((table) => [table.name, table]));
+  const engine = engineOf(db);
+  const here = await engine.tables(db);
+  const byName = new Map(here.map((table) => [table.name, table]));
   const declared = new Map(header.tables.map((table) => [table.name, table]));
-  const inserts = new Map<string, { statement: SqlStatement; table: ExportTable }>();
+  const inserts = new Map<string, { sql: string; columns: string[]; rowid: boolean }>();
   for (const table of header.tables) {
     if (table.name === SEQUENCE_TABLE) continue;
-    const target = here.get(table.name);
+    const target = byName.get(table.name);
     if (!target || target.columns.join(",") !== table.columns.join(",")) {
       throw badExport(
         `The export's table ${table.name} (${table.columns.join(", ")}) does not match this schema${target ? ` (${target.columns.join(", ")})` : ""}.`,
       );
     }
     const columns = [...(table.rowid ? ["rowid"] : []), ...table.columns];
-    const sql = `INSERT INTO ${quoteName(table.name)} (${columns.map(quoteName).join(", ")})
-      VALUES (${columns.map(() => "?").join(", ")})`;
-    inserts.set(table.name, { statement: driver.prepare(sql), table });
+    inserts.set(table.name, {
+      sql: `INSERT INTO ${quoteName(table.name)} (${columns.map(quoteName).join(", ")})
+        VALUES (${columns.map(() => "?").join(", ")})`,
+      columns: table.columns,
+      rowid: table.rowid,
+    });
   }
-  // Rows come back exactly as exported, including what triggers derived when they were first
-  // written; the triggers are set aside while loading and restored (same transaction) after.
-  const triggers = driver
-    .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
-    .all<{ name: string; sql: string }>();
-  for (const trigger of triggers) driver.exec(`DROP TRIGGER ${quoteName(trigger.name)}`);
   const total = header.tables.reduce((sum, table) => sum + table.rows, 0);
   const counts: Record<string, number> = Object.fromEntries(header.tables.map((table) => [table.name, 0]));
-  const sequences: Array<{ name: string; seq: number }> = [];
+  const counters: Counter[] = [];
   let done = 0;
-  for await (const { table, rowid, row } of rows) {
-    if (!declared.has(table)) throw badExport(`The export has rows for ${table}, which its header does not list.`);
-    counts[table] = (counts[table] ?? 0) + 1;
-    done++;
-    if (done % 1000 === 0) onProgress?.(done, total);
-    if (table === SEQUENCE_TABLE) {
-      sequences.push({ name: String(row.name), seq: Number(row.seq) });
-      continue;
+  await engine.withoutTriggers(db, async () => {
+    for await (const { table, rowid, row } of rows) {
+      if (!declared.has(table)) throw badExport(`The export has rows for ${table}, which its header does not list.`);
+      counts[table] = (counts[table] ?? 0) + 1;
+      done++;
+      if (done % 1000 === 0) onProgress?.(done, total);
+      if (table === SEQUENCE_TABLE) {
+        counters.push({ name: String(row.name), seq: Number(row.seq) });
+        continue;
+      }
+      const insert = inserts.get(table)!;
+      const values = insert.columns.map((column) => decodeCell(row[column] ?? null) as SqlValue);
+      await db.run(insert.sql, ...(insert.rowid ? [rowid ?? null] : []), ...values);
     }
-    const { statement, table: def } = inserts.get(table)!;
-    const values = def.columns.map((column) => decodeCell(row[column] ?? null));
-    statement.run(...(def.rowid ? [rowid ?? null] : []), ...values);
-  }
+  });
   onProgress?.(done, total);
   for (const table of header.tables) {
     if (counts[table.name] !== table.rows) {
@@ -169,13 +182,8 @@ async function loadRows(
       );
     }
   }
-  if (sequences.length > 0) {
-    driver.exec(`DELETE FROM ${SEQUENCE_TABLE}`);
-    const insert = driver.prepare(`INSERT INTO ${SEQUENCE_TABLE} (name, seq) VALUES (?, ?)`);
-    for (const { name, seq } of sequences) insert.run(name, seq);
-  }
-  for (const trigger of triggers) driver.exec(trigger.sql);
-  const broken = driver.prepare("PRAGMA foreign_key_check").all<{ table: string; parent: string }>();
+  await engine.restoreCounters(db, counters, here);
+  const broken = await engine.foreignKeyProblems(db);
   if (broken.length > 0) {
     const first = broken[0]!;
     throw badExport(
@@ -197,8 +205,9 @@ async function migrateInScratch(
     driver.exec("PRAGMA foreign_keys = ON");
     driver.exec("BEGIN IMMEDIATE");
     applyMigrations(driver, listMigrations().slice(0, header.schema_version));
-    driver.exec("PRAGMA defer_foreign_keys = ON");
-    await loadRows(driver, header, parseRows(lines), onProgress);
+    const db = new SqliteDb(driver);
+    await engineOf(db).deferForeignKeys(db);
+    await loadRows(db, header, parseRows(lines), onProgress);
     applyMigrations(driver);
     driver.exec("COMMIT");
     return { driver, path };
@@ -209,10 +218,14 @@ async function migrateInScratch(
   }
 }
 
-function scratchHeader(driver: SqlDriver, original: ExportHeader): ExportHeader {
-  return { ...original, schema_version: schemaVersion(driver), tables: exportTables(driver).map(describeTable) };
+async function scratchHeader(db: SqlDb, original: ExportHeader): Promise<ExportHeader> {
+  return {
+    ...original,
+    schema_version: await engineOf(db).schemaVersion(db),
+    tables: (await exportTables(db)).map(describeTable),
+  };
 }
 
-function* allRows(driver: SqlDriver): Generator<ExportRow> {
-  for (const table of exportTables(driver)) yield* tableRows(driver, table);
+async function* allRows(db: SqlDb): AsyncGenerator<ExportRow> {
+  for (const table of await exportTables(db)) yield* tableRows(db, table as TableInfo);
 }

@@ -1,27 +1,20 @@
-import { ArbeitError } from "../domain/errors.js";
 import { locate, notInitialized } from "../service/project.js";
 import { postgresTarget } from "../store/postgres/target.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
+import type { MaintainedStore } from "./doctor.js";
 
 /**
  * Opens the project's store for a maintenance command: found like every other command (nearest
- * `.arbeit/`, or --db / ARBEIT_DB), migrated on open, NOT_INITIALIZED when there is none.
+ * `.arbeit/`, or --db / ARBEIT_DB; ARBEIT_DATABASE_URL for a shared Postgres database), migrated
+ * on open, NOT_INITIALIZED when there is none.
  */
-export async function openProjectStore(options: { cwd: string; db?: string | undefined }): Promise<SqliteTaskStore> {
-  // These commands work on the SQLite file; with a shared Postgres database they would quietly
-  // check or copy an empty local file instead.
-  if (postgresTarget(options)) {
-    throw new ArbeitError(
-      "INVALID_ARGUMENT",
-      "doctor, backup, export and import work on SQLite stores; this project uses Postgres (ARBEIT_DATABASE_URL).",
-      {
-        suggestions: [
-          "Use Postgres's own tools (pg_dump, pg_restore) for a Postgres store, or pass --db <file> for a SQLite one.",
-        ],
-      },
-    );
-  }
+export async function openProjectStore(options: { cwd: string; db?: string | undefined }): Promise<MaintainedStore> {
   const location = locate(options);
   if (!location) throw notInitialized(options);
+  const postgres = postgresTarget(options);
+  if (postgres) {
+    const { PostgresTaskStore } = await import("../store/postgres/postgres-task-store.js");
+    return PostgresTaskStore.open(postgres.url, { schema: postgres.schema });
+  }
   return SqliteTaskStore.open(location.dbPath);
 }

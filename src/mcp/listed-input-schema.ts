@@ -8,7 +8,7 @@ import { toolInputJsonSchema } from "./tool-json-schema.js";
  * McpServer validates arguments against the registered zod schema *before* our handler runs and
  * turns a failure into its own `isError` text ("Input validation error: ..."), with no envelope
  * and none of our codes. An agent that sends `status: "done"` should get INVALID_STATUS and the
- * valid values, exactly as on every other front end (DESIGN §3). So the server registers a schema
+ * valid values, exactly as on every other front end. So the server registers a schema
  * that accepts any object (`looseObject({})`) but carries the tool's real JSON Schema as zod
  * metadata: zod merges `.meta()` into its JSON Schema output, so tools/list still shows clients
  * the exact parameters, enums and limits, while validation happens once, in invokeTool, which

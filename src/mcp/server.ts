@@ -2,7 +2,7 @@
  * The MCP server, generated from the tool catalogue: every tool under its own name, with its
  * title, description, input schema and annotations. Each call runs through invokeTool, so an MCP
  * client gets the same envelope as every other front end, as `structuredContent` and as compact
- * JSON text, with `isError` on failure (DESIGN §7).
+ * JSON text, with `isError` on failure.
  *
  *   const { server, connection } = createMcpServer({ cwd: process.cwd(), version: "0.1.0" });
  *   await server.connect(new StdioServerTransport());

@@ -7,7 +7,7 @@ export interface FileTouch {
   operation: FileOperation;
 }
 
-/** OpenCode's built-in tools that name one file in `args.filePath` (DESIGN §4). */
+/** OpenCode's built-in tools that name one file in `args.filePath`. */
 const FILE_PATH_TOOLS: Record<string, FileOperation> = {
   read: "read",
   write: "write",

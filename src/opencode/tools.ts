@@ -9,7 +9,7 @@ import { opencodeArgs } from "./tool-args.js";
 
 /**
  * Built-in OpenCode tool names a plugin must never register: OpenCode keys tools by name with the
- * plugin's last, so a clash would silently replace the host's own tool (seed 003: `task` runs
+ * plugin's last, so a clash would silently replace the host's own tool (`task` runs
  * subagents, `todowrite` the session's todo list).
  */
 export const HOST_TOOL_NAMES = new Set([

@@ -85,8 +85,8 @@ export const listId = z
 export const limit = z.number().int().min(1).max(LIMITS.query_limit);
 export const offset = z.number().int().min(0);
 
-/** Optimistic concurrency: the version the caller last read (DESIGN §5). */
+/** Optimistic concurrency: the version the caller last read. */
 export const expectedVersion = z.number().int().min(1);
 
-/** Idempotency key: a repeat by the same agent replays the first response (DESIGN §5). */
+/** Idempotency key: a repeat by the same agent replays the first response. */
 export const requestId = text(LIMITS.name).min(1);

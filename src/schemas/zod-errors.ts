@@ -2,8 +2,8 @@ import type { z } from "zod";
 import { ArbeitError, type ErrorCode } from "../domain/errors.js";
 
 /**
- * Turns a schema failure into the documented code for the field (DESIGN §3): enum misses get
- * the seeds' codes, oversize input FIELD_TOO_LARGE, malformed ids INVALID_ID, and the rest
+ * Turns a schema failure into the documented code for the field: enum misses get
+ * their own codes (INVALID_STATUS, INVALID_TYPE, ...), oversize input FIELD_TOO_LARGE, malformed ids INVALID_ID, and the rest
  * INVALID_ARGUMENT. The first issue decides the code; the message lists all of them.
  */
 export function fromZodError(error: z.ZodError, prefix = ""): ArbeitError {

@@ -5,8 +5,9 @@ import { getTask } from "./briefing.js";
 import type { Caller } from "./caller.js";
 import { type ClaimInput, claim } from "./claims.js";
 import { type AddContextInput, addContext } from "./context.js";
-import type { ServiceDeps, ServiceOptions } from "./deps.js";
+import { type RequestKey, runOnce } from "./idempotency.js";
 import { type MemoryInput, memory } from "./memory.js";
+import type { ServiceDeps, ServiceOptions } from "./operation.js";
 import { addProgress, completeProgress } from "./progress.js";
 import { type QueryName, runQuery } from "./queries.js";
 import { changeRelationship, type RelationshipInput } from "./relationships.js";
@@ -80,6 +81,14 @@ export class ArbeitService {
   }
   memory(input: MemoryInput, caller: Caller) {
     return memory(this.#deps, input, caller);
+  }
+
+  /**
+   * Runs `run` (a mutating call) at most once per (agent, request_id): a repeat returns the first
+   * response, stored in the same transaction as the call's writes, and writes nothing.
+   */
+  once<T>(caller: Caller, key: RequestKey, run: () => Promise<T>): Promise<T> {
+    return runOnce(this.#deps, caller, key, run);
   }
 
   /** The task a session is working on, else the one it last worked on (for host briefings). */

@@ -8,12 +8,12 @@ import type {
   Warning,
 } from "../domain/types.js";
 import type { RelationshipRow } from "../store/task-store.js";
-import { ok, type Result, type ServiceDeps } from "./deps.js";
-import { requireTask } from "./graph-rules.js";
+import { requireTask } from "./invariants.js";
+import { ok, type Result, type ServiceDeps } from "./operation.js";
 import { type FileSummary, type ProgressSummary, summarize, summarizeFiles, summarizeProgress } from "./summaries.js";
 import { orphanWarning, staleContextWarning } from "./warnings.js";
 
-/** The 12 sections of seed 000's briefing that arbeit_task_get can add to a task. */
+/** The 12 briefing sections that arbeit_task_get can add to a task (docs/tools.md). */
 export const INCLUDE_SECTIONS = [
   "relationships",
   "context",

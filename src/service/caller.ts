@@ -1,6 +1,6 @@
 /**
  * Who is calling: the session (OpenCode sessionID, Claude Code session_id, the MCP connection or
- * --session) and the agent (DESIGN §4, §5). The list scopes reads and is the default for creates.
+ * --session) and the agent. The list scopes reads and is the default for creates.
  */
 export interface Caller {
   session: string | null;

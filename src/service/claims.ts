@@ -1,20 +1,13 @@
 import { DEFAULT_LEASE_SECONDS, leaseState, leaseUntil } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
 import { isTerminal, type Task, type Warning } from "../domain/types.js";
-import type { StoreTx } from "../store/task-store.js";
+import type { ClaimInput } from "../schemas/inputs.js";
 import type { Caller } from "./caller.js";
-import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
-import { assertVersion, requireTask } from "./graph-rules.js";
+import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
+import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
 import { blockersWarning } from "./tasks.js";
 
-export interface ClaimInput {
-  action?: "claim" | "renew" | "release";
-  task_id?: string;
-  next?: boolean;
-  lease_seconds?: number;
-  list_id?: string;
-  expected_version?: number;
-}
+export type { ClaimInput };
 
 export type ClaimResult =
   | { claimed: true; task: Task; lease_expires_at: string; renewed: boolean }
@@ -30,24 +23,18 @@ export function requireAgent(caller: Caller): string {
   return caller.agent;
 }
 
-/** Frees every lease that ran out, recording each as claim_expired (DESIGN §5). */
-export async function sweepExpiredClaims(tx: StoreTx, deps: ServiceDeps, caller: Caller): Promise<void> {
-  const now = deps.now();
+/** Frees every lease that ran out, recording each as claim_expired. */
+export async function sweepExpiredClaims(w: WriteContext): Promise<void> {
+  const { tx, now } = w;
   for (const expired of await tx.expiredClaims(now)) {
     await tx.clearClaim(expired.id, now);
-    await emit(
-      tx,
-      deps,
-      caller,
-      {
-        event_type: "claim_expired",
-        entity_type: "task",
-        entity_id: expired.id,
-        task_id: expired.id,
-        payload: { owner: expired.owner, lease_expires_at: expired.lease_expires_at },
-      },
-      now,
-    );
+    await w.emit({
+      event_type: "claim_expired",
+      entity_type: "task",
+      entity_id: expired.id,
+      task_id: expired.id,
+      payload: { owner: expired.owner, lease_expires_at: expired.lease_expires_at },
+    });
   }
 }
 
@@ -58,31 +45,19 @@ export function alreadyClaimed(task: Task): ArbeitError {
 }
 
 /** Takes (or extends) the caller's lease on `task`; the caller has checked it is not held by another. */
-export async function takeClaim(
-  tx: StoreTx,
-  deps: ServiceDeps,
-  caller: Caller,
-  task: Task,
-  leaseSeconds: number,
-): Promise<Task> {
-  const agent = requireAgent(caller);
-  const now = deps.now();
+export async function takeClaim(w: WriteContext, task: Task, leaseSeconds: number): Promise<Task> {
+  const { tx, now } = w;
+  const agent = requireAgent(w.caller);
   const renewing = leaseState(task, agent, now) === "mine";
-  const lease_expires_at = leaseUntil(deps.nowDate(), leaseSeconds);
+  const lease_expires_at = leaseUntil(new Date(now), leaseSeconds);
   await tx.setClaim(task.id, { owner: agent, lease_expires_at, claimed_at: renewing ? null : now }, now);
-  await emit(
-    tx,
-    deps,
-    caller,
-    {
-      event_type: renewing ? "claim_renewed" : "task_claimed",
-      entity_type: "task",
-      entity_id: task.id,
-      task_id: task.id,
-      payload: { owner: agent, lease_expires_at, previous_owner: task.owner },
-    },
-    now,
-  );
+  await w.emit({
+    event_type: renewing ? "claim_renewed" : "task_claimed",
+    entity_type: "task",
+    entity_id: task.id,
+    task_id: task.id,
+    payload: { owner: agent, lease_expires_at, previous_owner: task.owner },
+  });
   // The row was read in this same transaction and the claim changed only these fields: no need
   // to read it back (claims are the hot path of many agents sharing one store).
   return { ...task, owner: agent, lease_expires_at, version: task.version + 1, updated_at: now };
@@ -90,27 +65,18 @@ export async function takeClaim(
 
 /** Gives the caller's claim on a task back, recording why. */
 export async function releaseClaim(
-  tx: StoreTx,
-  deps: ServiceDeps,
-  caller: Caller,
+  w: WriteContext,
   taskId: string,
   reason: "released" | "work_stopped",
 ): Promise<void> {
-  const now = deps.now();
-  await tx.clearClaim(taskId, now);
-  await emit(
-    tx,
-    deps,
-    caller,
-    {
-      event_type: "claim_released",
-      entity_type: "task",
-      entity_id: taskId,
-      task_id: taskId,
-      payload: { owner: caller.agent, reason },
-    },
-    now,
-  );
+  await w.tx.clearClaim(taskId, w.now);
+  await w.emit({
+    event_type: "claim_released",
+    entity_type: "task",
+    entity_id: taskId,
+    task_id: taskId,
+    payload: { owner: w.caller.agent, reason },
+  });
 }
 
 function claimWarnings(task: Task): Warning[] {
@@ -127,9 +93,9 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
     throw new ArbeitError("INVALID_ARGUMENT", "Name the task (task_id) or ask for the best ready one (next: true).");
   const leaseSeconds = input.lease_seconds ?? DEFAULT_LEASE_SECONDS;
 
-  return deps.store.write(async (tx) => {
-    await sweepExpiredClaims(tx, deps, caller);
-    const now = deps.now();
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
+    await sweepExpiredClaims(w);
     if (input.next) {
       const [best] = await tx.readyTasks({ list_id: input.list_id ?? caller.list_id, now, limit: 1, offset: 0 });
       if (!best)
@@ -138,17 +104,17 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
           task: null,
           reason: "No task is ready: every open task is blocked, claimed or finished.",
         });
-      const task = await takeClaim(tx, deps, caller, best, leaseSeconds);
+      const task = await takeClaim(w, best, leaseSeconds);
       return ok({ claimed: true, task, lease_expires_at: task.lease_expires_at!, renewed: false });
     }
 
-    const task = await requireTask(tx, input.task_id!);
+    const task = await requireTaskToChange(tx, input.task_id!);
     assertVersion(task, input.expected_version);
     const state = leaseState(task, agent, now);
     if (action === "release") {
       if (state === "other") throw alreadyClaimed(task);
       if (task.owner !== agent) return ok({ released: false, task });
-      await releaseClaim(tx, deps, caller, task.id, "released");
+      await releaseClaim(w, task.id, "released");
       return ok({ released: true, task: await requireTask(tx, task.id) });
     }
     if (state === "other") throw alreadyClaimed(task);
@@ -161,7 +127,7 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
         },
       );
     }
-    const claimed = await takeClaim(tx, deps, caller, task, leaseSeconds);
+    const claimed = await takeClaim(w, task, leaseSeconds);
     return ok(
       { claimed: true, task: claimed, lease_expires_at: claimed.lease_expires_at!, renewed: state === "mine" },
       claimWarnings(claimed),

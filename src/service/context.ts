@@ -1,18 +1,13 @@
 import { ArbeitError } from "../domain/errors.js";
-import type { ContextEntry, ContextType } from "../domain/types.js";
+import type { ContextEntry } from "../domain/types.js";
+import type { AddContextInput } from "../schemas/inputs.js";
 import type { Caller } from "./caller.js";
-import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
-import { requireTask } from "./graph-rules.js";
+import { requireTask } from "./invariants.js";
+import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 
-export interface AddContextInput {
-  task_id: string;
-  type: ContextType;
-  content: string;
-  metadata?: Record<string, unknown>;
-  supersede_entry_id?: string;
-}
+export type { AddContextInput };
 
-/** Entries are immutable: a stale one is replaced by superseding it (seed 000 §5.4). */
+/** Entries are immutable: a stale one is replaced by superseding it. */
 export async function addContext(
   deps: ServiceDeps,
   input: AddContextInput,
@@ -21,7 +16,8 @@ export async function addContext(
   if (input.content.trim() === "") {
     throw new ArbeitError("INVALID_ARGUMENT", "content must not be empty.");
   }
-  return deps.store.write(async (tx) => {
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
     const task = await requireTask(tx, input.task_id);
     let old: ContextEntry | undefined;
     if (input.supersede_entry_id !== undefined) {
@@ -46,7 +42,6 @@ export async function addContext(
         );
       }
     }
-    const now = deps.now();
     const metadata = input.metadata ?? old?.metadata ?? null;
     const id = await tx.insertContext({
       task_id: task.id,
@@ -56,34 +51,22 @@ export async function addContext(
       created_at: now,
     });
     const entry = (await tx.getContext(id))!;
-    await emit(
-      tx,
-      deps,
-      caller,
-      {
-        event_type: "context_added",
-        entity_type: "context_entry",
-        entity_id: id,
-        task_id: task.id,
-        payload: { type: entry.type, content: entry.content, metadata: entry.metadata, supersedes: old?.id ?? null },
-      },
-      now,
-    );
+    await w.emit({
+      event_type: "context_added",
+      entity_type: "context_entry",
+      entity_id: id,
+      task_id: task.id,
+      payload: { type: entry.type, content: entry.content, metadata: entry.metadata, supersedes: old?.id ?? null },
+    });
     if (old === undefined) return ok({ entry });
     await tx.markSuperseded(old.id, id);
-    await emit(
-      tx,
-      deps,
-      caller,
-      {
-        event_type: "context_superseded",
-        entity_type: "context_entry",
-        entity_id: old.id,
-        task_id: task.id,
-        payload: { superseded_by: id },
-      },
-      now,
-    );
+    await w.emit({
+      event_type: "context_superseded",
+      entity_type: "context_entry",
+      entity_id: old.id,
+      task_id: task.id,
+      payload: { superseded_by: id },
+    });
     return ok({ entry, superseded: (await tx.getContext(old.id))! });
   });
 }

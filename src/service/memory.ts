@@ -1,24 +1,16 @@
 import { ArbeitError } from "../domain/errors.js";
 import { DEFAULT_LIST_ID, type MemoryEntry, type MemoryScope } from "../domain/types.js";
 import { jsonBytes } from "../schemas/common.js";
+import type { MemoryInput } from "../schemas/inputs.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { Caller } from "./caller.js";
-import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
-import { requireTask } from "./graph-rules.js";
+import { requireTask } from "./invariants.js";
+import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 
-export interface MemoryInput {
-  action: "set" | "get" | "list" | "delete";
-  scope?: MemoryScope;
-  scope_id?: string;
-  key?: string;
-  value?: unknown;
-  ttl_seconds?: number;
-  prefix?: string;
-  limit?: number;
-}
+export type { MemoryInput };
 
 /**
- * Scoped key/value memory (DESIGN §5): project-wide, per list, per task or per agent; upsert by
+ * Scoped key/value memory: project-wide, per list, per task or per agent; upsert by
  * key; an optional TTL after which the entry is never returned and is swept away.
  */
 function resolveScopeId(scope: MemoryScope, given: string | undefined, caller: Caller): string {
@@ -71,27 +63,21 @@ export async function memory(deps: ServiceDeps, input: MemoryInput, caller: Call
       details: { field: "value", limit: LIMITS.memory_value_bytes },
     });
   }
-  return deps.store.write(async (tx) => {
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
     if (scope === "task") await requireTask(tx, scopeId);
-    const now = deps.now();
     await tx.memorySweep(now);
     const taskId = scope === "task" ? scopeId : null;
     if (input.action === "delete") {
       const deletedId = await tx.memoryDelete(scope, scopeId, key);
       if (deletedId) {
-        await emit(
-          tx,
-          deps,
-          caller,
-          {
-            event_type: "memory_deleted",
-            entity_type: "memory",
-            entity_id: deletedId,
-            task_id: taskId,
-            payload: { scope, scope_id: scopeId, key },
-          },
-          now,
-        );
+        await w.emit({
+          event_type: "memory_deleted",
+          entity_type: "memory",
+          entity_id: deletedId,
+          task_id: taskId,
+          payload: { scope, scope_id: scopeId, key },
+        });
       }
       return ok({ deleted: deletedId !== undefined });
     }
@@ -100,19 +86,13 @@ export async function memory(deps: ServiceDeps, input: MemoryInput, caller: Call
         ? null
         : new Date(deps.nowDate().getTime() + input.ttl_seconds * 1000).toISOString();
     const entry = await tx.memoryUpsert({ scope, scope_id: scopeId, key, value: input.value, expires_at, at: now });
-    await emit(
-      tx,
-      deps,
-      caller,
-      {
-        event_type: "memory_set",
-        entity_type: "memory",
-        entity_id: entry.id,
-        task_id: taskId,
-        payload: { scope, scope_id: scopeId, key, value: entry.value, expires_at },
-      },
-      now,
-    );
+    await w.emit({
+      event_type: "memory_set",
+      entity_type: "memory",
+      entity_id: entry.id,
+      task_id: taskId,
+      payload: { scope, scope_id: scopeId, key, value: entry.value, expires_at },
+    });
     return ok({ entry });
   });
 }

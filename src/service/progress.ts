@@ -1,8 +1,8 @@
 import { ArbeitError } from "../domain/errors.js";
 import type { ProgressItem } from "../domain/types.js";
 import type { Caller } from "./caller.js";
-import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
-import { requireTask } from "./graph-rules.js";
+import { requireTask } from "./invariants.js";
+import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 
 export async function addProgress(
   deps: ServiceDeps,
@@ -16,9 +16,9 @@ export async function addProgress(
       input.items.length === 0 ? "items must list at least one step." : `items[${blank}] is empty.`,
     );
   }
-  return deps.store.write(async (tx) => {
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
     const task = await requireTask(tx, input.task_id);
-    const now = deps.now();
     const completed = input.completed ?? false;
     const ids: string[] = [];
     for (const content of input.items)
@@ -26,19 +26,13 @@ export async function addProgress(
     const items = await tx.getProgressItems(ids);
     const byId = new Map(items.map((item) => [item.id, item]));
     const ordered = ids.map((id) => byId.get(id)!);
-    await emit(
-      tx,
-      deps,
-      caller,
-      {
-        event_type: "progress_added",
-        entity_type: "progress_item",
-        entity_id: ids[0]!,
-        task_id: task.id,
-        payload: { items: ordered.map(({ id, content, completed }) => ({ id, content, completed })) },
-      },
-      now,
-    );
+    await w.emit({
+      event_type: "progress_added",
+      entity_type: "progress_item",
+      entity_id: ids[0]!,
+      task_id: task.id,
+      payload: { items: ordered.map(({ id, content, completed }) => ({ id, content, completed })) },
+    });
     return ok({ items: ordered });
   });
 }
@@ -51,7 +45,8 @@ export async function completeProgress(
 ): Promise<Result<{ completed: ProgressItem[] }>> {
   const ids = [...new Set(input.item_ids)];
   if (ids.length === 0) throw new ArbeitError("INVALID_ARGUMENT", "item_ids must list at least one progress item.");
-  return deps.store.write(async (tx) => {
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
     const items = await tx.getProgressItems(ids);
     const live = new Set((await tx.getTasks([...new Set(items.map((item) => item.task_id))])).map((task) => task.id));
     const found = new Set(items.filter((item) => live.has(item.task_id)).map((item) => item.id));
@@ -61,7 +56,6 @@ export async function completeProgress(
         details: { missing },
       });
     }
-    const now = deps.now();
     const pending = items.filter((item) => !item.completed);
     await tx.completeProgress(
       pending.map((item) => item.id),
@@ -70,19 +64,13 @@ export async function completeProgress(
     const byTask = new Map<string, string[]>();
     for (const item of pending) byTask.set(item.task_id, [...(byTask.get(item.task_id) ?? []), item.id]);
     for (const [taskId, itemIds] of byTask) {
-      await emit(
-        tx,
-        deps,
-        caller,
-        {
-          event_type: "progress_completed",
-          entity_type: "progress_item",
-          entity_id: itemIds[0]!,
-          task_id: taskId,
-          payload: { item_ids: itemIds },
-        },
-        now,
-      );
+      await w.emit({
+        event_type: "progress_completed",
+        entity_type: "progress_item",
+        entity_id: itemIds[0]!,
+        task_id: taskId,
+        payload: { item_ids: itemIds },
+      });
     }
     const after = new Map((await tx.getProgressItems(ids)).map((item) => [item.id, item]));
     return ok({ completed: ids.map((id) => after.get(id)!) });

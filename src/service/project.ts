@@ -6,7 +6,7 @@ import { openPostgresStore, postgresTarget } from "../store/postgres/target.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import { ArbeitService } from "./arbeit-service.js";
 
-/** Where a project's data lives (DESIGN §6): the nearest ancestor holding `.arbeit/`, like git. */
+/** Where a project's data lives: the nearest ancestor holding `.arbeit/`, like git. */
 export { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
 
 export interface Location {

@@ -11,8 +11,8 @@ import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
 import type { StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { ok, type Result, type ServiceDeps } from "./deps.js";
-import { requireTask } from "./graph-rules.js";
+import { requireTask } from "./invariants.js";
+import { ok, type Result, type ServiceDeps } from "./operation.js";
 import { summarize, summarizeFiles } from "./summaries.js";
 
 /**
@@ -37,6 +37,11 @@ interface QueryContext {
 
 interface QueryDef<S extends z.ZodType> {
   summary: string;
+  /**
+   * How to call it, in the fewest words, for the arbeit_query tool description: its key params
+   * (`{task_id}`) or what it is for. Queries with the same brief are listed together.
+   */
+  brief?: string;
   params: S;
   run(ctx: QueryContext, params: z.infer<S>): Promise<Result<unknown>>;
 }
@@ -80,6 +85,7 @@ function resolveSince(value: string, now: Date): string {
 
 export const QUERIES = {
   tasks: define({
+    brief: "{status?, parent_id? (null = roots)}",
     summary: "List tasks; filter by status, parent_id (null = roots), type, owner.",
     params: () =>
       z.strictObject({
@@ -118,6 +124,7 @@ export const QUERIES = {
       ),
   }),
   ready: define({
+    brief: ": what to do now (explain: why not)",
     summary:
       "Open, unblocked, unclaimed tasks, best first (priority, age, id). explain: why (or, with task_id, why not).",
     params: () => z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped, ...page }),
@@ -130,6 +137,7 @@ export const QUERIES = {
     },
   }),
   next: define({
+    brief: ": what to do now (explain: why not)",
     summary: "The single best ready task, in full (what to do next).",
     params: () => z.strictObject({ ...scoped }),
     run: async (ctx, p) => {
@@ -142,6 +150,7 @@ export const QUERIES = {
     },
   }),
   critical_path: define({
+    brief: "{parent_id?}",
     summary:
       "The longest chain of unfinished work along blocks edges, optionally under parent_id. limit caps tasks shown.",
     params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
@@ -163,6 +172,7 @@ export const QUERIES = {
     },
   }),
   parallel_groups: define({
+    brief: "{parent_id?}",
     summary:
       "Unfinished tasks in dependency layers; each layer can run side by side (layer 0 shows the best to start now). limit caps tasks shown per layer.",
     params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
@@ -195,6 +205,7 @@ export const QUERIES = {
     },
   }),
   bottlenecks: define({
+    brief: "{parent_id?}",
     summary: "Unfinished tasks ranked by how much unfinished work they block, directly or transitively.",
     params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
     run: async (ctx, p) => {
@@ -225,6 +236,7 @@ export const QUERIES = {
       ),
   }),
   children_of: define({
+    brief: "{task_id}",
     summary: "Direct children of task_id.",
     params: () => z.strictObject({ task_id: taskId, full: z.boolean().optional() }),
     run: async (ctx, p) => {
@@ -234,6 +246,7 @@ export const QUERIES = {
     },
   }),
   descendants_of: define({
+    brief: "{task_id}",
     summary: "All descendants of task_id, with depth.",
     params: () => z.strictObject({ task_id: taskId, limit: limit.optional(), full: z.boolean().optional() }),
     run: async (ctx, p) => {
@@ -245,6 +258,7 @@ export const QUERIES = {
     },
   }),
   ancestors_of: define({
+    brief: "{task_id}",
     summary: "Ancestors of task_id, nearest first.",
     params: () => z.strictObject({ task_id: taskId, full: z.boolean().optional() }),
     run: async (ctx, p) => {
@@ -254,6 +268,7 @@ export const QUERIES = {
     },
   }),
   recent_activity: define({
+    brief: "{since}",
     summary: "Context entries and progress since a time (ISO or 24h/7d), optionally for task_id.",
     params: () => z.strictObject({ since, task_id: taskId.optional(), ...scoped, limit: limit.optional() }),
     run: async (ctx, p) => {
@@ -272,6 +287,7 @@ export const QUERIES = {
     },
   }),
   stale_tasks: define({
+    brief: "{days}",
     summary: "Open or in-progress tasks with no activity for `days` days.",
     params: () => z.strictObject({ days: z.number().min(0).max(36_500), ...scoped, ...page }),
     run: (ctx, p) => {
@@ -282,6 +298,7 @@ export const QUERIES = {
     },
   }),
   files_for_task: define({
+    brief: "{task_id}",
     summary: "Files read or written while working on task_id.",
     params: () => z.strictObject({ task_id: taskId }),
     run: async (ctx, p) => {
@@ -290,6 +307,7 @@ export const QUERIES = {
     },
   }),
   tasks_for_file: define({
+    brief: "{file_path}",
     summary: "Tasks that touched file_path (relative to the project root).",
     params: () => z.strictObject({ file_path: text(LIMITS.file_path).min(1), limit: limit.optional() }),
     run: async (ctx, p) => {
@@ -307,6 +325,7 @@ export const QUERIES = {
     run: async () => ok({ templates: TEMPLATE_NAMES.map((n) => TEMPLATES[n]) }),
   }),
   events: define({
+    brief: "{after_seq?}",
     summary: "The event log after a sequence number (cursor), optionally for task_id.",
     params: () =>
       z.strictObject({
@@ -368,6 +387,21 @@ async function notReady(ctx: QueryContext, list: string | undefined, now: string
 
 export type QueryName = keyof typeof QUERIES;
 export const QUERY_NAMES = Object.keys(QUERIES) as [QueryName, ...QueryName[]];
+
+/**
+ * Every query by name, grouped by how it is called: the arbeit_query tool's description, made
+ * from this list so that a new query is described where it is defined.
+ */
+export function queryGuide(): string {
+  const groups = new Map<string, string[]>();
+  for (const [name, def] of Object.entries(QUERIES) as Array<[string, { brief?: string }]>) {
+    const brief = def.brief ?? "";
+    groups.set(brief, [...(groups.get(brief) ?? []), name]);
+  }
+  return [...groups]
+    .map(([brief, names]) => `${names.join("/")}${brief.startsWith(":") || brief === "" ? brief : ` ${brief}`}.`)
+    .join(" ");
+}
 
 export async function runQuery(
   deps: ServiceDeps,

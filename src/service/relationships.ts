@@ -1,18 +1,13 @@
 import { ArbeitError, taskNotFound } from "../domain/errors.js";
 import { circular } from "../domain/hierarchy.js";
 import { normalizeEdge } from "../domain/relationships.js";
-import type { InverseRelationshipType, Relationship, RelationshipType } from "../domain/types.js";
+import type { Relationship, RelationshipType } from "../domain/types.js";
+import type { RelationshipInput } from "../schemas/inputs.js";
 import type { Caller } from "./caller.js";
-import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
-import { assertCanBlock, assertCanParent } from "./graph-rules.js";
+import { assertCanBlock, assertCanParent } from "./invariants.js";
+import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 
-export interface RelationshipInput {
-  action: "add" | "remove";
-  from_task_id: string;
-  to_task_id: string;
-  type: RelationshipType | InverseRelationshipType;
-  metadata?: Record<string, unknown>;
-}
+export type { RelationshipInput };
 
 /** The task whose own fields (parent_id, blocked_by) an edge changes, so its version moves. */
 function affectedTask(edge: { from: string; to: string; type: RelationshipType }): string | null {
@@ -28,8 +23,9 @@ export async function changeRelationship(
   if (input.action === "remove" && input.metadata !== undefined) {
     throw new ArbeitError("INVALID_ARGUMENT", 'metadata is only accepted with action "add".');
   }
-  return deps.store.write(async (tx) => {
-    const now = deps.now();
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
+    await tx.lockGraph();
     const touched = affectedTask(edge);
     if (input.action === "remove") {
       // Removal works even when an end was deleted: that is how orphans get cleaned up.
@@ -37,19 +33,13 @@ export async function changeRelationship(
       if (existing === undefined) return ok({ removed: false });
       await tx.removeRelationship(existing.id, now);
       if (touched && (await tx.getTask(touched))) await tx.touchTask(touched, now);
-      await emit(
-        tx,
-        deps,
-        caller,
-        {
-          event_type: "relationship_removed",
-          entity_type: "relationship",
-          entity_id: existing.id,
-          task_id: touched ?? edge.from,
-          payload: { from_task_id: edge.from, to_task_id: edge.to, type: edge.type },
-        },
-        now,
-      );
+      await w.emit({
+        event_type: "relationship_removed",
+        entity_type: "relationship",
+        entity_id: existing.id,
+        task_id: touched ?? edge.from,
+        payload: { from_task_id: edge.from, to_task_id: edge.to, type: edge.type },
+      });
       return ok({ removed: true });
     }
 
@@ -94,19 +84,13 @@ export async function changeRelationship(
       metadata: input.metadata ?? null,
       created_at: now,
     };
-    await emit(
-      tx,
-      deps,
-      caller,
-      {
-        event_type: "relationship_added",
-        entity_type: "relationship",
-        entity_id: id,
-        task_id: touched ?? edge.from,
-        payload: { from_task_id: edge.from, to_task_id: edge.to, type: edge.type, metadata: relationship.metadata },
-      },
-      now,
-    );
+    await w.emit({
+      event_type: "relationship_added",
+      entity_type: "relationship",
+      entity_id: id,
+      task_id: touched ?? edge.from,
+      payload: { from_task_id: edge.from, to_task_id: edge.to, type: edge.type, metadata: relationship.metadata },
+    });
     return ok({ relationship });
   });
 }

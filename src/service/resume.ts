@@ -9,21 +9,18 @@ import {
   type Task,
   type TaskSummary,
 } from "../domain/types.js";
+import type { ResumeInput } from "../schemas/inputs.js";
 import type { StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
 import { sweepExpiredClaims } from "./claims.js";
-import { ok, type Result, type ServiceDeps } from "./deps.js";
+import { ok, type Result, type ServiceDeps, writeContext } from "./operation.js";
 import { type FileSummary, type ProgressSummary, summarize, summarizeFiles, summarizeProgress } from "./summaries.js";
+
+export type { ResumeInput };
 
 export const DEFAULT_RESUME_TOKENS = 1500;
 const EVENTS_FETCHED = 60;
 const ANONYMOUS_AGENT = "anonymous";
-
-export interface ResumeInput {
-  list_id?: string;
-  peek?: boolean;
-  max_tokens?: number;
-}
 
 /** One event as the brief shows it: what happened, by whom, in a line. */
 export interface BriefEvent {
@@ -141,7 +138,7 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
   const maxTokens = input.max_tokens ?? DEFAULT_RESUME_TOKENS;
   const scopeList = input.list_id ?? caller.list_id;
   const run = async (tx: StoreTx): Promise<Result<ResumePacket>> => {
-    if (!input.peek && caller.agent) await sweepExpiredClaims(tx, deps, caller);
+    if (!input.peek && caller.agent) await sweepExpiredClaims(writeContext(tx, deps, caller));
     const now = deps.now();
     const state = await tx.agentState(agent);
     const previous = state?.focus_task_id ? await tx.getTask(state.focus_task_id) : undefined;

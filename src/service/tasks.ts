@@ -10,46 +10,24 @@ import {
   type Warning,
 } from "../domain/types.js";
 import { assertTitle, assertTransition, missingFields, type RequiredField } from "../domain/validation.js";
-import type { StoreTx, TaskPatch } from "../store/task-store.js";
+import type { CreateTaskInput, UpdateTaskInput } from "../schemas/inputs.js";
+import type { NewTask, StoreTx, TaskPatch } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
-import { assertBlockerList, assertCanBlock, assertCanParent, assertVersion, requireTask } from "./graph-rules.js";
+import {
+  assertBlockerList,
+  assertCanBlock,
+  assertCanParent,
+  assertVersion,
+  requireTask,
+  requireTaskToChange,
+} from "./invariants.js";
+import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
+
+export type { CreateTaskInput, UpdateTaskInput };
 
 export interface Recommendations {
   plan_template?: string;
   missing_fields?: RequiredField[];
-}
-
-export interface CreateTaskInput {
-  title: string;
-  type?: TaskType | null;
-  template?: TemplateName;
-  intent?: string;
-  description?: string;
-  plan?: string;
-  parent_id?: string | null;
-  blocked_by?: string[];
-  status?: TaskStatus;
-  priority?: number;
-  owner?: string | null;
-  active_form?: string | null;
-  list_id?: string;
-}
-
-export interface UpdateTaskInput {
-  task_id: string;
-  title?: string;
-  type?: TaskType | null;
-  intent?: string;
-  description?: string;
-  plan?: string;
-  status?: TaskStatus;
-  parent_id?: string | null;
-  blocked_by?: string[];
-  priority?: number;
-  owner?: string | null;
-  active_form?: string | null;
-  expected_version?: number;
 }
 
 export interface TaskWithRecommendations {
@@ -108,6 +86,30 @@ function resolveType(input: { type?: TaskType | null; template?: TemplateName })
   return templateType;
 }
 
+/** A new task with no edges, as a read of its row would give it, in the same field order. */
+function newTask(id: string, row: NewTask): Task {
+  return {
+    id,
+    list_id: row.list_id,
+    title: row.title,
+    type: row.type,
+    status: row.status,
+    intent: row.intent,
+    description: row.description,
+    plan: row.plan,
+    parent_id: null,
+    blocked_by: [],
+    blocked: false,
+    priority: row.priority,
+    owner: row.owner,
+    lease_expires_at: null,
+    active_form: row.active_form,
+    version: 1,
+    created_at: row.created_at,
+    updated_at: row.created_at,
+  };
+}
+
 export async function createTask(
   deps: ServiceDeps,
   input: CreateTaskInput,
@@ -117,12 +119,13 @@ export async function createTask(
   const type = resolveType(input);
   const status = input.status ?? "open";
   assertTransition(type, status, input);
-  return deps.store.write(async (tx) => {
-    if (input.parent_id) await assertCanParent(tx, input.parent_id, null);
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
     const blockers = input.blocked_by ?? [];
+    if (input.parent_id || blockers.length > 0) await tx.lockGraph();
+    if (input.parent_id) await assertCanParent(tx, input.parent_id, null);
     await assertBlockerList(tx, null, blockers);
-    const now = deps.now();
-    const id = await tx.insertTask({
+    const row = {
       list_id: input.list_id ?? caller.list_id ?? DEFAULT_LIST_ID,
       title: input.title,
       type,
@@ -134,7 +137,8 @@ export async function createTask(
       owner: input.owner ?? null,
       active_form: input.active_form ?? null,
       created_at: now,
-    });
+    };
+    const id = await tx.insertTask(row);
     if (input.parent_id) {
       await tx.insertRelationship({
         from_task_id: input.parent_id,
@@ -153,14 +157,10 @@ export async function createTask(
         created_at: now,
       });
     }
-    const task = await requireTask(tx, id);
-    await emit(
-      tx,
-      deps,
-      caller,
-      { event_type: "task_created", entity_type: "task", entity_id: id, task_id: id, payload: { task } },
-      now,
-    );
+    // A task with no edges is exactly what was written: no need to read it back.
+    const linked = input.parent_id !== undefined || blockers.length > 0;
+    const task = linked ? await requireTask(tx, id) : newTask(id, row);
+    await w.emit({ event_type: "task_created", entity_type: "task", entity_id: id, task_id: id, payload: { task } });
     return ok(withRecommendations(task, input.template), await statusWarnings(tx, task, null));
   });
 }
@@ -173,118 +173,142 @@ export async function updateTask(
   caller: Caller,
 ): Promise<Result<TaskWithRecommendations>> {
   if (input.title !== undefined) assertTitle(input.title);
-  return deps.store.write(async (tx) => {
-    const current = await requireTask(tx, input.task_id);
+  return mutate(deps, caller, async (w) => {
+    if (input.parent_id !== undefined || input.blocked_by !== undefined) await w.tx.lockGraph();
+    const current = await requireTaskToChange(w.tx, input.task_id);
     assertVersion(current, input.expected_version);
-    // A blank intent counts as unset, as it does for INTENT_REQUIRED: it can still be filled in.
-    if (
-      input.intent !== undefined &&
-      current.intent !== null &&
-      current.intent.trim() !== "" &&
-      input.intent !== current.intent
-    ) {
-      throw new ArbeitError(
-        "INTENT_IMMUTABLE",
-        `The intent of ${current.id} is fixed once set and cannot be changed.`,
-        {
-          details: { task_id: current.id, intent: current.intent },
-        },
-      );
-    }
-
-    const patch: TaskPatch = {};
-    const changes: Record<string, Change> = {};
-    const scalarFields = [
-      "title",
-      "type",
-      "intent",
-      "description",
-      "plan",
-      "status",
-      "priority",
-      "owner",
-      "active_form",
-    ] as const;
-    for (const field of scalarFields) {
-      const value = input[field];
-      if (value === undefined || value === current[field]) continue;
-      (patch as Record<string, unknown>)[field] = value;
-      changes[field] = { from: current[field], to: value };
-    }
-    const next = { ...current, ...patch } as Task;
-    // The task as it will be must satisfy its status: fields set in this same call count, and
-    // changing the type or blanking a field of an in-progress or completed task is checked too.
-    const touchesRequirements = (["status", "type", "intent", "description", "plan"] as const).some((f) => f in patch);
-    if (touchesRequirements) assertTransition(next.type, next.status, next);
-
-    const now = deps.now();
-    let graphChanged = false;
-    if (input.parent_id !== undefined && input.parent_id !== current.parent_id) {
-      if (input.parent_id !== null) await assertCanParent(tx, input.parent_id, current.id);
-      const existing = current.parent_id
-        ? await tx.findRelationship(current.parent_id, current.id, "parent_of")
-        : undefined;
-      if (existing) await tx.removeRelationship(existing.id, now);
-      if (input.parent_id !== null) {
-        await tx.insertRelationship({
-          from_task_id: input.parent_id,
-          to_task_id: current.id,
-          type: "parent_of",
-          metadata: null,
-          created_at: now,
-        });
-      }
-      changes.parent_id = { from: current.parent_id, to: input.parent_id };
-      graphChanged = true;
-    }
-    if (input.blocked_by !== undefined) {
-      await assertBlockerList(tx, current.id, input.blocked_by);
-      const wanted = new Set(input.blocked_by);
-      const had = new Set(current.blocked_by);
-      const added = input.blocked_by.filter((id) => !had.has(id));
-      const removed = current.blocked_by.filter((id) => !wanted.has(id));
-      for (const id of removed) {
-        const edge = await tx.findRelationship(id, current.id, "blocks");
-        if (edge) await tx.removeRelationship(edge.id, now);
-      }
-      for (const id of added) {
-        await assertCanBlock(tx, id, current.id);
-        await tx.insertRelationship({
-          from_task_id: id,
-          to_task_id: current.id,
-          type: "blocks",
-          metadata: null,
-          created_at: now,
-        });
-      }
-      if (added.length > 0 || removed.length > 0) {
-        changes.blocked_by = { from: current.blocked_by, to: input.blocked_by };
-        graphChanged = true;
-      }
-    }
-
-    if (Object.keys(changes).length === 0) {
-      // Nothing differs: no write, no version bump, no event.
-      return ok(withRecommendations(current));
-    }
-    if (Object.keys(patch).length > 0) await tx.updateTask(current.id, patch, now);
-    else if (graphChanged) await tx.touchTask(current.id, now);
-    const task = await requireTask(tx, current.id);
-    await emit(
-      tx,
-      deps,
-      caller,
-      {
-        event_type: "task_updated",
-        entity_type: "task",
-        entity_id: task.id,
-        task_id: task.id,
-        payload: { changes, version: task.version },
-      },
-      now,
-    );
-    return ok(withRecommendations(task), await statusWarnings(tx, task, current.status));
+    assertIntentKept(current, input.intent);
+    const { patch, changes } = scalarChanges(current, input);
+    assertStatusHolds(current, patch);
+    const parentMoved = await moveParent(w, current, input.parent_id);
+    if (parentMoved) changes.parent_id = parentMoved;
+    const blockersChanged = await replaceBlockers(w, current, input.blocked_by);
+    if (blockersChanged) changes.blocked_by = blockersChanged;
+    // Nothing differs: no write, no version bump, no event.
+    if (Object.keys(changes).length === 0) return ok(withRecommendations(current));
+    const task = await save(w, current, patch, changes);
+    return ok(withRecommendations(task), await statusWarnings(w.tx, task, current.status));
   });
+}
+
+/** A blank intent counts as unset, as it does for INTENT_REQUIRED: it can still be filled in. */
+function assertIntentKept(current: Task, intent: string | undefined): void {
+  if (intent === undefined || current.intent === null || current.intent.trim() === "") return;
+  if (intent === current.intent) return;
+  throw new ArbeitError("INTENT_IMMUTABLE", `The intent of ${current.id} is fixed once set and cannot be changed.`, {
+    details: { task_id: current.id, intent: current.intent },
+  });
+}
+
+const SCALAR_FIELDS = [
+  "title",
+  "type",
+  "intent",
+  "description",
+  "plan",
+  "status",
+  "priority",
+  "owner",
+  "active_form",
+] as const;
+
+/** The fields the call really changes, and each change as {from, to} for the event. */
+function scalarChanges(current: Task, input: UpdateTaskInput): { patch: TaskPatch; changes: Record<string, Change> } {
+  const patch: TaskPatch = {};
+  const changes: Record<string, Change> = {};
+  for (const field of SCALAR_FIELDS) {
+    const value = input[field];
+    if (value === undefined || value === current[field]) continue;
+    (patch as Record<string, unknown>)[field] = value;
+    changes[field] = { from: current[field], to: value };
+  }
+  return { patch, changes };
+}
+
+/**
+ * The task as it will be must satisfy its status: fields set in this same call count, and
+ * changing the type or blanking a field of an in-progress or completed task is checked too.
+ */
+function assertStatusHolds(current: Task, patch: TaskPatch): void {
+  const touchesRequirements = (["status", "type", "intent", "description", "plan"] as const).some((f) => f in patch);
+  if (!touchesRequirements) return;
+  const next = { ...current, ...patch } as Task;
+  assertTransition(next.type, next.status, next);
+}
+
+/** Moves the task under `parentId` (null: to the top); returns the change, if any. */
+async function moveParent(
+  w: WriteContext,
+  current: Task,
+  parentId: string | null | undefined,
+): Promise<Change | undefined> {
+  if (parentId === undefined || parentId === current.parent_id) return undefined;
+  const { tx, now } = w;
+  if (parentId !== null) await assertCanParent(tx, parentId, current.id);
+  const existing = current.parent_id
+    ? await tx.findRelationship(current.parent_id, current.id, "parent_of")
+    : undefined;
+  if (existing) await tx.removeRelationship(existing.id, now);
+  if (parentId !== null) {
+    await tx.insertRelationship({
+      from_task_id: parentId,
+      to_task_id: current.id,
+      type: "parent_of",
+      metadata: null,
+      created_at: now,
+    });
+  }
+  return { from: current.parent_id, to: parentId };
+}
+
+/** Makes the task's blockers exactly `blockedBy`; returns the change, if any. */
+async function replaceBlockers(
+  w: WriteContext,
+  current: Task,
+  blockedBy: string[] | undefined,
+): Promise<Change | undefined> {
+  if (blockedBy === undefined) return undefined;
+  const { tx, now } = w;
+  await assertBlockerList(tx, current.id, blockedBy);
+  const wanted = new Set(blockedBy);
+  const had = new Set(current.blocked_by);
+  const added = blockedBy.filter((id) => !had.has(id));
+  const removed = current.blocked_by.filter((id) => !wanted.has(id));
+  for (const id of removed) {
+    const edge = await tx.findRelationship(id, current.id, "blocks");
+    if (edge) await tx.removeRelationship(edge.id, now);
+  }
+  for (const id of added) {
+    await assertCanBlock(tx, id, current.id);
+    await tx.insertRelationship({
+      from_task_id: id,
+      to_task_id: current.id,
+      type: "blocks",
+      metadata: null,
+      created_at: now,
+    });
+  }
+  return added.length > 0 || removed.length > 0 ? { from: current.blocked_by, to: blockedBy } : undefined;
+}
+
+/** Writes the patch (or, for a graph-only change, a new version) and the task_updated event. */
+async function save(w: WriteContext, current: Task, patch: TaskPatch, changes: Record<string, Change>): Promise<Task> {
+  if (Object.keys(patch).length > 0) await w.tx.updateTask(current.id, patch, w.now);
+  else await w.tx.touchTask(current.id, w.now);
+  // Fields alone change nothing read through the graph (parent, blockers, blocked): the task is
+  // the locked row with the patch applied, so it is not read back.
+  const graphChanged = "parent_id" in changes || "blocked_by" in changes;
+  const task = graphChanged
+    ? await requireTask(w.tx, current.id)
+    : { ...current, ...patch, version: current.version + 1, updated_at: w.now };
+  await w.emit({
+    event_type: "task_updated",
+    entity_type: "task",
+    entity_id: task.id,
+    task_id: task.id,
+    payload: { changes, version: task.version },
+  });
+  return task;
 }
 
 export async function deleteTask(
@@ -292,8 +316,10 @@ export async function deleteTask(
   input: { task_id: string; expected_version?: number },
   caller: Caller,
 ): Promise<Result<{ deleted: boolean }>> {
-  return deps.store.write(async (tx) => {
-    const task = await requireTask(tx, input.task_id);
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
+    await tx.lockGraph();
+    const task = await requireTaskToChange(tx, input.task_id);
     assertVersion(task, input.expected_version);
     const children = await tx.children(task.id);
     if (children.length > 0) {
@@ -305,21 +331,14 @@ export async function deleteTask(
         },
       );
     }
-    const now = deps.now();
     await tx.softDeleteTask(task.id, now);
-    await emit(
-      tx,
-      deps,
-      caller,
-      {
-        event_type: "task_deleted",
-        entity_type: "task",
-        entity_id: task.id,
-        task_id: task.id,
-        payload: { title: task.title, status: task.status },
-      },
-      now,
-    );
+    await w.emit({
+      event_type: "task_deleted",
+      entity_type: "task",
+      entity_id: task.id,
+      task_id: task.id,
+      payload: { title: task.title, status: task.status },
+    });
     return ok({ deleted: true });
   });
 }

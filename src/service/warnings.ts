@@ -1,8 +1,8 @@
 import type { Warning } from "../domain/types.js";
 import type { RelationshipRow, StoreTx } from "../store/task-store.js";
-import type { ServiceDeps } from "./deps.js";
+import type { ServiceDeps } from "./operation.js";
 
-/** seed 000 §7: context older than this without anything newer is flagged as stale. */
+/** Context older than this without anything newer is flagged as stale (STALE_CONTEXT). */
 export const STALE_CONTEXT_DAYS = 7;
 const DAY_MS = 86_400_000;
 

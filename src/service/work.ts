@@ -8,8 +8,8 @@ import { LIMITS } from "../schemas/limits.js";
 import type { ActiveWork, StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
 import { alreadyClaimed, releaseClaim, sweepExpiredClaims, takeClaim } from "./claims.js";
-import { emit, ok, type Result, type ServiceDeps } from "./deps.js";
-import { assertVersion, requireTask } from "./graph-rules.js";
+import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
+import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 import { blockersWarning } from "./tasks.js";
 import { staleContextWarning } from "./warnings.js";
 
@@ -36,9 +36,10 @@ export async function startWork(
   caller: Caller,
 ): Promise<Result<{ task: Task; session_linked: boolean; session_id: string }>> {
   const session = requireSession(caller);
-  return deps.store.write(async (tx) => {
-    if (caller.agent) await sweepExpiredClaims(tx, deps, caller);
-    let task = await requireTask(tx, input.task_id);
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
+    if (caller.agent) await sweepExpiredClaims(w);
+    let task = await requireTaskToChange(tx, input.task_id);
     assertVersion(task, input.expected_version);
     const active = await liveActiveWork(tx, session);
     if (active && active.task_id !== task.id) {
@@ -57,12 +58,11 @@ export async function startWork(
     if (stale) warnings.push(stale);
     if (active) return ok({ task, session_linked: false, session_id: session }, warnings);
 
-    const now = deps.now();
-    // Working on a task claims it (DESIGN §5): nobody else may hold it, and nobody else will take it.
+    // Working on a task claims it: nobody else may hold it, and nobody else will take it.
     if (caller.agent && !isTerminal(task.status)) {
       const lease = leaseState(task, caller.agent, now);
       if (lease === "other") throw alreadyClaimed(task);
-      if (lease === "free") task = await takeClaim(tx, deps, caller, task, DEFAULT_LEASE_SECONDS);
+      if (lease === "free") task = await takeClaim(w, task, DEFAULT_LEASE_SECONDS);
     }
     const from = task.status;
     if (task.status === "open") {
@@ -74,19 +74,13 @@ export async function startWork(
     const stale_active = await tx.activeWork(session);
     if (stale_active) await tx.stopActiveWork(session, now);
     await tx.startActiveWork({ session_id: session, task_id: task.id, agent: caller.agent, started_at: now });
-    await emit(
-      tx,
-      deps,
-      caller,
-      {
-        event_type: "work_started",
-        entity_type: "session_link",
-        entity_id: link.id,
-        task_id: task.id,
-        payload: { session_id: session, status_from: from, status_to: task.status, version: task.version },
-      },
-      now,
-    );
+    await w.emit({
+      event_type: "work_started",
+      entity_type: "session_link",
+      entity_id: link.id,
+      task_id: task.id,
+      payload: { session_id: session, status_from: from, status_to: task.status, version: task.version },
+    });
     return ok({ task, session_linked: true, session_id: session }, warnings);
   });
 }
@@ -97,31 +91,25 @@ export async function stopWork(
   caller: Caller,
 ): Promise<Result<{ stopped: boolean; files_tracked: number; claim_released: boolean }>> {
   const session = requireSession(caller);
-  return deps.store.write(async (tx) => {
-    const task = await requireTask(tx, input.task_id);
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
+    const task = await requireTaskToChange(tx, input.task_id);
     const active = await tx.activeWork(session);
     if (!active || active.task_id !== task.id) return ok({ stopped: false, files_tracked: 0, claim_released: false });
-    const now = deps.now();
     const files = await tx.countFiles(task.id, session, active.started_at);
     await tx.stopActiveWork(session, now);
     const link = await tx.linkSession({ task_id: task.id, session_id: session, agent: caller.agent, created_at: now });
-    await emit(
-      tx,
-      deps,
-      caller,
-      {
-        event_type: "work_stopped",
-        entity_type: "session_link",
-        entity_id: link.id,
-        task_id: task.id,
-        payload: { session_id: session, started_at: active.started_at, files_tracked: files },
-      },
-      now,
-    );
+    await w.emit({
+      event_type: "work_stopped",
+      entity_type: "session_link",
+      entity_id: link.id,
+      task_id: task.id,
+      payload: { session_id: session, started_at: active.started_at, files_tracked: files },
+    });
     // Stopping hands the task back: a claim held only to work on it would otherwise lock other
     // agents out until the lease ran out.
     const release = caller.agent !== null && task.owner === caller.agent;
-    if (release) await releaseClaim(tx, deps, caller, task.id, "work_stopped");
+    if (release) await releaseClaim(w, task.id, "work_stopped");
     return ok({ stopped: true, files_tracked: files, claim_released: release });
   });
 }
@@ -136,7 +124,7 @@ export interface TrackResult {
 }
 
 /**
- * Records that the session read or wrote a file (DESIGN §4). Only while the session has active
+ * Records that the session read or wrote a file. Only while the session has active
  * work, only inside the project; the same task/path/operation/session is recorded once.
  */
 export async function trackFile(
@@ -162,10 +150,10 @@ export async function trackFile(
   // Arbeit's own database is not project work.
   if (relative === ARBEIT_DIR || relative.startsWith(`${ARBEIT_DIR}/`))
     return ok({ tracked: false, reason: "arbeit_data", file_path: relative });
-  return deps.store.write(async (tx) => {
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
     const active = await liveActiveWork(tx, session);
     if (!active) return ok({ tracked: false, reason: "no_active_work", file_path: relative });
-    const now = deps.now();
     const id = await tx.insertFileAssociation({
       task_id: active.task_id,
       file_path: relative,
@@ -174,19 +162,13 @@ export async function trackFile(
       created_at: now,
     });
     if (id === undefined) return ok({ tracked: false, reason: "already_tracked", file_path: relative });
-    await emit(
-      tx,
-      deps,
-      caller,
-      {
-        event_type: "file_tracked",
-        entity_type: "file_association",
-        entity_id: id,
-        task_id: active.task_id,
-        payload: { file_path: relative, operation: input.operation },
-      },
-      now,
-    );
+    await w.emit({
+      event_type: "file_tracked",
+      entity_type: "file_association",
+      entity_id: id,
+      task_id: active.task_id,
+      payload: { file_path: relative, operation: input.operation },
+    });
     return ok({
       tracked: true,
       task_id: active.task_id,

@@ -46,29 +46,6 @@ export interface NewTask {
   created_at: string;
 }
 
-/**
- * The columns a new task row is written with, in order, and their values: shared by every store
- * so that none can drift from the others. A new task starts at version 1, updated when created.
- */
-export function newTaskRow(task: NewTask): { columns: string[]; values: Array<string | number | null> } {
-  const fields = [
-    "list_id",
-    "title",
-    "type",
-    "status",
-    "intent",
-    "description",
-    "plan",
-    "priority",
-    "owner",
-    "active_form",
-  ] as const;
-  return {
-    columns: [...fields, "version", "created_at", "updated_at"],
-    values: [...fields.map((field) => task[field]), 1, task.created_at, task.created_at],
-  };
-}
-
 export type TaskPatch = Partial<
   Pick<Task, "title" | "type" | "status" | "intent" | "description" | "plan" | "priority" | "owner" | "active_form">
 >;
@@ -117,6 +94,11 @@ export interface ActiveWork {
 export interface StoreTx {
   // tasks
   getTask(id: string): Promise<Task | undefined>;
+  /**
+   * The task, read to be changed: on Postgres its row stays locked against other writers until
+   * this transaction ends, so a check made on it (version, claim) still holds when the write lands.
+   */
+  lockTask(id: string): Promise<Task | undefined>;
   getTasks(ids: readonly string[]): Promise<Task[]>;
   /** True when a row with this id exists, deleted or not. */
   taskExists(id: string): Promise<{ exists: boolean; deleted: boolean }>;
@@ -126,11 +108,17 @@ export interface StoreTx {
   touchTask(id: string, updatedAt: string): Promise<void>;
   softDeleteTask(id: string, at: string): Promise<void>;
   listTasks(filter: TaskFilter): Promise<Task[]>;
-  /** Open, unblocked, live tasks with no live lease at `now`, best first (DESIGN §5). */
+  /** Open, unblocked, live tasks with no live lease at `now`, best first. */
   readyTasks(filter: { list_id?: string; now: string; limit: number; offset: number }): Promise<Task[]>;
   blockedTasks(filter: { list_id?: string; statuses?: TaskStatus[]; limit: number; offset: number }): Promise<Task[]>;
   blockingTasks(filter: { list_id?: string; statuses?: TaskStatus[]; limit: number; offset: number }): Promise<Task[]>;
   staleTasks(filter: { list_id?: string; updated_before: string; limit: number; offset: number }): Promise<Task[]>;
+
+  /**
+   * Serialises this write with every other write that checks a rule across tasks (one parent,
+   * depth, no cycles, no deleting a parent). Call it before reading what such a rule checks.
+   */
+  lockGraph(): Promise<void>;
 
   // hierarchy and dependencies
   children(id: string): Promise<Task[]>;

@@ -15,7 +15,7 @@ import {
 } from "./work-tools.js";
 
 /**
- * Mutating tools take an optional request_id (DESIGN §5). It is added here, once, so that no
+ * Mutating tools take an optional request_id. It is added here, once, so that no
  * tool can forget it; invokeTool turns a repeat into a replay of the first response.
  */
 function withRequestId(tool: ToolDef): ToolDef {

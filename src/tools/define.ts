@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { lazyProperty } from "../schemas/lazy.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
-import type { Result } from "../service/deps.js";
+import type { Result } from "../service/operation.js";
 
 /** What a tool handler may use: who is calling, and the project's service, opened on demand. */
 export interface ToolContext {
@@ -19,7 +19,7 @@ export interface ToolAnnotations {
   idempotentHint: boolean;
 }
 
-/** One tool, declared once; every front end is generated from these (DESIGN §1). */
+/** One tool, declared once; every front end is generated from these. */
 export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;

@@ -4,7 +4,7 @@ import { fromZodError } from "../schemas/zod-errors.js";
 import type { ToolContext, ToolDef } from "./define.js";
 import { runIdempotent, successEnvelope } from "./idempotency.js";
 
-/** The response every tool returns on every front end (seed 000 §5, DESIGN §3). */
+/** The response every tool returns on every front end. */
 export type Envelope<T = unknown> =
   | { success: true; data: T; warnings?: Warning[] }
   | { success: false; error: ErrorBody; warnings?: Warning[] };

@@ -1,5 +1,4 @@
-import { ArbeitError } from "../domain/errors.js";
-import type { Result } from "../service/deps.js";
+import type { Result } from "../service/operation.js";
 import type { ToolContext, ToolDef } from "./define.js";
 
 /** The envelope of a successful call; shared with envelope.ts so a replay is identical. */
@@ -29,12 +28,7 @@ async function hashArgs(tool: string, args: unknown): Promise<string> {
   return Buffer.from(digest).toString("hex");
 }
 
-/**
- * Runs a mutating call at most once per (agent, request_id) (DESIGN §5). The first successful
- * response is stored in the same transaction as the writes it describes, so a crash can never
- * keep one without the other; a repeat replays it and writes nothing. Failed calls store
- * nothing (their writes were rolled back), so a retry after a failure runs again.
- */
+/** A mutating call with a request_id: run through the service at most once (see ArbeitService.once). */
 export async function runIdempotent(
   tool: ToolDef,
   args: Record<string, unknown>,
@@ -42,32 +36,6 @@ export async function runIdempotent(
   ctx: ToolContext,
 ): Promise<SuccessEnvelope> {
   const service = await ctx.service();
-  const agent = ctx.caller.agent ?? "";
-  const argsHash = await hashArgs(tool.name, args);
-  return service.store.write(async (tx) => {
-    const prior = await tx.getIdempotent(agent, requestId);
-    if (prior) {
-      if (prior.tool !== tool.name || prior.args_hash !== argsHash) {
-        throw new ArbeitError(
-          "INVALID_ARGUMENT",
-          `request_id ${JSON.stringify(requestId)} was already used for a different call (${prior.tool}).`,
-          {
-            suggestions: ["Use a fresh request_id for each distinct call; reuse it only to retry the very same call."],
-            details: { request_id: requestId, original_tool: prior.tool },
-          },
-        );
-      }
-      return JSON.parse(prior.response) as SuccessEnvelope;
-    }
-    const envelope = successEnvelope(await tool.run(ctx, args));
-    await tx.putIdempotent({
-      agent,
-      request_id: requestId,
-      tool: tool.name,
-      args_hash: argsHash,
-      response: JSON.stringify(envelope),
-      created_at: new Date().toISOString(),
-    });
-    return envelope;
-  });
+  const key = { tool: tool.name, request_id: requestId, args_hash: await hashArgs(tool.name, args) };
+  return service.once(ctx.caller, key, async () => successEnvelope(await tool.run(ctx, args)));
 }

@@ -1,36 +1,20 @@
 import { z } from "zod";
-import { TEMPLATE_NAMES } from "../domain/templates.js";
-import { TASK_STATUSES, TASK_TYPES } from "../domain/types.js";
-import { expectedVersion, listId, name, taskId, text } from "../schemas/common.js";
+import { expectedVersion, taskId, text } from "../schemas/common.js";
+import { taskCreateInput, taskUpdateInput } from "../schemas/inputs.js";
 import { LIMITS } from "../schemas/limits.js";
 import { INCLUDE_SECTIONS } from "../service/briefing.js";
 import { defineTool, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
 
-const longText = text(LIMITS.text);
-const blockedBy = z.array(taskId).max(LIMITS.id_list);
-const priority = z.number().int().min(0).max(4);
+const _longText = text(LIMITS.text);
+const _blockedBy = z.array(taskId).max(LIMITS.id_list);
+const _priority = z.number().int().min(0).max(4);
 
 export const taskCreate = defineTool({
   name: "arbeit_task_create",
   title: "Create task",
   description:
     "Create a task (or subtask via parent_id). Typed tasks should carry intent (why), description (what) and plan (how); missing ones come back as recommendations.",
-  input: () =>
-    z.strictObject({
-      title: text(LIMITS.title).min(1),
-      type: z.enum(TASK_TYPES).nullable().optional(),
-      template: z.enum(TEMPLATE_NAMES).optional().describe("Sets type and returns a plan stub"),
-      intent: longText.optional().describe("Why; immutable once set"),
-      description: longText.optional(),
-      plan: longText.optional(),
-      parent_id: taskId.optional(),
-      blocked_by: blockedBy.optional(),
-      status: z.enum(TASK_STATUSES).optional(),
-      priority: priority.optional().describe("0 highest, 4 lowest; default 2"),
-      owner: name.optional(),
-      active_form: name.optional().describe("Present-tense label, e.g. 'Fixing login'"),
-      list_id: listId.optional(),
-    }),
+  input: taskCreateInput,
   annotations: WRITE,
   run: async (ctx, args) => (await ctx.service()).createTask(args, ctx.caller),
 });
@@ -54,22 +38,7 @@ export const taskUpdate = defineTool({
   title: "Update task",
   description:
     "Change fields or status. in_progress/completed need the type's fields. parent_id null detaches; blocked_by replaces the list. expected_version guards against lost updates.",
-  input: () =>
-    z.strictObject({
-      task_id: taskId,
-      title: text(LIMITS.title).min(1).optional(),
-      type: z.enum(TASK_TYPES).nullable().optional(),
-      intent: longText.optional(),
-      description: longText.optional(),
-      plan: longText.optional(),
-      status: z.enum(TASK_STATUSES).optional(),
-      parent_id: taskId.nullable().optional(),
-      blocked_by: blockedBy.optional(),
-      priority: priority.optional(),
-      owner: name.nullable().optional(),
-      active_form: name.nullable().optional(),
-      expected_version: expectedVersion.optional(),
-    }),
+  input: taskUpdateInput,
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).updateTask(args, ctx.caller),
 });

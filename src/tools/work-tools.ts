@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { CONTEXT_TYPES, INVERSE_RELATIONSHIP_TYPES, RELATIONSHIP_TYPES } from "../domain/types.js";
-import { expectedVersion, id, metadata, name, taskId, text } from "../schemas/common.js";
+import { expectedVersion, id, name, taskId, text } from "../schemas/common.js";
+import { contextAddInput, relationshipInput } from "../schemas/inputs.js";
 import { LIMITS } from "../schemas/limits.js";
-import { ok } from "../service/deps.js";
+import { ok } from "../service/operation.js";
 import { initProject } from "../service/project.js";
-import { QUERY_NAMES } from "../service/queries.js";
+import { QUERY_NAMES, queryGuide } from "../service/queries.js";
 import { defineTool, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
 
 /** Hosts pass their own session; this lets a caller name another (e.g. resuming a conversation). */
@@ -43,14 +43,7 @@ export const contextAdd = defineTool({
   title: "Add context",
   description:
     "Record a decision, rationale, attempt, outcome, blocker, note, reference or user_input on a task. supersede_entry_id replaces a stale entry.",
-  input: () =>
-    z.strictObject({
-      task_id: taskId,
-      type: z.enum(CONTEXT_TYPES),
-      content: text(LIMITS.context_content).min(1),
-      metadata: metadata.optional(),
-      supersede_entry_id: id("context").optional(),
-    }),
+  input: contextAddInput,
   annotations: WRITE,
   run: async (ctx, args) => (await ctx.service()).addContext(args, ctx.caller),
 });
@@ -83,14 +76,7 @@ export const relationship = defineTool({
   title: "Link or unlink tasks",
   description:
     "Add or remove a link: from parent_of/blocks/relates_to/duplicates/splits_from to (inverse names accepted and normalised).",
-  input: () =>
-    z.strictObject({
-      action: z.enum(["add", "remove"]),
-      from_task_id: taskId,
-      to_task_id: taskId,
-      type: z.enum([...RELATIONSHIP_TYPES, ...INVERSE_RELATIONSHIP_TYPES]),
-      metadata: metadata.optional(),
-    }),
+  input: relationshipInput,
   annotations: WRITE,
   run: async (ctx, args) => (await ctx.service()).relationship(args, ctx.caller),
 });
@@ -98,8 +84,7 @@ export const relationship = defineTool({
 export const query = defineTool({
   name: "arbeit_query",
   title: "Query tasks",
-  description:
-    "Named queries; filters go in params. ready/next: what to do now (explain: why not). tasks {status?, parent_id? (null = roots)}. children_of/descendants_of/ancestors_of/files_for_task {task_id}. tasks_for_file {file_path}. recent_activity {since}. stale_tasks {days}. events {after_seq?}. critical_path/parallel_groups/bottlenecks {parent_id?}. templates.",
+  description: `Named queries; filters go in params. ${queryGuide()}`,
   input: () =>
     z.strictObject({
       query: z.enum(QUERY_NAMES),

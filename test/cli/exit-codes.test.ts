@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { assertToolError, assertUsageError, type CliProject, cliProject } from "./support.js";
 
 /**
- * DESIGN §7: exit 0 on success; 1 on any tool error, schema failures included, with the failure
+ * Exit 0 on success; 1 on any tool error, schema failures included, with the failure
  * envelope on stdout; 2 on a usage error of the CLI itself, with the message on stderr and
  * nothing on stdout.
  */

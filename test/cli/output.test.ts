@@ -3,10 +3,11 @@ import { spawnSync } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { renderText } from "../../src/cli/render-text.js";
 import { CLI } from "../helpers/cli.js";
+import { requirement } from "../helpers/requirements.js";
 import { type CliProject, cliProject } from "./support.js";
 
 /**
- * DESIGN §7: JSON when stdout is not a terminal (scripts, hooks, pipes), readable text when it
+ * JSON when stdout is not a terminal (scripts, hooks, pipes), readable text when it
  * is; --json forces JSON. `arbeit call` prints JSON everywhere: it is the scripting contract.
  */
 describe("JSON or text", () => {
@@ -48,7 +49,12 @@ describe("JSON or text", () => {
     });
     return { code: result.status, output: result.stdout.replaceAll("\r\n", "\n") };
   };
-  const needsScript = hasScript ? {} : { skip: "needs util-linux `script` to give the CLI a terminal" };
+  const needsScript = {
+    skip: requirement(
+      "the terminal output tests",
+      hasScript ? undefined : "util-linux `script` is not installed to give the CLI a terminal",
+    ),
+  };
 
   it("prints readable text on a terminal", needsScript, () => {
     const { code, output } = onTerminal(["task", "get", taskId]);

@@ -5,7 +5,7 @@ import { after, describe, it } from "node:test";
 import { tempDir } from "../helpers/temp.js";
 import { assertToolError, type CliProject, cliProject } from "./support.js";
 
-/** DESIGN §6: where the CLI finds its database; §4-5: who the CLI says is acting. */
+/** Where the CLI finds its database, and who the CLI says is acting. */
 describe("project discovery", () => {
   const projects: CliProject[] = [];
   const open = async (init = true) => {

@@ -6,7 +6,7 @@ import { tempDir } from "../helpers/temp.js";
 import { type CliProject, cliProject } from "./support.js";
 
 /**
- * `arbeit track <path>` (DESIGN §4): a file read or write is recorded against the task the
+ * `arbeit track <path>`: a file read or write is recorded against the task the
  * session is working on, only while it works on one, and only inside the project.
  */
 describe("arbeit track", () => {

@@ -5,12 +5,12 @@ import { after, before, describe, it } from "node:test";
 import { type CliProject, cliProject } from "./support.js";
 
 /**
- * Seed 000, Appendix A, through the real `arbeit` binary: one agent plans an epic, works on a
+ * The reference workflow (docs/cli.md walkthrough) through the real `arbeit` binary: one agent plans an epic, works on a
  * child task in a Monday session, stops at a blocker, and resumes it on Tuesday from the
  * briefing alone. Steps alternate between `arbeit call` (JSON, as scripts and hooks use it) and
  * the friendly subcommands; every id comes from the JSON of an earlier step.
  */
-describe("seed 000 Appendix A workflow through the CLI", () => {
+describe("the reference workflow through the CLI", () => {
   let project: CliProject;
   // Monday's session comes from the environment, Tuesday's from --session; the agent is the same.
   const monday = { env: { ARBEIT_SESSION: "monday", ARBEIT_AGENT: "claude" } };

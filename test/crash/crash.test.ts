@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { openDriver } from "../../src/store/sqlite/driver.js";
+import { openDriver } from "../../src/store/sqlite/open-driver.js";
 import { CLI, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { startWriter, type Writer } from "./writer.js";

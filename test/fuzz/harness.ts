@@ -4,6 +4,7 @@ import { ERROR_CODES } from "../../src/domain/errors.js";
 import { historyFindings } from "../../src/maintenance/history-check.js";
 import type { Caller } from "../../src/service/caller.js";
 import type { SqlDriver } from "../../src/store/sqlite/driver.js";
+import { SqliteDb } from "../../src/store/sqlite/sqlite-db.js";
 import { TOOLS } from "../../src/tools/catalogue.js";
 import type { Envelope } from "../../src/tools/envelope.js";
 import { openTestProject, type TestProject } from "../helpers/service.js";
@@ -81,7 +82,7 @@ export async function runSteps(steps: readonly Step[], stats: Stats, options: Ru
       if (step.kind === "tick") project.clock.advance(step.ms);
       else await runCall(world, step);
     }
-    assertHistory(world);
+    await assertHistory(world);
   } finally {
     await project.close();
   }
@@ -162,7 +163,7 @@ async function runCall(world: World, step: Extract<Step, { kind: "call" }>): Pro
   if (world.step % world.options.integrityEvery === 0) {
     assert.deepEqual(world.driver.prepare("PRAGMA integrity_check").all(), [{ integrity_check: "ok" }]);
   }
-  if (world.step % world.options.historyEvery === 0) assertHistory(world);
+  if (world.step % world.options.historyEvery === 0) await assertHistory(world);
 }
 
 function assertEnvelope(envelope: Envelope<any>, context: () => string): void {
@@ -507,7 +508,7 @@ function assertGraph(world: World, context: () => string): void {
   for (const id of next.keys()) if (!colour.has(id)) visit(id);
 }
 
-function assertHistory(world: World): void {
-  const findings = historyFindings(world.driver);
+async function assertHistory(world: World): Promise<void> {
+  const findings = await historyFindings(new SqliteDb(world.driver));
   assert.deepEqual(findings, [], `the event log no longer explains the rows at step ${world.step}`);
 }

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { runDoctor } from "../../src/maintenance/doctor.js";
-import { openDriver } from "../../src/store/sqlite/driver.js";
+import { openDriver } from "../../src/store/sqlite/open-driver.js";
 import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
 import { startWriter } from "../crash/writer.js";
 import { runCli } from "../helpers/cli.js";

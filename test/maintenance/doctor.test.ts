@@ -3,7 +3,7 @@ import { closeSync, copyFileSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type DoctorReport, runDoctor } from "../../src/maintenance/doctor.js";
-import { openDriver } from "../../src/store/sqlite/driver.js";
+import { openDriver } from "../../src/store/sqlite/open-driver.js";
 import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
 import { runCli } from "../helpers/cli.js";
 import { openTestProject, type TestProject } from "../helpers/service.js";

@@ -11,8 +11,9 @@ import {
   exportTables,
   tableRows,
 } from "../../src/maintenance/export-format.js";
-import { openDriver } from "../../src/store/sqlite/driver.js";
 import { listMigrations } from "../../src/store/sqlite/migrate.js";
+import { openDriver } from "../../src/store/sqlite/open-driver.js";
+import { SqliteDb } from "../../src/store/sqlite/sqlite-db.js";
 import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
 import { runCli } from "../helpers/cli.js";
 import { openTestProject, type TestProject } from "../helpers/service.js";
@@ -205,7 +206,8 @@ describe("exports from older schemas, and tables added later", () => {
     const v1 = join(dir, "v1.db");
     await databaseFromFixture(v1, 1);
     const driver = await openDriver(v1);
-    const tables = exportTables(driver);
+    const db = new SqliteDb(driver);
+    const tables = await exportTables(db);
     const lines = [
       JSON.stringify({
         format: EXPORT_FORMAT,
@@ -215,7 +217,7 @@ describe("exports from older schemas, and tables added later", () => {
         tables: tables.map(describeTable),
       }),
     ];
-    for (const table of tables) for (const row of tableRows(driver, table)) lines.push(JSON.stringify(row));
+    for (const table of tables) for await (const row of tableRows(db, table)) lines.push(JSON.stringify(row));
     driver.close();
     const file = join(dir, "v1.jsonl");
     writeFileSync(file, `${lines.join("\n")}\n`);

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { tempDir } from "../helpers/temp.js";
 import { connectMcp, type McpTestClient } from "./mcp-client.js";
 
-describe("arbeit mcp: the seed 000 Appendix A workflow", () => {
+describe("arbeit mcp: the reference workflow", () => {
   it("runs init, plan, work, context, progress, blocker, stop, briefing, resume and supersede", async () => {
     const dir = tempDir();
     const first = await connectMcp(dir.dir, { clientName: "claude-code" });

@@ -3,8 +3,8 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { openDriver } from "../../src/store/sqlite/driver.js";
 import { applyMigrations, listMigrations, schemaVersion } from "../../src/store/sqlite/migrate.js";
+import { openDriver } from "../../src/store/sqlite/open-driver.js";
 import { tempDir } from "../helpers/temp.js";
 import { schemaOf } from "./support.js";
 

@@ -3,8 +3,8 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { openDriver } from "../../src/store/sqlite/driver.js";
 import { listMigrations } from "../../src/store/sqlite/migrate.js";
+import { openDriver } from "../../src/store/sqlite/open-driver.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 

@@ -7,6 +7,7 @@ import { openProject } from "../../src/service/project.js";
 import { findTool } from "../../src/tools/catalogue.js";
 import { invokeTool } from "../../src/tools/envelope.js";
 import { runCli } from "../helpers/cli.js";
+import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
 
 const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
@@ -33,7 +34,14 @@ interface Line {
   token?: string;
 }
 
-function runWorker(mode: string, dir: string, agent: string, phase: string, appends?: number): Promise<Line[]> {
+function runWorker(
+  env: Record<string, string>,
+  mode: string,
+  dir: string,
+  agent: string,
+  phase: string,
+  appends?: number,
+): Promise<Line[]> {
   return new Promise((resolve, reject) => {
     const args = [
       "--import",
@@ -45,7 +53,11 @@ function runWorker(mode: string, dir: string, agent: string, phase: string, appe
       phase,
       ...(appends === undefined ? [] : [String(appends)]),
     ];
-    const child = spawn(process.execPath, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, {
+      cwd: dir,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (chunk) => (out += chunk));
@@ -66,90 +78,135 @@ function runWorker(mode: string, dir: string, agent: string, phase: string, appe
   });
 }
 
-describe("eight processes share one database", { timeout: 240_000 }, () => {
-  const { dir, cleanup } = tempDir();
-  let service: ArbeitService;
-  const acknowledged: Array<Line & { agent: string }> = [];
+const postgres = { skip: await postgresSkip() };
 
-  before(async () => {
-    assert.equal((await runCli(["init"], { cwd: dir })).code, 0);
-    service = await openProject({ cwd: dir });
-    for (let i = 0; i < TASKS; i++)
-      await service.createTask({ title: `job ${i}`, priority: i % 5 }, { session: null, agent: "setup" });
-  });
-  after(async () => {
-    await service.close();
-    cleanup();
-  });
+for (const engine of ["sqlite", "postgres"] as const) {
+  describe(`eight processes share one ${engine} database`, {
+    timeout: 240_000,
+    ...(engine === "postgres" ? postgres : {}),
+  }, () => {
+    const { dir, cleanup } = tempDir();
+    let service: ArbeitService;
+    const acknowledged: Array<Line & { agent: string }> = [];
+    const schema = engine === "postgres" ? uniqueSchema("arbeit_procs") : "";
+    const env: Record<string, string> =
+      engine === "postgres" ? { ARBEIT_DATABASE_URL: TEST_DATABASE_URL, ARBEIT_DATABASE_SCHEMA: schema } : {};
 
-  it("claims every ready task exactly once, with no lock error reaching any caller", async () => {
-    const results = await Promise.all(AGENTS.map(([mode, agent]) => runWorker(mode, dir, agent, "claim")));
-    const claimed: string[] = [];
-    results.forEach((lines, i) => {
-      for (const line of lines) {
-        assert.equal(line.success, true, `${AGENTS[i]![1]}: ${line.raw}`);
-        const data = JSON.parse(line.raw).data;
-        if (data.claimed) {
-          claimed.push(data.task.id);
-          acknowledged.push({ ...line, agent: AGENTS[i]![1] });
-        }
-      }
-    });
-    assert.equal(claimed.length, TASKS);
-    assert.equal(new Set(claimed).size, TASKS, "a task was claimed twice");
-    const ready = await service.query({ query: "ready", params: { limit: 10 } }, { session: null, agent: "check" });
-    assert.deepEqual((ready.data as { tasks: unknown[] }).tasks, []);
-    assert.ok(results.filter((lines) => lines.length > 1).length >= 2, "work was shared between processes");
-  });
-
-  it("loses no acknowledged update under optimistic concurrency", async () => {
-    const shared = (
-      await service.createTask({ title: "shared list", description: "[]" }, { session: null, agent: "setup" })
-    ).data.task.id;
-    const results = await Promise.all(
-      AGENTS.map(([mode, agent]) => runWorker(mode, dir, agent, shared, mode === "cli" ? 2 : 6)),
-    );
-    const tokens: string[] = [];
-    results.forEach((lines, i) => {
-      for (const line of lines) {
-        if (line.success) {
-          tokens.push(line.token!);
-          acknowledged.push({ ...line, agent: AGENTS[i]![1] });
-        } else assert.equal(line.code, "VERSION_CONFLICT", line.raw);
-      }
-    });
-    assert.equal(tokens.length, 4 * 6 + 4 * 2);
-    const final = (await service.getTask({ task_id: shared })).data.task;
-    assert.deepEqual((JSON.parse(final.description!) as string[]).sort(), tokens.sort());
-    assert.equal(final.version, 1 + tokens.length);
-  });
-
-  it("replays every acknowledged request from its request_id without writing anything", async () => {
-    const countRows = async () =>
-      JSON.stringify(
-        await service.store.read(async (tx) => [
-          await tx.maxEventSeq(),
-          (await tx.listTasks({ limit: 1000, offset: 0 })).map((t) => t.version),
-        ]),
-      );
-    assert.ok(acknowledged.length > TASKS, "the earlier phases acknowledged writes to replay");
-    const before = await countRows();
-    for (const line of acknowledged) {
-      const replay = await invokeTool(findTool(line.tool)!, line.args, {
-        caller: { agent: line.agent, session: `ses-${line.agent}` },
+    before(async () => {
+      assert.equal((await runCli(["init"], { cwd: dir, env })).code, 0);
+      service = await openProject({
         cwd: dir,
-        service: async () => service,
+        databaseUrl: env.ARBEIT_DATABASE_URL,
+        databaseSchema: env.ARBEIT_DATABASE_SCHEMA,
       });
-      assert.equal(JSON.stringify(replay), line.raw, `${line.agent} ${line.tool} ${String(line.args.request_id)}`);
-    }
-    const viaCli = acknowledged.filter((line) => line.agent.startsWith("cli")).slice(0, 3);
-    for (const line of viaCli) {
-      const result = await runCli(
-        ["call", line.tool, JSON.stringify(line.args), "--agent", line.agent, "--session", `ses-${line.agent}`],
-        { cwd: dir },
+      for (let i = 0; i < TASKS; i++)
+        await service.createTask({ title: `job ${i}`, priority: i % 5 }, { session: null, agent: "setup" });
+    });
+    after(async () => {
+      await service.close();
+      if (engine === "postgres") await dropSchema(schema);
+      cleanup();
+    });
+
+    it("claims every ready task exactly once, with no lock error reaching any caller, and no event skipped by a cursor", async () => {
+      // A reader follows the event log by cursor while the claims commit side by side: with
+      // concurrent writers a cursor must still see every event, none committed behind its back.
+      const seen: number[] = [];
+      let claiming = true;
+      const follow = (async () => {
+        let after = 0;
+        for (;;) {
+          const done = !claiming;
+          for (;;) {
+            const page = await service.query(
+              { query: "events", params: { after_seq: after, limit: 100 } },
+              { session: null, agent: "reader" },
+            );
+            const { events, next_after_seq } = page.data as { events: Array<{ seq: number }>; next_after_seq: number };
+            seen.push(...events.map((event) => event.seq));
+            after = next_after_seq;
+            if (events.length < 100) break;
+          }
+          if (done) return;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      })();
+      const results = await Promise.all(AGENTS.map(([mode, agent]) => runWorker(env, mode, dir, agent, "claim")));
+      claiming = false;
+      await follow;
+      const committed = await service.store.read((tx) => tx.listEvents({ after_seq: 0, limit: 100_000 }));
+      assert.deepEqual(
+        seen,
+        committed.map((event) => event.seq),
+        "the cursor saw every committed event, in order",
       );
-      assert.equal(result.stdout.trimEnd(), line.raw);
-    }
-    assert.equal(await countRows(), before);
+      const claimed: string[] = [];
+      results.forEach((lines, i) => {
+        for (const line of lines) {
+          assert.equal(line.success, true, `${AGENTS[i]![1]}: ${line.raw}`);
+          const data = JSON.parse(line.raw).data;
+          if (data.claimed) {
+            claimed.push(data.task.id);
+            acknowledged.push({ ...line, agent: AGENTS[i]![1] });
+          }
+        }
+      });
+      assert.equal(claimed.length, TASKS);
+      assert.equal(new Set(claimed).size, TASKS, "a task was claimed twice");
+      const ready = await service.query({ query: "ready", params: { limit: 10 } }, { session: null, agent: "check" });
+      assert.deepEqual((ready.data as { tasks: unknown[] }).tasks, []);
+      assert.ok(results.filter((lines) => lines.length > 1).length >= 2, "work was shared between processes");
+    });
+
+    it("loses no acknowledged update under optimistic concurrency", async () => {
+      const shared = (
+        await service.createTask({ title: "shared list", description: "[]" }, { session: null, agent: "setup" })
+      ).data.task.id;
+      const results = await Promise.all(
+        AGENTS.map(([mode, agent]) => runWorker(env, mode, dir, agent, shared, mode === "cli" ? 2 : 6)),
+      );
+      const tokens: string[] = [];
+      results.forEach((lines, i) => {
+        for (const line of lines) {
+          if (line.success) {
+            tokens.push(line.token!);
+            acknowledged.push({ ...line, agent: AGENTS[i]![1] });
+          } else assert.equal(line.code, "VERSION_CONFLICT", line.raw);
+        }
+      });
+      assert.equal(tokens.length, 4 * 6 + 4 * 2);
+      const final = (await service.getTask({ task_id: shared })).data.task;
+      assert.deepEqual((JSON.parse(final.description!) as string[]).sort(), tokens.sort());
+      assert.equal(final.version, 1 + tokens.length);
+    });
+
+    it("replays every acknowledged request from its request_id without writing anything", async () => {
+      const countRows = async () =>
+        JSON.stringify(
+          await service.store.read(async (tx) => [
+            await tx.maxEventSeq(),
+            (await tx.listTasks({ limit: 1000, offset: 0 })).map((t) => t.version),
+          ]),
+        );
+      assert.ok(acknowledged.length > TASKS, "the earlier phases acknowledged writes to replay");
+      const before = await countRows();
+      for (const line of acknowledged) {
+        const replay = await invokeTool(findTool(line.tool)!, line.args, {
+          caller: { agent: line.agent, session: `ses-${line.agent}` },
+          cwd: dir,
+          service: async () => service,
+        });
+        assert.equal(JSON.stringify(replay), line.raw, `${line.agent} ${line.tool} ${String(line.args.request_id)}`);
+      }
+      const viaCli = acknowledged.filter((line) => line.agent.startsWith("cli")).slice(0, 3);
+      for (const line of viaCli) {
+        const result = await runCli(
+          ["call", line.tool, JSON.stringify(line.args), "--agent", line.agent, "--session", `ses-${line.agent}`],
+          { cwd: dir, env },
+        );
+        assert.equal(result.stdout.trimEnd(), line.raw);
+      }
+      assert.equal(await countRows(), before);
+    });
   });
-});
+}

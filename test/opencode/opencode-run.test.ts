@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { openProject } from "../../src/service/project.js";
 import { TOOL_NAMES } from "../../src/tools/catalogue.js";
 import { runCli } from "../helpers/cli.js";
+import { requirement } from "../helpers/requirements.js";
 import { type ChatRequest, type FakeModel, type Reply, startFakeModel, textOf, toolHistory } from "./fake-model.js";
 import {
   createSandbox,
@@ -36,7 +37,7 @@ function opencodeWorks(): string | undefined {
     return `the opencode binary does not run here: ${error instanceof Error ? error.message : String(error)}`;
   }
 }
-const cannotRun = opencodeWorks();
+const cannotRun = requirement("the real-opencode tests", opencodeWorks());
 
 const allText = (request: ChatRequest) => request.messages.map(textOf).join("\n");
 

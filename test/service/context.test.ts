@@ -4,7 +4,7 @@ import { CONTEXT_TYPES } from "../../src/domain/types.js";
 import type { TestProject } from "../helpers/service.js";
 import { createTask, createTasks, expectCallError, useProject } from "./helpers.js";
 
-/** arbeit_context_add (seed 000 §2.2, §5.4): immutable entries, replaced only by superseding. */
+/** arbeit_context_add: immutable entries, replaced only by superseding. */
 
 function addContext(p: TestProject, taskId: string, fields: Record<string, unknown> = {}): Promise<any> {
   return p.ok("arbeit_context_add", { task_id: taskId, type: "note", content: "c", ...fields });

@@ -2,7 +2,7 @@ import type { TestProject } from "../helpers/service.js";
 import { createChain, createTask, createTasks, relateOk } from "./helpers.js";
 
 /**
- * One failing call per error code (seeds 000 §7, 001 §8, DESIGN §3), shared by errors.test.ts
+ * One failing call per error code, shared by errors.test.ts
  * (the code, message and suggestions) and writes-nothing.test.ts (the database is untouched).
  * Where it can, a case fails late, after earlier steps of the same call would have written.
  */

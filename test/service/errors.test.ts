@@ -5,10 +5,10 @@ import { LIMITS } from "../../src/schemas/limits.js";
 import { ERROR_CASES } from "./error-cases.js";
 import { createTask, expectCallError, expectError, expectQueryError, useProject } from "./helpers.js";
 
-/** Every error code of seeds 000 §7, 001 §8 and DESIGN §3, as the envelope carries it. */
+/** Every documented error code, as the envelope carries it. */
 
 const DOCUMENTED = [
-  // seed 000 §7
+  // the task graph and its records
   "NOT_INITIALIZED",
   "ALREADY_INITIALIZED",
   "TASK_NOT_FOUND",
@@ -22,7 +22,7 @@ const DOCUMENTED = [
   "ALREADY_SUPERSEDED",
   "INVALID_STATUS",
   "INVALID_TYPE",
-  // seed 001 §8
+  // typed tasks and their transitions
   "INVALID_TEMPLATE",
   "TITLE_REQUIRED",
   "INTENT_REQUIRED",
@@ -31,7 +31,7 @@ const DOCUMENTED = [
   "BLOCKER_NOT_FOUND",
   "INVALID_BLOCKER",
   "DUPLICATE_BLOCKERS",
-  // DESIGN §3 (ALREADY_CLAIMED, SCHEMA_TOO_NEW and INTERNAL_ERROR are specified elsewhere)
+  // input checks (ALREADY_CLAIMED, SCHEMA_TOO_NEW and INTERNAL_ERROR are specified elsewhere)
   "INVALID_ARGUMENT",
   "INTENT_IMMUTABLE",
   "VERSION_CONFLICT",
@@ -85,7 +85,7 @@ describe("TITLE_REQUIRED", () => {
   });
 });
 
-describe("enum values get the seeds' codes, not INVALID_ARGUMENT", () => {
+describe("enum values get their own codes, not INVALID_ARGUMENT", () => {
   const project = useProject();
 
   it("INVALID_STATUS on create and update", async () => {

@@ -14,7 +14,7 @@ import {
   useProject,
 } from "./helpers.js";
 
-/** The audit trail (seed 000 §2.7, §6): every successful mutation appends its documented event. */
+/** The audit trail: every successful mutation appends its documented event. */
 
 const ALICE = { session: "ses-alice", agent: "alice" };
 
@@ -123,7 +123,7 @@ describe("events of each mutation", () => {
     const p = project();
     const task = await createTask(p, "t");
     const log = await eventsOf(p, () => p.ok("arbeit_task_start_work", { task_id: task.id }, ALICE));
-    // Starting work also claims the task for the agent (DESIGN §5); claims have their own specs.
+    // Starting work also claims the task for the agent; claims have their own specs.
     const started = log.filter((event) => event.event_type !== "task_claimed");
     assertEvents(log, task.id, [...CLAIMED(log), ["work_started", "session_link"]]);
     assert.deepEqual([started[0]!.payload.status_from, started[0]!.payload.status_to], ["open", "in_progress"]);

@@ -86,7 +86,7 @@ export async function queryIds(p: TestProject, name: string, params?: Record<str
   return ((await query(p, name, params)).tasks as Array<{ id: string }>).map((task) => task.id);
 }
 
-/** Asserts a failed envelope with `code`, a message and suggestions (seed 000 §5); returns the error. */
+/** Asserts a failed envelope with `code`, a message and suggestions; returns the error. */
 export function expectError(envelope: Envelope<unknown>, code: string): ErrorBody {
   assert.equal(envelope.success, false, `expected ${code}, got success: ${JSON.stringify(envelope)}`);
   if (envelope.success) throw new Error("unreachable");

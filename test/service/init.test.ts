@@ -86,7 +86,7 @@ describe("arbeit_init", () => {
     expectError(await front.call("arbeit_init", { path: "/elsewhere" }), "INVALID_ARGUMENT");
   });
 
-  it("checks the tools of seed 000 below, each of them in the catalogue", () => {
+  it("checks the core tools below, each of them in the catalogue", () => {
     for (const tool of Object.keys(VALID_ARGS)) assert.ok(TOOL_NAMES.includes(tool), `${tool} is not in the catalogue`);
   });
 

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import type { TestProject } from "../helpers/service.js";
 import { createTask, createTasks, events, expectCallError, useProject } from "./helpers.js";
 
-/** arbeit_progress_add / arbeit_progress_complete (seed 000 §2.4, §5.5). */
+/** arbeit_progress_add / arbeit_progress_complete. */
 
 async function addItems(p: TestProject, taskId: string, items: string[], completed?: boolean): Promise<any[]> {
   const args = completed === undefined ? { task_id: taskId, items } : { task_id: taskId, items, completed };

@@ -16,7 +16,7 @@ import {
 /** arbeit_query list queries: tasks, active_tasks, ready, blocked_tasks, blocking_tasks, templates. */
 
 describe("arbeit_query catalogue", () => {
-  it("offers every query of seeds 000 and 001 plus ready and events", () => {
+  it("offers every named query, ready and events included", () => {
     const documented = [
       "tasks",
       "active_tasks",

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import type { TestProject } from "../helpers/service.js";
 import { createTasks, expectError, getTask, relate, relateOk, useProject } from "./helpers.js";
 
-/** arbeit_relationship (seed 000 §2.3, §5.6): five types, four inverse names, add and remove. */
+/** arbeit_relationship: five types, four inverse names, add and remove. */
 
 async function pair(p: TestProject): Promise<[string, string]> {
   const [a, b] = await createTasks(p, "a", "b");

@@ -15,7 +15,7 @@ import {
   useProject,
 } from "./helpers.js";
 
-/** Soft delete (seed 001, DESIGN §2): gone from every read, kept in the database with its history. */
+/** Soft delete: gone from every read, kept in the database with its history. */
 
 /** A task with context, progress, a relationship, a session and a file; then deleted. */
 async function deletedWithHistory(p: TestProject) {

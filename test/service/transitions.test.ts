@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { TEMPLATES } from "../../src/domain/templates.js";
 import { createTask, expectCallError, expectError, FILLED, updateTask, useProject } from "./helpers.js";
 
-/** DESIGN §2 "Settled disagreements": lenient create, strict status transitions (seed 001 §2.2, §5). */
+/** Lenient create, strict status transitions. */
 
 const REQUIRED: Record<string, string[]> = {
   epic: ["intent", "description"],

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import type { TestProject } from "../helpers/service.js";
 import { createTask, createTasks, expectCallError, getTask, relateOk, updateTask, useProject } from "./helpers.js";
 
-/** Task versions (DESIGN §2, §5): +1 per change, guarded by expected_version. */
+/** Task versions: +1 per change, guarded by expected_version. */
 
 async function version(p: TestProject, taskId: string): Promise<number> {
   return (await getTask(p, taskId)).version;
@@ -63,7 +63,7 @@ describe("task version", () => {
     const p = project();
     const task = await createTask(p, "t");
     const started = (await p.ok("arbeit_task_start_work", { task_id: task.id })).task;
-    // Starting work also claims the task (DESIGN §5), which is a change of its own (owner, lease).
+    // Starting work also claims the task, which is a change of its own (owner, lease).
     assert.ok(started.version > task.version);
     assert.equal((await getTask(p, task.id)).version, started.version);
   });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createTask, createTasks, relateOk, updateTask, useProject, warningCodes } from "./helpers.js";
 
-/** The four warnings of seed 000 §7: attached to successful answers, never thrown. */
+/** The four warnings: attached to successful answers, never thrown. */
 
 describe("HAS_INCOMPLETE_CHILDREN", () => {
   const project = useProject();

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import type { TestProject } from "../helpers/service.js";
 import { createTask, createTasks, events, expectCallError, getTask, query, useProject } from "./helpers.js";
 
-/** arbeit_task_start_work / stop_work and file tracking (seed 000 §2.5–2.6, §5.3; DESIGN §4). */
+/** arbeit_task_start_work / stop_work and file tracking. */
 
 function startWork(p: TestProject, taskId: string, session?: string): Promise<any> {
   return p.ok("arbeit_task_start_work", { task_id: taskId }, session ? { session } : {});

@@ -4,7 +4,7 @@ import { ERROR_CASES } from "./error-cases.js";
 import { assertWritesNothing, expectError, useProject } from "./helpers.js";
 
 /**
- * "Always with nothing half-written" (DESIGN §3): a failed call leaves every row of every table
+ * "Always with nothing half-written": a failed call leaves every row of every table
  * and the event log exactly as they were.
  */
 describe("a failed call writes nothing", () => {
@@ -20,7 +20,7 @@ describe("a failed call writes nothing", () => {
     });
   }
 
-  it("has a failing case for every tool of seed 000", () => {
+  it("has a failing case for every core tool", () => {
     const tools = new Set(ERROR_CASES.map((testCase) => testCase.tool));
     assert.deepEqual([...tools].sort(), [
       "arbeit_context_add",

@@ -6,6 +6,8 @@ import { ArbeitService } from "../../src/service/arbeit-service.js";
 import { lockKey } from "../../src/store/postgres/config.js";
 import { listPostgresMigrations } from "../../src/store/postgres/migrate.js";
 import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
+import { postgresDialect } from "../../src/store/sql/dialect.js";
+import { readySql } from "../../src/store/sql/ready.js";
 import { listMigrations } from "../../src/store/sqlite/migrate.js";
 import { adminQuery, dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 
@@ -142,17 +144,34 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
     );
   });
 
-  it("holds the schema's write lock for the whole write transaction", async () => {
+  it("serialises only what needs it: graph checks hold the graph lock, a plain update does not", async () => {
     const schema = fresh();
     const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    const service = new ArbeitService(store, { projectRoot: "/tmp" });
     const [space, key] = lockKey(schema);
     const probe = `SELECT pg_try_advisory_xact_lock(${space}, ${key}) AS free`;
-    assert.equal((await adminQuery(probe)).rows[0].free, true, "free between transactions");
-    const during = await store.write(async () => (await adminQuery(probe)).rows[0].free);
-    assert.equal(during, false, "taken while a write is open");
-    const reading = await store.read(async () => (await adminQuery(probe)).rows[0].free);
-    assert.equal(reading, true, "reads never take it");
-    await store.close();
+    const free = async () => (await adminQuery(probe)).rows[0].free as boolean;
+    const a = (await service.createTask({ title: "a" }, caller)).data.task.id;
+    const b = (await service.createTask({ title: "b" }, caller)).data.task.id;
+    assert.equal(await free(), true, "free between transactions");
+    assert.equal(await store.write(async (tx) => (await tx.updateTask(a, { title: "a2" }, "t"), free())), true);
+    assert.equal(await store.write(async (tx) => (await tx.lockGraph(), free())), false, "held once taken");
+    assert.equal(await store.read(() => free()), true, "reads never take it");
+    // Another writer holding the graph lock does not stop a plain update or a claim.
+    const other = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await other.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT pg_advisory_xact_lock($1, $2)", [space, key]);
+      const updated = await service.updateTask({ task_id: a, priority: 0 }, caller);
+      assert.equal(updated.data.task.priority, 0);
+      const claimed = await service.claim({ task_id: b }, caller);
+      assert.equal("claimed" in claimed.data && claimed.data.claimed, true);
+      await other.query("COMMIT");
+    } finally {
+      await other.end();
+      await store.close();
+    }
   });
 
   it("re-runs a transaction that Postgres aborted as a deadlock victim; the caller sees success", async () => {
@@ -160,10 +179,18 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
     const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
     const service = new ArbeitService(store, { projectRoot: "/tmp" });
     const id = (await service.createTask({ title: "contended" }, caller)).data.task.id;
+    const blocker = (await service.createTask({ title: "blocker" }, caller)).data.task.id;
     const [space, key] = lockKey(schema);
-    // Another session (not Arbeit) locks the task's row, then asks for Arbeit's write lock while
-    // Arbeit's writer holds it and waits for the row: a deadlock. This session waits longer before
-    // checking for deadlocks, so Postgres aborts the Arbeit side, which must retry.
+    const deadlocks = async () =>
+      Number(
+        (await adminQuery("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")).rows[0]
+          .deadlocks,
+      );
+    const before = await deadlocks();
+    // Another session (not Arbeit) locks the task's row. Arbeit's update of blocked_by takes the
+    // graph lock, then waits for the row; the other session then asks for the graph lock: a
+    // deadlock. That session waits longer before checking for deadlocks, so Postgres aborts the
+    // Arbeit side, which must run again once the other session is done.
     const other = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await other.connect();
     try {
@@ -171,26 +198,58 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
       await other.query("BEGIN");
       await other.query(`UPDATE "${schema}".tasks SET title = title WHERE id = $1`, [id]);
       let settled = false;
-      const update = service.updateTask({ task_id: id, title: "after the deadlock" }, caller).finally(() => {
-        settled = true;
-      });
-      for (let i = 0; i < 500; i++) {
+      const update = service
+        .updateTask({ task_id: id, title: "after the deadlock", blocked_by: [blocker] }, caller)
+        .finally(() => {
+          settled = true;
+        });
+      let waited = false;
+      for (let i = 0; i < 500 && !waited; i++) {
         const waiting = await adminQuery(
-          `SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE tasks%'`,
+          `SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF t'`,
         );
-        if (Number(waiting.rows[0].n) > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        waited = Number(waiting.rows[0].n) > 0;
+        if (!waited) await new Promise((resolve) => setTimeout(resolve, 10));
       }
+      assert.ok(waited, "Arbeit's writer came to wait for the locked row");
       await other.query("SELECT pg_advisory_xact_lock($1, $2)", [space, key]);
       assert.equal(settled, false, "Arbeit gave up its lock by rolling back, and is still at work");
       await other.query("COMMIT");
       const result = await update;
       assert.equal(result.data.task.title, "after the deadlock");
+      assert.deepEqual(result.data.task.blocked_by, [blocker]);
       assert.equal(result.data.task.version, 2);
+      assert.deepEqual(store.retries, { "40P01": 1 }, "run again once, after a deadlock");
     } finally {
       await other.end();
       await store.close();
     }
+  });
+
+  it("plans ready from the ready index on a freshly filled schema, with no statistics gathered since", async () => {
+    const schema = fresh();
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    const service = new ArbeitService(store, { projectRoot: "/tmp" });
+    // Thousands of tasks written after the migration's ANALYZE saw an empty table: the planner's
+    // statistics say "empty", the kind of guess that once made ready take tens of seconds.
+    await store.write(async () => {
+      for (let i = 0; i < 3000; i++) await service.createTask({ title: `task ${i}`, priority: i % 5 }, caller);
+    });
+    const plan = async (forUpdate: boolean) => {
+      const sql = readySql(postgresDialect, { byList: false, forUpdate });
+      const rows = await store.transaction(forUpdate ? "write" : "read", (db) =>
+        db.all(`EXPLAIN ${sql}`, 20, new Date().toISOString(), 20, 20, 0),
+      );
+      return rows.map((row) => String(row["QUERY PLAN"])).join("\n");
+    };
+    for (const forUpdate of [false, true]) {
+      const text = await plan(forUpdate);
+      assert.match(text, /idx_tasks_ready_free/, text);
+      assert.doesNotMatch(text, /Seq Scan on tasks/, text);
+    }
+    const ready = await service.query({ query: "ready", params: { limit: 3 } }, caller);
+    assert.equal((ready.data as { tasks: unknown[] }).tasks.length, 3);
+    await store.close();
   });
 
   it("replaces a pooled connection the server dropped (a restart) without the caller noticing", async () => {

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { ArbeitError } from "../../src/domain/errors.js";
-import { openDriver } from "../../src/store/sqlite/driver.js";
 import { listMigrations, schemaVersion } from "../../src/store/sqlite/migrate.js";
+import { openDriver } from "../../src/store/sqlite/open-driver.js";
 import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
 import { tempDir } from "../helpers/temp.js";
 

@@ -30,23 +30,38 @@ export function describeLocation(url: string, schema: string): string {
   }
 }
 
-/**
- * The advisory-lock key of one schema: a fixed class ("ARBE") and a 32-bit FNV-1a hash of the
- * schema name. Two schemas that happen to share a hash only wait for each other, never conflict.
- */
-export function lockKey(schema: string): [number, number] {
+function schemaHash(schema: string): number {
   let hash = 0x811c9dc5;
   for (const byte of new TextEncoder().encode(schema)) {
     hash ^= byte;
     hash = Math.imul(hash, 0x01000193);
   }
-  return [0x41524245, hash | 0];
+  return hash | 0;
 }
 
-/** Serialization failures and deadlocks: the transaction was rolled back and may simply run again. */
+/**
+ * The advisory-lock key of one schema's graph lock, which migrations and the writers that check
+ * rules across tasks take: a fixed class ("ARBE") and a 32-bit FNV-1a hash of the schema name.
+ * Two schemas that happen to share a hash only wait for each other, never conflict.
+ */
+export function lockKey(schema: string): [number, number] {
+  return [0x41524245, schemaHash(schema)];
+}
+
+/** The key of the lock a writer holds from its first event to its commit (class "ARBV"). */
+export function eventOrderKey(schema: string): [number, number] {
+  return [0x41524256, schemaHash(schema)];
+}
+
+/**
+ * Serialization failures and deadlocks: the transaction was rolled back and may simply run again.
+ * So may a unique violation: two writers inserted the same natural key (a session link, a file
+ * touch, a memory key, a request id) side by side, and the one that lost sees the winner's row
+ * when it runs again, taking the path for an existing row.
+ */
 export function isTransientError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === "40001" || code === "40P01";
+  return code === "40001" || code === "40P01" || code === "23505";
 }
 
 /** lock_timeout ran out waiting for the write lock (or a row lock). */

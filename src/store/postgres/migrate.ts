@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ArbeitError } from "../../domain/errors.js";
 import { listMigrations, type Migration } from "../sqlite/migrate.js";
-import type { Queryable } from "./sql.js";
+import type { Queryable } from "./postgres-db.js";
 
 /** Migrations live beside the package (migrations/postgres/NNNN_name.sql), numbered like SQLite's. */
 export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(new URL("../../../migrations/postgres/", import.meta.url));
@@ -58,6 +58,9 @@ export async function applyPostgresMigrations(
         new Date().toISOString(),
       ]);
     }
+    // Fresh statistics for every table a migration touched: the planner otherwise guesses, and a
+    // guess made for an empty or reshaped table once made `ready` take tens of seconds.
+    if (current < latest) await analyzeSchema(client, schema);
     await client.query("COMMIT");
     return latest;
   } catch (error) {
@@ -65,4 +68,13 @@ export async function applyPostgresMigrations(
     await client.query("ROLLBACK").catch(() => {});
     throw error;
   }
+}
+
+/** ANALYZE every table of `schema` (after a migration or an import). */
+export async function analyzeSchema(client: Queryable, schema: string): Promise<void> {
+  const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [
+    schema,
+  ]);
+  const names = tables.rows.map((row) => `"${schema}"."${String(row.tablename).replaceAll('"', '""')}"`);
+  if (names.length > 0) await client.query(`ANALYZE ${names.join(", ")}`);
 }

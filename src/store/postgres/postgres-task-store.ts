@@ -1,6 +1,6 @@
 /**
  * The shared store: Arbeit's task graph in a Postgres schema, for teams whose agents run on many
- * machines (DESIGN §6). Same contract, same results as the SQLite store.
+ * machines. Same contract, same results as the SQLite store.
  *
  *   const store = await PostgresTaskStore.open("postgres://arbeit@db.internal/work", { schema: "arbeit" });
  *   const arbeit = new ArbeitService(store, { projectRoot: process.cwd() });
@@ -10,27 +10,32 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Pool, PoolClient } from "pg";
 import { ArbeitError } from "../../domain/errors.js";
-import { Mutex } from "../mutex.js";
+import type { SqlDb, SqlStore } from "../sql/database.js";
+import { postgresDialect } from "../sql/dialect.js";
+import { sqlStoreTx } from "../sql/sql-tx.js";
 import type { StoreTx, TaskStore } from "../task-store.js";
 import {
   checkSchemaName,
   DEFAULT_SCHEMA,
   describeLocation,
+  eventOrderKey,
   isLockTimeout,
   isPostgresUrl,
   isTransientError,
   lockKey,
 } from "./config.js";
 import { applyPostgresMigrations } from "./migrate.js";
-import { PgAgentTx } from "./pg-agent-tx.js";
-import type { Queryable } from "./sql.js";
+import { PostgresDb, type Queryable } from "./postgres-db.js";
 
-/** How long a writer waits for the write lock before giving up, as SQLite's busy retry budget. */
+/** How long a writer waits for a lock before giving up, as SQLite's busy retry budget. */
 const LOCK_TIMEOUT = "60s";
 /** How long to wait for a connection (a new one, or a free one from a busy pool). */
 const CONNECT_TIMEOUT_MS = 30_000;
-/** How many times a transaction rolled back by a serialization failure or deadlock is re-run. */
+/** How many times a transaction rolled back by a deadlock or a lost race is re-run. */
 const MAX_ATTEMPTS = 8;
+
+/** The type id of BIGINT (int8) in every Postgres. */
+const INT8_OID = 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -45,20 +50,29 @@ export interface PostgresStoreOptions {
 
 interface OpenTransaction {
   mode: "read" | "write";
-  tx: PgAgentTx;
+  tx: StoreTx;
+  db: SqlDb;
 }
 
 /**
- * How concurrent writers stay correct. The service checks its invariants (no cycle, one parent,
- * depth, a claim held by nobody else, expected_version) inside a write transaction and then
- * writes. Under READ COMMITTED two writers on different machines could both pass the same check.
- * So every write transaction first takes a transaction-scoped advisory lock on a key of its
- * schema (pg_advisory_xact_lock): writes to one schema run one at a time, exactly like SQLite's
- * BEGIN IMMEDIATE, and the lock is released by COMMIT or ROLLBACK (or the connection dying).
- * The transaction stays READ COMMITTED on purpose: each statement after the lock sees every write
- * committed before it, whereas a REPEATABLE READ snapshot could predate the lock wait.
- * Serialising writers also makes event seq order commit order, so event cursors never skip.
- * Reads run in parallel, each on one REPEATABLE READ READ ONLY snapshot, and never wait for a writer.
+ * How concurrent writers stay correct. The service checks its rules inside a write transaction and
+ * then writes; under READ COMMITTED two writers on different machines could both pass the same
+ * check. Each kind of check is therefore made under the lock that protects it, and nothing more
+ * is serialised:
+ * - A rule on one task (its version, its claim, its status) is checked on the task's row read
+ *   with FOR UPDATE (`lockTask`): writers to other tasks carry on, and claims of the best ready
+ *   task pass over rows others hold (FOR UPDATE SKIP LOCKED).
+ * - A rule across tasks (one parent, depth, no cycles, no deleting a parent) is checked under a
+ *   transaction-scoped advisory lock of the schema (`lockGraph`), the one migrations take too.
+ * - Event order: a writer takes a second advisory lock before its first event and holds it to
+ *   COMMIT, so seq order is commit order and a reader's cursor can never pass an event that
+ *   commits later with a lower seq. Only the tail of each write waits for it.
+ * - Natural keys (a session link, a file touch, a memory key, a request id, one active task per
+ *   session) have unique indexes; a writer that loses such a race is rolled back and run again,
+ *   and then finds the winner's row.
+ * Locks are released by COMMIT or ROLLBACK (or the connection dying). Deadlocks, which Postgres
+ * resolves by rolling one side back, re-run the losing transaction. Reads run in parallel, each
+ * on one REPEATABLE READ READ ONLY snapshot, and never wait for a writer.
  */
 /**
  * One AsyncLocalStorage for every store, as in the SQLite store: each instance stays registered
@@ -66,14 +80,17 @@ interface OpenTransaction {
  */
 const OPEN_TRANSACTION = new AsyncLocalStorage<OpenTransaction & { store: object }>();
 
-export class PostgresTaskStore implements TaskStore {
+export class PostgresTaskStore implements TaskStore, SqlStore {
   readonly location: string;
+  readonly dialect = postgresDialect;
   readonly schema: string;
   readonly #pool: Pool;
+  /** How many transactions were run again, by the Postgres error code that rolled them back. */
+  readonly retries: Record<string, number> = {};
+  readonly #graphLock: string;
+  readonly #eventLock: string;
   readonly #writeBegin: string;
   readonly #readBegin: string;
-  /** Writers of this process queue here rather than each holding a connection while they wait. */
-  readonly #writers = new Mutex();
   /** The transaction open in this async context on this store, if any: nested calls join it. */
   #openHere(): OpenTransaction | undefined {
     const open = OPEN_TRANSACTION.getStore();
@@ -85,9 +102,13 @@ export class PostgresTaskStore implements TaskStore {
     this.#pool = pool;
     this.location = location;
     this.schema = schema;
-    const path = `SET LOCAL search_path TO "${schema}"`;
-    this.#writeBegin = `BEGIN; ${path}; ${lockStatement(schema)}`;
-    this.#readBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${path}`;
+    this.#graphLock = advisoryLock(lockKey(schema));
+    this.#eventLock = advisoryLock(eventOrderKey(schema));
+    // Sent as one message with BEGIN, so they cost no round trip of their own. Transaction-scoped
+    // (SET LOCAL), so nothing is left on a connection a pooler such as PgBouncer hands on.
+    const settings = `SET LOCAL search_path TO "${schema}"; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`;
+    this.#writeBegin = `BEGIN; ${settings}`;
+    this.#readBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${settings}`;
   }
 
   /** Connects to `url`, creates the schema if needed and migrates it to the newest version. */
@@ -104,6 +125,12 @@ export class PostgresTaskStore implements TaskStore {
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       application_name: options.applicationName ?? "arbeit",
+      // BIGINT columns (version, seq, rowid) come back as numbers, as SQLite's do: none of them
+      // comes near 2^53, and every layer above compares and prints them as numbers.
+      types: {
+        getTypeParser: ((oid: number, format?: "text" | "binary") =>
+          oid === INT8_OID && format !== "binary" ? Number : pg.types.getTypeParser(oid, format)) as never,
+      },
     });
     // A connection that dies (server restart) must never crash the process: idle ones are dropped
     // from the pool, and a checked-out one fails its next query, which the transaction handles.
@@ -112,7 +139,7 @@ export class PostgresTaskStore implements TaskStore {
     try {
       const client = await connect(pool, location);
       try {
-        await applyPostgresMigrations(client as unknown as Queryable, schema, lockStatement(schema));
+        await applyPostgresMigrations(client as unknown as Queryable, schema, advisoryLock(lockKey(schema)));
       } finally {
         client.release();
       }
@@ -131,13 +158,24 @@ export class PostgresTaskStore implements TaskStore {
     const open = this.#openHere();
     if (open?.mode === "write") return fn(open.tx);
     if (open?.mode === "read") return Promise.reject(new Error("A write cannot start inside a read transaction."));
-    return this.#writers.run(() => this.#transaction("write", fn));
+    return this.#transaction("write", fn);
   }
 
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     const open = this.#openHere();
     if (open !== undefined) return fn(open.tx);
-    return this.#transaction("read", fn);
+    return this.#transaction("read", (tx) => fn(tx));
+  }
+
+  transaction<T>(mode: "read" | "write", fn: (db: SqlDb) => Promise<T>): Promise<T> {
+    const open = this.#openHere();
+    if (open !== undefined) {
+      if (mode === "write" && open.mode === "read") {
+        return Promise.reject(new Error("A write cannot start inside a read transaction."));
+      }
+      return fn(open.db);
+    }
+    return this.#transaction(mode, (_tx, db) => fn(db));
   }
 
   async close(): Promise<void> {
@@ -153,7 +191,7 @@ export class PostgresTaskStore implements TaskStore {
    * so callers never see one; so does a pooled connection found dead before anything ran on it
    * (after a server restart). Everything else rolls back and is rethrown.
    */
-  async #transaction<T>(mode: "read" | "write", fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+  async #transaction<T>(mode: "read" | "write", fn: (tx: StoreTx, db: SqlDb) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw new Error("The Arbeit store is closed.");
       const client = await connect(this.#pool, this.location);
@@ -162,21 +200,27 @@ export class PostgresTaskStore implements TaskStore {
       try {
         await client.query(mode === "write" ? this.#writeBegin : this.#readBegin);
         begun = true;
-        const tx = new PgAgentTx(client as unknown as Queryable, mode === "write");
-        const result = await OPEN_TRANSACTION.run({ store: this, mode, tx }, () => fn(tx));
+        const db = new PostgresDb(client as unknown as Queryable, mode === "write");
+        const tx = sqlStoreTx(db, {
+          lockGraph: async () => void (await db.run(this.#graphLock)),
+          orderEvents: this.#eventLock,
+        });
+        const result = await OPEN_TRANSACTION.run({ store: this, mode, tx, db }, () => fn(tx, db));
         await client.query("COMMIT");
         return result;
       } catch (error) {
         broken = await rollback(client);
         const retry = isTransientError(error) || (!begun && broken !== undefined);
         if (retry && attempt < MAX_ATTEMPTS) {
+          const code = String((error as { code?: unknown }).code ?? "connection");
+          this.retries[code] = (this.retries[code] ?? 0) + 1;
           await sleep(Math.min(5 + 2 ** attempt * Math.random() * 5, 500));
           continue;
         }
         if (isLockTimeout(error)) {
           throw new ArbeitError(
             "INTERNAL_ERROR",
-            `The Arbeit store at ${this.location} stayed locked by another writer for over ${LOCK_TIMEOUT}.`,
+            `A write to the Arbeit store at ${this.location} waited over ${LOCK_TIMEOUT} for another writer's lock.`,
             { suggestions: ["Retry the call; check for a session holding a long transaction on this schema."] },
           );
         }
@@ -188,9 +232,9 @@ export class PostgresTaskStore implements TaskStore {
   }
 }
 
-function lockStatement(schema: string): string {
-  const [space, key] = lockKey(schema);
-  return `SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'; SELECT pg_advisory_xact_lock(${space}, ${key})`;
+/** A transaction-scoped advisory lock; the key is two 32-bit integers made here, never user text. */
+function advisoryLock([space, key]: [number, number]): string {
+  return `SELECT pg_advisory_xact_lock(${space}, ${key})`;
 }
 
 async function connect(pool: Pool, location: string): Promise<PoolClient> {

@@ -9,7 +9,7 @@ export interface PostgresTarget {
 }
 
 /**
- * The Postgres database a project uses, if any (DESIGN §6): `databaseUrl` or ARBEIT_DATABASE_URL,
+ * The Postgres database a project uses, if any: `databaseUrl` or ARBEIT_DATABASE_URL,
  * with `databaseSchema` or ARBEIT_DATABASE_SCHEMA. An explicit SQLite file (--db / ARBEIT_DB)
  * wins over both. undefined means SQLite.
  */

@@ -24,18 +24,6 @@ export interface SqlDriver {
   close(): void;
 }
 
-declare const Bun: unknown;
-
-/** Opens `path` with the driver of the runtime we are in. */
-export async function openDriver(path: string): Promise<SqlDriver> {
-  if (typeof Bun !== "undefined") {
-    const { openBunDriver } = await import("./driver-bun.js");
-    return openBunDriver(path);
-  }
-  const { openNodeDriver } = await import("./driver-node.js");
-  return openNodeDriver(path);
-}
-
 /** True for SQLite's "database is locked / busy" errors, in either driver's wording. */
 export function isBusyError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

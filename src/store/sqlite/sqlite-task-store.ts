@@ -2,14 +2,18 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { resolve } from "node:path";
 import { ArbeitError } from "../../domain/errors.js";
 import { Mutex, mutexForFile } from "../mutex.js";
+import type { SqlDb, SqlStore } from "../sql/database.js";
+import { sqliteDialect } from "../sql/dialect.js";
+import { sqlStoreTx } from "../sql/sql-tx.js";
 import type { StoreTx, TaskStore } from "../task-store.js";
-import { isBusyError, openDriver, type SqlDriver } from "./driver.js";
+import { isBusyError, type SqlDriver } from "./driver.js";
 import { applyMigrations } from "./migrate.js";
-import { SqliteAgentTx } from "./sqlite-agent-tx.js";
+import { openDriver } from "./open-driver.js";
+import { SqliteDb } from "./sqlite-db.js";
 
 const BUSY_TIMEOUT_MS = 5000;
 const WAL_CHECKPOINT_PAGES = 10_000;
-/** How long a writer keeps retrying past busy_timeout before giving up (DESIGN §6). */
+/** How long a writer keeps retrying past busy_timeout before giving up. */
 const BUSY_RETRY_BUDGET_MS = 60_000;
 
 /**
@@ -25,10 +29,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * The embedded default store: one SQLite file in WAL mode. Writes run in BEGIN IMMEDIATE
  * transactions and retry on SQLITE_BUSY with backoff, so callers never see the lock.
  */
-export class SqliteTaskStore implements TaskStore {
+export class SqliteTaskStore implements TaskStore, SqlStore {
   readonly location: string;
+  readonly dialect = sqliteDialect;
+  readonly #db: SqlDb;
   readonly #driver: SqlDriver;
-  readonly #tx: SqliteAgentTx;
+  readonly #tx: StoreTx;
   /** One transaction at a time on this connection. */
   readonly #mutex = new Mutex();
   /** One writer at a time per file in this process (reads need no such turn in WAL mode). */
@@ -47,7 +53,8 @@ export class SqliteTaskStore implements TaskStore {
     this.#driver = driver;
     this.location = location;
     this.#writers = location === ":memory:" ? new Mutex() : mutexForFile(resolve(location));
-    this.#tx = new SqliteAgentTx(driver);
+    this.#db = new SqliteDb(driver);
+    this.#tx = sqlStoreTx(this.#db);
   }
 
   /** Opens (creating if needed) and migrates the database at `path` (":memory:" for none). */
@@ -87,6 +94,10 @@ export class SqliteTaskStore implements TaskStore {
     return this.#mutex.run(() =>
       this.#writers.run(() => this.#inTransaction.run("write", () => this.#immediate(() => fn(this.#tx)))),
     );
+  }
+
+  transaction<T>(mode: "read" | "write", fn: (db: SqlDb) => Promise<T>): Promise<T> {
+    return mode === "write" ? this.write(() => fn(this.#db)) : this.read(() => fn(this.#db));
   }
 
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
@@ -186,7 +197,7 @@ function pause(ms: number): void {
   Atomics.wait(pauseCell, 0, 0, ms);
 }
 
-/** seed 004's in-memory store: the SQLite store over ":memory:", handy for tests and scratch work. */
+/** An in-memory store: the SQLite store over ":memory:", handy for tests and scratch work. */
 export const InMemoryTaskStore = {
   open: (): Promise<SqliteTaskStore> => SqliteTaskStore.open(":memory:"),
 };

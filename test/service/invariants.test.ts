@@ -13,7 +13,7 @@ import {
   useProject,
 } from "./helpers.js";
 
-/** The graph invariants of seed 000 §2.3 / DESIGN §2, whichever tool writes the edge. */
+/** The graph invariants (one parent, at most 4 levels, no cycles), whichever tool writes the edge. */
 
 describe("hierarchy depth (at most 4 levels)", () => {
   const project = useProject();
@@ -183,7 +183,7 @@ describe("blocking cycles", () => {
   });
 });
 
-describe("blocked_by lists (seed 001 §5.3)", () => {
+describe("blocked_by lists", () => {
   const project = useProject();
 
   it("refuses unknown blockers on create and update (BLOCKER_NOT_FOUND), naming them", async () => {

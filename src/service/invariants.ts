@@ -14,6 +14,16 @@ export async function requireTask(tx: StoreTx, id: string): Promise<Task> {
   return task;
 }
 
+/**
+ * The task, read to be changed: no other writer changes it until this transaction ends, so a
+ * check made on it (its version, its claim) still holds when the write lands.
+ */
+export async function requireTaskToChange(tx: StoreTx, id: string): Promise<Task> {
+  const task = await tx.lockTask(id);
+  if (task === undefined) throw taskNotFound(id);
+  return task;
+}
+
 /** Checks that `parentId` may become the parent of `childId` (null for a task not yet created). */
 export async function assertCanParent(tx: StoreTx, parentId: string, childId: string | null): Promise<void> {
   if (childId !== null && parentId === childId) throw circular("parent_of", parentId, childId);
@@ -30,7 +40,7 @@ export async function assertCanParent(tx: StoreTx, parentId: string, childId: st
   assertDepth(await tx.level(parentId), height, childId ?? "the new task");
 }
 
-/** Checks a whole blocked_by list (seed 001 §5.3) for `taskId` (null for a task not yet created). */
+/** Checks a whole blocked_by list for `taskId` (null for a task not yet created). */
 export async function assertBlockerList(
   tx: StoreTx,
   taskId: string | null,
@@ -72,7 +82,7 @@ export async function assertCanBlock(tx: StoreTx, blockerId: string, blockedId: 
   }
 }
 
-/** Optimistic concurrency (DESIGN §5): a stale expected_version is refused with the current one. */
+/** Optimistic concurrency: a stale expected_version is refused with the current one. */
 export function assertVersion(task: Task, expected: number | undefined): void {
   if (expected === undefined || expected === task.version) return;
   throw new ArbeitError(

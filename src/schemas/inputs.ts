@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { MAX_LEASE_SECONDS } from "../domain/claims.js";
+import { TEMPLATE_NAMES } from "../domain/templates.js";
+import {
+  CONTEXT_TYPES,
+  INVERSE_RELATIONSHIP_TYPES,
+  MEMORY_SCOPES,
+  RELATIONSHIP_TYPES,
+  TASK_STATUSES,
+  TASK_TYPES,
+} from "../domain/types.js";
+import { expectedVersion, id, jsonValue, listId, metadata, name, taskId, text } from "./common.js";
+import { LIMITS } from "./limits.js";
+
+/**
+ * The input schemas of the tools whose arguments the service takes as they are. The tool
+ * catalogue validates with them, and the service's input types are inferred from them, so a
+ * field exists in one place only. Each is built on first use (the catalogue calls the factory).
+ */
+
+const longText = () => text(LIMITS.text);
+const blockedBy = () => z.array(taskId).max(LIMITS.id_list);
+const priority = () => z.number().int().min(0).max(4);
+
+export const taskCreateInput = () =>
+  z.strictObject({
+    title: text(LIMITS.title).min(1),
+    type: z.enum(TASK_TYPES).nullable().optional(),
+    template: z.enum(TEMPLATE_NAMES).optional().describe("Sets type and returns a plan stub"),
+    intent: longText().optional().describe("Why; immutable once set"),
+    description: longText().optional(),
+    plan: longText().optional(),
+    parent_id: taskId.optional(),
+    blocked_by: blockedBy().optional(),
+    status: z.enum(TASK_STATUSES).optional(),
+    priority: priority().optional().describe("0 highest, 4 lowest; default 2"),
+    owner: name.optional(),
+    active_form: name.optional().describe("Present-tense label, e.g. 'Fixing login'"),
+    list_id: listId.optional(),
+  });
+
+export const taskUpdateInput = () =>
+  z.strictObject({
+    task_id: taskId,
+    title: text(LIMITS.title).min(1).optional(),
+    type: z.enum(TASK_TYPES).nullable().optional(),
+    intent: longText().optional(),
+    description: longText().optional(),
+    plan: longText().optional(),
+    status: z.enum(TASK_STATUSES).optional(),
+    parent_id: taskId.nullable().optional(),
+    blocked_by: blockedBy().optional(),
+    priority: priority().optional(),
+    owner: name.nullable().optional(),
+    active_form: name.nullable().optional(),
+    expected_version: expectedVersion.optional(),
+  });
+
+export const contextAddInput = () =>
+  z.strictObject({
+    task_id: taskId,
+    type: z.enum(CONTEXT_TYPES),
+    content: text(LIMITS.context_content).min(1),
+    metadata: metadata.optional(),
+    supersede_entry_id: id("context").optional(),
+  });
+
+export const relationshipInput = () =>
+  z.strictObject({
+    action: z.enum(["add", "remove"]),
+    from_task_id: taskId,
+    to_task_id: taskId,
+    type: z.enum([...RELATIONSHIP_TYPES, ...INVERSE_RELATIONSHIP_TYPES]),
+    metadata: metadata.optional(),
+  });
+
+export const claimInput = () =>
+  z.strictObject({
+    action: z.enum(["claim", "renew", "release"]).optional(),
+    task_id: taskId.optional(),
+    next: z.boolean().optional(),
+    lease_seconds: z.number().int().min(1).max(MAX_LEASE_SECONDS).optional().describe("Default 900"),
+    list_id: listId.optional(),
+    expected_version: expectedVersion.optional(),
+  });
+
+export const resumeInput = () =>
+  z.strictObject({
+    list_id: listId.optional(),
+    peek: z.boolean().optional(),
+    max_tokens: z.number().int().min(200).max(50_000).optional().describe("Default 1500"),
+    session: name.min(1).optional(),
+  });
+
+export const memoryInput = () =>
+  z.strictObject({
+    action: z.enum(["set", "get", "list", "delete"]),
+    scope: z.enum(MEMORY_SCOPES).optional(),
+    scope_id: name.min(1).optional().describe("List id, task id or agent; defaults to yours"),
+    key: text(LIMITS.name).min(1).optional(),
+    value: jsonValue(z.unknown(), LIMITS.memory_value_bytes).optional().describe("Any JSON"),
+    ttl_seconds: z.number().int().min(1).max(LIMITS.ttl_seconds).optional(),
+    prefix: text(LIMITS.name).optional(),
+    limit: z.number().int().min(1).max(LIMITS.query_limit).optional(),
+  });
+
+export type CreateTaskInput = z.infer<ReturnType<typeof taskCreateInput>>;
+export type UpdateTaskInput = z.infer<ReturnType<typeof taskUpdateInput>>;
+export type AddContextInput = z.infer<ReturnType<typeof contextAddInput>>;
+export type RelationshipInput = z.infer<ReturnType<typeof relationshipInput>>;
+export type ClaimInput = z.infer<ReturnType<typeof claimInput>>;
+export type ResumeInput = Omit<z.infer<ReturnType<typeof resumeInput>>, "session">;
+export type MemoryInput = z.infer<ReturnType<typeof memoryInput>>;

@@ -1,0 +1,57 @@
+import type { RawRow } from "../rows.js";
+import type { SqlDb, SqlValue } from "../sql/database.js";
+import { postgresDialect } from "../sql/dialect.js";
+
+/** The one thing the query layer needs from a pg client: run a (named, prepared) query. */
+export interface Queryable {
+  query(
+    config: string | { name?: string; text: string; values?: unknown[] },
+    values?: unknown[],
+  ): Promise<{ rows: RawRow[]; rowCount: number | null }>;
+}
+
+const prepared = new Map<string, { name: string; text: string }>();
+
+/**
+ * The statement for a SQL text with `?` placeholders: numbered for Postgres ($1, $2, ...) and
+ * named, so that each connection prepares it once and then only binds and executes it. No
+ * statement of the store holds a `?` anywhere else (no string literal, no jsonb `?` operator).
+ */
+export function preparedStatement(sql: string): { name: string; text: string } {
+  let statement = prepared.get(sql);
+  if (statement === undefined) {
+    let n = 0;
+    statement = { name: `arbeit_${prepared.size + 1}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+    prepared.set(sql, statement);
+  }
+  return statement;
+}
+
+/** The query layer's database over one pooled Postgres connection inside one transaction. */
+export class PostgresDb implements SqlDb {
+  readonly dialect = postgresDialect;
+  readonly writable: boolean;
+  readonly #client: Queryable;
+
+  constructor(client: Queryable, writable: boolean) {
+    this.#client = client;
+    this.writable = writable;
+  }
+
+  #query(sql: string, params: SqlValue[]) {
+    const { name, text } = preparedStatement(sql);
+    return this.#client.query({ name, text, values: params as unknown[] });
+  }
+
+  async all(sql: string, ...params: SqlValue[]): Promise<RawRow[]> {
+    return (await this.#query(sql, params)).rows;
+  }
+
+  async get(sql: string, ...params: SqlValue[]): Promise<RawRow | undefined> {
+    return (await this.#query(sql, params)).rows[0];
+  }
+
+  async run(sql: string, ...params: SqlValue[]): Promise<number> {
+    return (await this.#query(sql, params)).rowCount ?? 0;
+  }
+}

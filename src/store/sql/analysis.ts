@@ -1,0 +1,103 @@
+import type { Task } from "../../domain/types.js";
+import { toTask } from "../rows.js";
+import type { SqlDb, SqlValue } from "./database.js";
+import { perDialect } from "./dialect.js";
+import { openEdgeInto, TASK_ORDER, taskColumns, UNFINISHED } from "./task-columns.js";
+
+interface Scope {
+  list_id?: string;
+  /** Only the descendants of this task. */
+  under?: string;
+}
+
+const UNDER_ROOT = `WITH RECURSIVE under_root(id) AS (
+  SELECT to_task_id FROM relationships WHERE from_task_id = ? AND type = 'parent_of' AND removed_at IS NULL
+  UNION SELECT r.to_task_id FROM relationships r JOIN under_root u ON r.from_task_id = u.id
+    WHERE r.type = 'parent_of' AND r.removed_at IS NULL) `;
+
+/** The scope's clause over tasks aliased `alias`, its parameters, and the CTE it needs. */
+function scoped(filter: Scope, alias: string): { clause: string; params: SqlValue[]; cte: string } {
+  const parts: string[] = [];
+  const params: SqlValue[] = [];
+  if (filter.under !== undefined) parts.push(`${alias}.id IN (SELECT id FROM under_root)`);
+  if (filter.list_id !== undefined) {
+    parts.push(`${alias}.list_id = ?`);
+    params.push(filter.list_id);
+  }
+  return { clause: parts.map((p) => `AND ${p}`).join(" "), params, cte: filter.under !== undefined ? UNDER_ROOT : "" };
+}
+
+const texts = perDialect((d) => {
+  const openEdges = `relationships r ${d.indexedBy("idx_relationships_open_blocks")}`;
+  const open = "r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge = 1";
+  return {
+    open,
+    openEdges,
+    allEdges: `SELECT r.from_task_id AS a, r.to_task_id AS b FROM ${openEdges} WHERE ${open}`,
+    // Whole store: unfinished tasks less those an open edge points into, two index-only counts
+    // rather than a probe per task.
+    unfinished: `SELECT COUNT(*) AS n FROM tasks ${d.indexedBy("idx_tasks_list_status")}
+      WHERE deleted_at IS NULL AND status IN ${UNFINISHED}`,
+    blockedCount: `SELECT COUNT(DISTINCT r.to_task_id) AS n FROM ${openEdges} WHERE ${open}`,
+  };
+});
+
+/** Reads for graph analysis (critical path, parallel groups, bottlenecks). */
+export function analysisStatements(db: SqlDb) {
+  const d = db.dialect;
+  const sql = texts(d);
+  return {
+    /** Live blocks edges between unfinished tasks, optionally within a list or under a parent. */
+    async blockEdges(filter: Scope): Promise<Array<[string, string]>> {
+      const whole = filter.list_id === undefined && filter.under === undefined;
+      let rows: Awaited<ReturnType<SqlDb["all"]>>;
+      if (whole) {
+        rows = await db.all(sql.allEdges);
+      } else {
+        const from = scoped(filter, "f");
+        const to = scoped(filter, "t");
+        rows = await db.all(
+          `${from.cte}SELECT r.from_task_id AS a, r.to_task_id AS b FROM ${sql.openEdges}
+           JOIN tasks f ON f.id = r.from_task_id JOIN tasks t ON t.id = r.to_task_id
+           WHERE ${sql.open} ${from.clause} ${to.clause}`,
+          ...(filter.under !== undefined ? [filter.under] : []),
+          ...from.params,
+          ...to.params,
+        );
+      }
+      return rows.map((row) => [row.a as string, row.b as string]);
+    },
+
+    /**
+     * How many unfinished tasks in scope have no unfinished blocker, and the best of them to start
+     * now (open and unclaimed, in ready order).
+     */
+    async unblockedUnfinished(filter: Scope & { limit: number }): Promise<{ total: number; tasks: Task[] }> {
+      const scope = scoped(filter, "t");
+      const head: SqlValue[] = filter.under !== undefined ? [filter.under] : [];
+      let total: number;
+      if (filter.list_id === undefined && filter.under === undefined) {
+        const unfinished = Number((await db.get(sql.unfinished))?.n ?? 0);
+        total = unfinished - Number((await db.get(sql.blockedCount))?.n ?? 0);
+      } else {
+        const row = await db.get(
+          `${scope.cte}SELECT COUNT(*) AS n FROM tasks t
+           WHERE t.deleted_at IS NULL AND t.status IN ${UNFINISHED} ${scope.clause} AND NOT ${openEdgeInto(d, "t")}`,
+          ...head,
+          ...scope.params,
+        );
+        total = Number(row?.n ?? 0);
+      }
+      const rows = await db.all(
+        `${scope.cte}SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_ready_free")}
+         WHERE t.deleted_at IS NULL AND t.status = 'open' AND t.lease_expires_at IS NULL ${scope.clause}
+           AND NOT ${openEdgeInto(d, "t")}
+         ORDER BY ${TASK_ORDER} LIMIT ?`,
+        ...head,
+        ...scope.params,
+        filter.limit,
+      );
+      return { total, tasks: rows.map(toTask) };
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { newId } from "../../domain/ids.js";
+import type { ArbeitEvent } from "../../domain/types.js";
+import { toEvent } from "../rows.js";
+import type { EventFilter, NewEvent } from "../task-store.js";
+import type { SqlDb, SqlValue } from "./database.js";
+import { perDialect } from "./dialect.js";
+
+const EVENT_COLUMNS = "id, timestamp, event_type, entity_type, entity_id, task_id, payload, session_id, agent";
+const APPEND = `INSERT INTO events (${EVENT_COLUMNS})
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING seq`;
+
+/**
+ * The same insert, taking a lock first in the same statement (one round trip): the lock's row
+ * is read before the new row's seq is drawn. See TxLocks.orderEvents.
+ */
+function appendAfter(lock: string): string {
+  return `INSERT INTO events (${EVENT_COLUMNS})
+    SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (${lock}) AS ordered ON CONFLICT (id) DO NOTHING RETURNING seq`;
+}
+const RECENT = "SELECT * FROM events WHERE task_id = ? ORDER BY seq DESC LIMIT ?";
+const MAX_SEQ = "SELECT COALESCE(MAX(seq), 0) AS seq FROM events";
+
+const texts = perDialect((d) => ({
+  countForTasks: `SELECT COUNT(*) AS n FROM events WHERE ${d.inList("task_id")} AND seq > ?`,
+  forTasks: `SELECT * FROM events WHERE ${d.inList("task_id")} AND seq > ? ORDER BY seq DESC LIMIT ?`,
+}));
+
+/** The append-only event log; `seq` orders it for cursors. */
+export function eventStatements(db: SqlDb) {
+  const d = db.dialect;
+  const sql = texts(d);
+  return {
+    /** Appends an event; with `lock`, that lock's statement runs first in the same statement. */
+    async appendEvent(event: NewEvent, lock?: string): Promise<ArbeitEvent> {
+      const payload = JSON.stringify(event.payload);
+      for (;;) {
+        const id = newId("event");
+        const row = await db.get(
+          lock === undefined ? APPEND : appendAfter(lock),
+          id,
+          event.timestamp,
+          event.event_type,
+          event.entity_type,
+          event.entity_id,
+          event.task_id,
+          payload,
+          event.session_id,
+          event.agent,
+        );
+        if (row !== undefined) return { ...event, id, seq: Number(row.seq) };
+      }
+    },
+
+    async recentEvents(taskId: string, limit: number): Promise<ArbeitEvent[]> {
+      return (await db.all(RECENT, taskId, limit)).map(toEvent).reverse();
+    },
+
+    async listEvents(filter: EventFilter): Promise<ArbeitEvent[]> {
+      const where = ["seq > ?"];
+      const params: SqlValue[] = [filter.after_seq];
+      if (filter.task_id !== undefined) {
+        where.push("task_id = ?");
+        params.push(filter.task_id);
+      }
+      if (filter.event_types && filter.event_types.length > 0) {
+        where.push(d.inList("event_type"));
+        params.push(d.listParam(filter.event_types));
+      }
+      const rows = await db.all(
+        `SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT ?`,
+        ...params,
+        filter.limit,
+      );
+      return rows.map(toEvent);
+    },
+
+    /** The newest `limit` events after `afterSeq` on any of `taskIds`, oldest first, and how many there were. */
+    async eventsForTasks(
+      taskIds: readonly string[],
+      afterSeq: number,
+      limit: number,
+    ): Promise<{ total: number; events: ArbeitEvent[] }> {
+      if (taskIds.length === 0) return { total: 0, events: [] };
+      const list = d.listParam(taskIds);
+      const total = Number((await db.get(sql.countForTasks, list, afterSeq))?.n ?? 0);
+      const events = (await db.all(sql.forTasks, list, afterSeq, limit)).map(toEvent).reverse();
+      return { total, events };
+    },
+
+    async maxEventSeq(): Promise<number> {
+      return Number((await db.get(MAX_SEQ))?.seq ?? 0);
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { newId } from "../../domain/ids.js";
+import type { MemoryEntry, MemoryScope } from "../../domain/types.js";
+import { toMemory } from "../rows.js";
+import type { StoreTx } from "../task-store.js";
+import type { SqlDb, SqlValue } from "./database.js";
+
+const GET_LIVE = `SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND key = ?
+  AND (expires_at IS NULL OR expires_at > ?)`;
+const GET = "SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND key = ?";
+const UPDATE = "UPDATE memory SET value = ?, expires_at = ?, updated_at = ? WHERE id = ?";
+const INSERT = `INSERT INTO memory (id, scope, scope_id, key, value, expires_at, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`;
+const DELETE = "DELETE FROM memory WHERE scope = ? AND scope_id = ? AND key = ? RETURNING id";
+const SWEEP = "DELETE FROM memory WHERE expires_at IS NOT NULL AND expires_at <= ?";
+
+/** Scoped key/value memory with optional expiry. */
+export function memoryStatements(db: SqlDb) {
+  return {
+    async memoryGet(scope: MemoryScope, scopeId: string, key: string, now: string): Promise<MemoryEntry | undefined> {
+      const row = await db.get(GET_LIVE, scope, scopeId, key, now);
+      return row ? toMemory(row) : undefined;
+    },
+
+    async memoryList(filter: Parameters<StoreTx["memoryList"]>[0]): Promise<MemoryEntry[]> {
+      if (filter.scopes.length === 0) return [];
+      const scopeClause = filter.scopes.map(() => "(scope = ? AND scope_id = ?)").join(" OR ");
+      const params: SqlValue[] = filter.scopes.flatMap(({ scope, scope_id }) => [scope, scope_id]);
+      let prefixClause = "";
+      if (filter.prefix) {
+        // substr rather than LIKE: keys may hold % and _ literally. Both engines count characters
+        // in length() and substr(), where JS .length counts UTF-16 units (2 for an emoji).
+        prefixClause = "AND substr(key, 1, length(?)) = ?";
+        params.push(filter.prefix, filter.prefix);
+      }
+      const rows = await db.all(
+        `SELECT * FROM memory WHERE (${scopeClause}) ${prefixClause} AND (expires_at IS NULL OR expires_at > ?)
+         ORDER BY scope, scope_id, key LIMIT ?`,
+        ...params,
+        filter.now,
+        filter.limit,
+      );
+      return rows.map(toMemory);
+    },
+
+    async memoryUpsert(entry: Parameters<StoreTx["memoryUpsert"]>[0]): Promise<MemoryEntry> {
+      const value = JSON.stringify(entry.value);
+      const existing = await db.get(GET, entry.scope, entry.scope_id, entry.key);
+      if (existing) {
+        await db.run(UPDATE, value, entry.expires_at, entry.at, existing.id as string);
+      } else {
+        for (;;) {
+          const id = newId("memory");
+          const inserted = await db.run(
+            INSERT,
+            id,
+            entry.scope,
+            entry.scope_id,
+            entry.key,
+            value,
+            entry.expires_at,
+            entry.at,
+            entry.at,
+          );
+          if (inserted === 1) break;
+        }
+      }
+      return toMemory((await db.get(GET, entry.scope, entry.scope_id, entry.key))!);
+    },
+
+    /** Deletes the entry; returns its id, or undefined when there was none. */
+    async memoryDelete(scope: MemoryScope, scopeId: string, key: string): Promise<string | undefined> {
+      return (await db.get(DELETE, scope, scopeId, key))?.id as string | undefined;
+    },
+
+    /** Deletes entries whose expiry has passed; returns how many. */
+    memorySweep(now: string): Promise<number> {
+      return db.run(SWEEP, now);
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type { StoreTx } from "../task-store.js";
+import { agentStateStatements } from "./agent-state.js";
+import { analysisStatements } from "./analysis.js";
+import { claimStatements } from "./claims.js";
+import { contextStatements } from "./context.js";
+import type { SqlDb } from "./database.js";
+import { eventStatements } from "./events.js";
+import { hierarchyStatements } from "./hierarchy.js";
+import { idempotencyStatements } from "./idempotency.js";
+import { memoryStatements } from "./memory.js";
+import { progressStatements } from "./progress.js";
+import { readyStatements } from "./ready.js";
+import { relationshipStatements } from "./relationships.js";
+import { taskStatements } from "./tasks.js";
+import { workStatements } from "./work.js";
+
+export interface TxLocks {
+  /** Takes the lock that graph-checking writers share (see StoreTx.lockGraph). */
+  lockGraph(): Promise<void>;
+  /**
+   * A statement taking the lock a writer holds from its first event to its commit, so that event
+   * seq order is commit order: a reader that has seen seq n has seen every event below n, and
+   * cursors never skip one committed late. Run as part of the first event's insert.
+   */
+  orderEvents?: string;
+}
+
+/** Where every writer already runs alone (SQLite's BEGIN IMMEDIATE), there is nothing more to take. */
+const ALREADY_SERIAL: TxLocks = { lockGraph: () => Promise.resolve() };
+
+/** The store contract over one database connection: every statement module, on either engine. */
+export function sqlStoreTx(db: SqlDb, locks: TxLocks = ALREADY_SERIAL): StoreTx {
+  const events = eventStatements(db);
+  let ordered = false;
+  return {
+    lockGraph: locks.lockGraph,
+    ...taskStatements(db),
+    ...readyStatements(db),
+    ...hierarchyStatements(db),
+    ...relationshipStatements(db),
+    ...contextStatements(db),
+    ...progressStatements(db),
+    ...workStatements(db),
+    ...claimStatements(db),
+    ...idempotencyStatements(db),
+    ...agentStateStatements(db),
+    ...memoryStatements(db),
+    ...events,
+    appendEvent(event) {
+      const lock = ordered ? undefined : locks.orderEvents;
+      ordered = true;
+      return events.appendEvent(event, lock);
+    },
+    ...analysisStatements(db),
+  };
+}

@@ -1,0 +1,47 @@
+import { type Dialect, perDialect } from "./dialect.js";
+
+/** Task order for listings: priority first, then age, then id for a total order. */
+export const TASK_ORDER = "t.priority, t.created_at, t.id";
+
+export const UNFINISHED = "('open', 'in_progress')";
+
+/** A task is blocked while any live blocker is neither completed nor cancelled. */
+export function blockedExpression(alias: string): string {
+  return `EXISTS (SELECT 1 FROM relationships r JOIN tasks b ON b.id = r.from_task_id
+     WHERE r.to_task_id = ${alias}.id AND r.type = 'blocks' AND r.removed_at IS NULL
+       AND b.deleted_at IS NULL AND b.status IN ${UNFINISHED})`;
+}
+
+/** A task is blocking while it blocks a live task that is still unfinished. */
+export function isBlockingExpression(alias: string): string {
+  return `EXISTS (SELECT 1 FROM relationships r JOIN tasks d ON d.id = r.to_task_id
+     WHERE r.from_task_id = ${alias}.id AND r.type = 'blocks' AND r.removed_at IS NULL
+       AND d.deleted_at IS NULL AND d.status IN ${UNFINISHED})`;
+}
+
+/**
+ * An open edge is a live `blocks` edge whose two ends are live and unfinished, kept in
+ * relationships.open_edge by triggers so that graph reads need no join.
+ */
+export function openEdgeInto(d: Dialect, alias: string): string {
+  return `EXISTS (SELECT 1 FROM relationships r ${d.indexedBy("idx_relationships_open_blocks")}
+    WHERE r.to_task_id = ${alias}.id AND r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge = 1)`;
+}
+
+/**
+ * The task projection every read shares. parent_id, blocked_by and the derived `blocked` flag are
+ * read from relationships so that no stored column can drift from the graph. blocked_by comes
+ * back as JSON text ordered by blocker id.
+ */
+export const taskColumns = perDialect(
+  (d) => `t.id, t.list_id, t.title, t.type, t.status, t.intent, t.description, t.plan,
+  t.priority, t.owner, t.lease_expires_at, t.active_form, t.version, t.created_at, t.updated_at,
+  (SELECT r.from_task_id FROM relationships r JOIN tasks p ON p.id = r.from_task_id
+     WHERE r.to_task_id = t.id AND r.type = 'parent_of' AND r.removed_at IS NULL
+       AND p.deleted_at IS NULL) AS parent_id,
+  (SELECT ${d.jsonArray("s.id", "s.id")} FROM (SELECT r.from_task_id AS id FROM relationships r
+     JOIN tasks b ON b.id = r.from_task_id
+     WHERE r.to_task_id = t.id AND r.type = 'blocks' AND r.removed_at IS NULL AND b.deleted_at IS NULL
+     ORDER BY r.from_task_id) s) AS blocked_by_json,
+  ${blockedExpression("t")} AS blocked`,
+);

@@ -1,0 +1,101 @@
+import type { FileAssociation, FileOperation, SessionLink, Task } from "../../domain/types.js";
+import { toFile, toSessionLink, toTask } from "../rows.js";
+import type { ActiveWork } from "../task-store.js";
+import type { SqlDb } from "./database.js";
+import { perDialect } from "./dialect.js";
+import { insertWithId } from "./insert.js";
+import { taskColumns } from "./task-columns.js";
+
+const LINK_OF = "SELECT id FROM session_links WHERE task_id = ? AND session_id = ?";
+const LINKS_OF_TASK = "SELECT * FROM session_links WHERE task_id = ? ORDER BY rowid";
+const ACTIVE =
+  "SELECT session_id, task_id, agent, started_at FROM active_work WHERE session_id = ? AND stopped_at IS NULL";
+const START = "INSERT INTO active_work (session_id, task_id, agent, started_at) VALUES (?, ?, ?, ?)";
+const STOP = "UPDATE active_work SET stopped_at = ? WHERE session_id = ? AND stopped_at IS NULL";
+const LAST_WORKED = `SELECT w.task_id FROM active_work w JOIN tasks t ON t.id = w.task_id
+  WHERE w.session_id = ? AND t.deleted_at IS NULL ORDER BY w.started_at DESC, w.rowid DESC LIMIT 1`;
+const FILE_SEEN =
+  "SELECT id FROM file_associations WHERE task_id = ? AND file_path = ? AND operation = ? AND session_id = ?";
+const FILES_OF_TASK = "SELECT * FROM file_associations WHERE task_id = ? ORDER BY rowid";
+const COUNT_FILES = `SELECT COUNT(DISTINCT file_path) AS n FROM file_associations
+  WHERE task_id = ? AND session_id = ? AND created_at >= ?`;
+
+const texts = perDialect((d) => ({
+  tasksForFile: `SELECT ${taskColumns(d)}, f.operations, f.last_at FROM (
+      SELECT task_id, ${d.joinDistinct("operation")} AS operations, MAX(created_at) AS last_at
+      FROM file_associations WHERE file_path = ? GROUP BY task_id
+    ) f JOIN tasks t ON t.id = f.task_id
+    WHERE t.deleted_at IS NULL ORDER BY f.last_at DESC, t.id LIMIT ?`,
+}));
+
+/** Sessions linked to tasks, the work each session is doing, and the files it touched. */
+export function workStatements(db: SqlDb) {
+  const sql = texts(db.dialect);
+  return {
+    async linkSession(link: Omit<SessionLink, "id">): Promise<{ id: string; created: boolean }> {
+      const existing = await db.get(LINK_OF, link.task_id, link.session_id);
+      if (existing) return { id: existing.id as string, created: false };
+      const id = await insertWithId(
+        db,
+        "session",
+        "session_links",
+        ["task_id", "session_id", "agent", "created_at"],
+        [link.task_id, link.session_id, link.agent, link.created_at],
+      );
+      return { id, created: true };
+    },
+
+    async sessionsOf(taskId: string): Promise<SessionLink[]> {
+      return (await db.all(LINKS_OF_TASK, taskId)).map(toSessionLink);
+    },
+
+    async activeWork(sessionId: string): Promise<ActiveWork | undefined> {
+      return (await db.get(ACTIVE, sessionId)) as ActiveWork | undefined;
+    },
+
+    async startActiveWork(work: ActiveWork): Promise<void> {
+      await db.run(START, work.session_id, work.task_id, work.agent, work.started_at);
+    },
+
+    async stopActiveWork(sessionId: string, at: string): Promise<void> {
+      await db.run(STOP, at, sessionId);
+    },
+
+    /** The live task the session most recently started work on, whether or not it still is. */
+    async lastWorkedTask(sessionId: string): Promise<string | undefined> {
+      return (await db.get(LAST_WORKED, sessionId))?.task_id as string | undefined;
+    },
+
+    /** Inserts the association unless the same task, path, operation and session is recorded. */
+    async insertFileAssociation(file: Omit<FileAssociation, "id">): Promise<string | undefined> {
+      if (await db.get(FILE_SEEN, file.task_id, file.file_path, file.operation, file.session_id)) return undefined;
+      return insertWithId(
+        db,
+        "file",
+        "file_associations",
+        ["task_id", "file_path", "operation", "session_id", "created_at"],
+        [file.task_id, file.file_path, file.operation, file.session_id, file.created_at],
+      );
+    },
+
+    async filesOf(taskId: string): Promise<FileAssociation[]> {
+      return (await db.all(FILES_OF_TASK, taskId)).map(toFile);
+    },
+
+    async countFiles(taskId: string, sessionId: string, since: string): Promise<number> {
+      return Number((await db.get(COUNT_FILES, taskId, sessionId, since))?.n ?? 0);
+    },
+
+    async tasksForFile(
+      path: string,
+      limit: number,
+    ): Promise<Array<{ task: Task; operations: FileOperation[]; last_at: string }>> {
+      const rows = await db.all(sql.tasksForFile, path, limit);
+      return rows.map((row) => ({
+        task: toTask(row),
+        operations: (row.operations as string).split(",").sort() as FileOperation[],
+        last_at: row.last_at as string,
+      }));
+    },
+  };
+}
