@@ -20,7 +20,7 @@ export class BulkStore implements TaskStore {
   private constructor(driver: SqlDriver, location: string) {
     this.#driver = driver;
     this.location = location;
-    this.#tx = sqlStoreTx(new SqliteDb(driver));
+    this.#tx = sqlStoreTx(new SqliteDb(driver), () => new Date().toISOString());
   }
 
   static async open(path: string): Promise<BulkStore> {

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { FileOperation } from "../domain/types.js";
 
 /**
- * What Claude Code sends a command hook on stdin (TESTING.md): the fields Arbeit reads. Anything
+ * What Claude Code sends a command hook on stdin (docs/claude-code.md): the fields Arbeit reads. Anything
  * else is ignored, and a missing field means "nothing to do", never an error.
  */
 export interface HookPayload {
@@ -13,6 +13,11 @@ export interface HookPayload {
   source?: string;
   tool_name?: string;
   tool_input?: unknown;
+  /**
+   * Set on a tool call a sub-agent (the Agent tool) made; its session_id is its parent's. Main
+   * conversation calls have none.
+   */
+  agent_id?: string;
 }
 
 export class HookInputError extends Error {}
@@ -37,6 +42,7 @@ export function parsePayload(input: string): HookPayload {
     source: text(value.source),
     tool_name: text(value.tool_name),
     tool_input: value.tool_input,
+    agent_id: text(value.agent_id),
   };
 }
 

@@ -50,6 +50,19 @@ const HANDLERS: Record<HookName, Handler> = {
   },
 };
 
+/**
+ * The conversation's session is Claude Code's session id, the same as CLAUDE_CODE_SESSION_ID in
+ * the MCP server it starts, so hooks and MCP calls of one conversation are one session. A
+ * sub-agent's tool calls carry its agent_id (and the parent's session_id): they act as a session
+ * of their own, `<session>/<agent_id>`, which records against the parent's task while it has no
+ * work of its own.
+ */
+export function hookSession(payload: HookPayload): Pick<Caller, "session" | "parents"> {
+  const session = payload.session_id ?? null;
+  if (session === null || payload.agent_id === undefined) return { session };
+  return { session: `${session}/${payload.agent_id}`, parents: [session] };
+}
+
 export async function runClaudeHook(
   name: HookName,
   input: string,
@@ -65,7 +78,7 @@ export async function runClaudeHook(
     if (!locate(where)) return { stdout: "", stderr: "" };
     service = await openProject(where);
     const caller: Caller = {
-      session: payload.session_id ?? null,
+      ...hookSession(payload),
       agent: settings.agent ?? CLAUDE_AGENT,
       ...(settings.list ? { list_id: settings.list } : {}),
     };

@@ -45,3 +45,8 @@ export function extractGlobalOptions(argv: readonly string[]): { options: Global
   }
   return { options, rest };
 }
+
+/** An ARBEIT_* (or host) variable's value; an empty variable counts as unset, as in most shells' tools. */
+export function envSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  return env[name] || undefined;
+}

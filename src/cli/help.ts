@@ -10,7 +10,7 @@ import { commandNames, groups, type ToolCommand, toolCommands } from "./tool-com
 export const GLOBAL_OPTIONS = `Global options (anywhere on the line):
   --json            print the JSON envelope (the default when stdout is not a terminal)
   --db <file>       use this database file instead of the nearest .arbeit/arbeit.db (env ARBEIT_DB)
-  --session <id>    the session work is linked to (env ARBEIT_SESSION; default "cli")
+  --session <id>    the session acting: holds claims and work (env ARBEIT_SESSION; default "agent:<agent>")
   --agent <name>    who is acting, recorded on events (env ARBEIT_AGENT; default "cli")
   --list <id>       task list to scope reads and creates to (env ARBEIT_LIST)
   -h, --help        help for any command

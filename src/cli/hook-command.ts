@@ -1,5 +1,5 @@
 import { HOOK_NAMES, type HookName, runClaudeHook } from "../claude/hooks.js";
-import type { GlobalOptions } from "./global-options.js";
+import { envSetting, type GlobalOptions } from "./global-options.js";
 
 const USAGE = `Usage: arbeit hook <${HOOK_NAMES.join(" | ")}>
 
@@ -45,8 +45,8 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   }
   const outcome = await runClaudeHook(name as HookName, await readStdin(), {
     db: options.db ?? process.env.ARBEIT_DB,
-    agent: options.agent ?? process.env.ARBEIT_AGENT,
-    list: options.list ?? process.env.ARBEIT_LIST,
+    agent: options.agent ?? envSetting(process.env, "ARBEIT_AGENT"),
+    list: options.list ?? envSetting(process.env, "ARBEIT_LIST"),
   });
   process.stdout.write(outcome.stdout);
   process.stderr.write(outcome.stderr);

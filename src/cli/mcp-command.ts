@@ -1,11 +1,12 @@
-import type { GlobalOptions } from "./global-options.js";
+import { envSetting, type GlobalOptions } from "./global-options.js";
 
 const USAGE = `Usage: arbeit mcp [--db <file>] [--session <id>] [--agent <name>] [--list <id>]
 
 Serves every Arbeit tool over MCP on stdin/stdout until stdin closes. The project is the nearest
-.arbeit/ above the working directory (or --db / ARBEIT_DB). Work is linked to one session per
-connection (mcp-<random>, or --session / ARBEIT_SESSION) and attributed to the client's name
-(or --agent / ARBEIT_AGENT). Setup: docs/mcp.md.
+.arbeit/ above the working directory (or --db / ARBEIT_DB). The connection is one session:
+--session / ARBEIT_SESSION, else Claude Code's CLAUDE_CODE_SESSION_ID (so MCP calls and hooks of
+one conversation share it), else mcp-<random>. Work is attributed to the client's name (or
+--agent / ARBEIT_AGENT). Setup: docs/mcp.md; many agents: docs/multi-agent.md.
 `;
 
 /** `arbeit mcp`: the stdio MCP server. Nothing but JSON-RPC goes to stdout. */
@@ -31,9 +32,11 @@ export async function run(
     version: version(),
     cwd: process.cwd(),
     db: options.db ?? env.ARBEIT_DB,
-    session: options.session ?? env.ARBEIT_SESSION,
-    agent: options.agent ?? env.ARBEIT_AGENT,
-    listId: options.list ?? env.ARBEIT_LIST,
+    // Claude Code gives the MCP servers it starts its conversation's id, the same as its hooks'
+    // session_id: MCP calls and hooks of one conversation are one session.
+    session: options.session ?? envSetting(env, "ARBEIT_SESSION") ?? envSetting(env, "CLAUDE_CODE_SESSION_ID"),
+    agent: options.agent ?? envSetting(env, "ARBEIT_AGENT"),
+    listId: options.list ?? envSetting(env, "ARBEIT_LIST"),
   });
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;

@@ -1,9 +1,12 @@
 import type { ArbeitService } from "../service/arbeit-service.js";
 import { openProject } from "../service/project.js";
 import type { ToolContext } from "../tools/define.js";
-import type { GlobalOptions } from "./global-options.js";
+import { envSetting, type GlobalOptions } from "./global-options.js";
 
-/** The CLI's caller: flags first, then ARBEIT_* variables, then the shared "cli" session. */
+/**
+ * The CLI's caller: flags first, then ARBEIT_* variables. Without a session the CLI acts as the
+ * session `agent:<name>`, one per agent name, so separate invocations share claims and focus.
+ */
 export function cliToolContext(
   options: GlobalOptions,
   env: NodeJS.ProcessEnv = process.env,
@@ -11,11 +14,12 @@ export function cliToolContext(
   let service: Promise<ArbeitService> | undefined;
   const db = options.db ?? env.ARBEIT_DB;
   const cwd = process.cwd();
+  const list = options.list ?? envSetting(env, "ARBEIT_LIST");
   return {
     caller: {
-      session: options.session ?? env.ARBEIT_SESSION ?? "cli",
-      agent: options.agent ?? env.ARBEIT_AGENT ?? "cli",
-      ...((options.list ?? env.ARBEIT_LIST) ? { list_id: options.list ?? env.ARBEIT_LIST } : {}),
+      session: options.session ?? envSetting(env, "ARBEIT_SESSION") ?? null,
+      agent: options.agent ?? envSetting(env, "ARBEIT_AGENT") ?? "cli",
+      ...(list ? { list_id: list } : {}),
     },
     cwd,
     db,

@@ -1,28 +1,41 @@
-import type { Task } from "./types.js";
+import { isHeld } from "./claims.js";
+import { isTerminal, type Task } from "./types.js";
 
 /**
- * Deterministic focus selection for resume: keep the agent's in-progress focus;
- * else the task its session is working on; else its most recently claimed live task; else the
- * best ready task in scope; else nothing.
+ * Which task a session resumes, first match wins: the focus it had, if the session still works
+ * on it; else the task start_work last moved it to; else its live claim; else a task assigned to
+ * its agent; else the best ready task in scope; else nothing. Finished tasks are passed over, and
+ * so is any task another session holds: that one is theirs.
  */
-export type FocusReason = "kept_in_progress_focus" | "active_work" | "claimed" | "best_ready" | "none";
+export type FocusReason = "kept_focus" | "last_started" | "claimed" | "assigned" | "best_ready" | "none";
 
 export interface FocusCandidates {
+  session: string;
+  /** The database's time, for telling live claims from expired ones. */
+  now: string;
+  /** The focus the session had at its last resume or start_work. */
   previous: Task | undefined;
-  activeWork: Task | undefined;
+  /** The task the session works on now, if any. */
+  working: Task | undefined;
+  /** The task start_work last moved the session to, whether or not it still works on it. */
+  lastStarted: Task | undefined;
+  /** The session's live claims, most recent first. */
   claims: readonly Task[];
+  /** Unfinished tasks assigned to the session's agent, best first. */
+  assigned: readonly Task[];
   ready: readonly Task[];
 }
 
-export function selectFocus(candidates: FocusCandidates): { task: Task | null; reason: FocusReason } {
-  const { previous, activeWork, claims, ready } = candidates;
-  if (previous && previous.status === "in_progress") return { task: previous, reason: "kept_in_progress_focus" };
-  if (activeWork && activeWork.status !== "completed" && activeWork.status !== "cancelled") {
-    return { task: activeWork, reason: "active_work" };
-  }
-  const claim = claims.find((task) => task.status === "open" || task.status === "in_progress");
+export function selectFocus(c: FocusCandidates): { task: Task | null; reason: FocusReason } {
+  const usable = (task: Task | undefined): task is Task =>
+    task !== undefined && !isTerminal(task.status) && !(isHeld(task, c.now) && task.claim_session !== c.session);
+  if (usable(c.previous) && c.working?.id === c.previous.id) return { task: c.previous, reason: "kept_focus" };
+  if (usable(c.lastStarted)) return { task: c.lastStarted, reason: "last_started" };
+  const claim = c.claims.find(usable);
   if (claim) return { task: claim, reason: "claimed" };
-  const best = ready[0];
+  const assigned = c.assigned.find(usable);
+  if (assigned) return { task: assigned, reason: "assigned" };
+  const best = c.ready[0];
   if (best) return { task: best, reason: "best_ready" };
   return { task: null, reason: "none" };
 }

@@ -1,21 +1,26 @@
+import { isHeld } from "./claims.js";
 import type { Task } from "./types.js";
 
 /**
- * Why a task is or is not ready: ready = open, not blocked, not deleted, not held
- * under a live lease. Deleted tasks never reach here (they are not found at all).
+ * Why a task is or is not ready for a caller: ready = open, not blocked, not deleted, no live
+ * claim by another session, and not assigned to another agent (an owner without a live claim is
+ * an assignment). Deleted tasks never reach here (they are not found at all).
  */
 export function readinessReasons(
-  task: Pick<Task, "status" | "blocked" | "blocked_by" | "owner" | "lease_expires_at">,
+  task: Pick<Task, "status" | "blocked" | "blocked_by" | "owner" | "lease_expires_at" | "claim_session">,
   now: string,
   unfinishedBlockers: readonly string[],
+  who: { session: string; agent: string | null },
 ): string[] {
   const reasons: string[] = [];
   if (task.status !== "open") reasons.push(`status is ${task.status}, not open`);
   if (task.blocked) reasons.push(`blocked by unfinished ${unfinishedBlockers.join(", ")}`);
-  if (task.owner !== null && task.lease_expires_at !== null && task.lease_expires_at > now) {
-    reasons.push(`claimed by ${task.owner} until ${task.lease_expires_at}`);
+  if (isHeld(task, now)) {
+    if (task.claim_session !== who.session) reasons.push(`claimed by ${task.owner} until ${task.lease_expires_at}`);
+  } else if (task.owner !== null && task.owner !== who.agent) {
+    reasons.push(`assigned to ${task.owner}`);
   }
   return reasons;
 }
 
-export const READY_BECAUSE = "open, no unfinished blockers, no live claim";
+export const READY_BECAUSE = "open, no unfinished blockers, not claimed or assigned by anyone else";

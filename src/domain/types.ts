@@ -48,6 +48,8 @@ export interface Task {
   owner: string | null;
   /** Until when `owner` holds the task under a claim; null when unclaimed. */
   lease_expires_at: string | null;
+  /** The session holding the claim (null when unclaimed): only it may change the claim. */
+  claim_session: string | null;
   active_form: string | null;
   version: number;
   created_at: string;

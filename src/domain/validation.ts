@@ -46,7 +46,7 @@ export function fieldsRequiredFor(type: TaskType | null, next: TaskStatus): Requ
   return [];
 }
 
-/** Throws the seed-001 code for the first missing field of a status transition. */
+/** Throws the error code of the first missing field of a status transition. */
 export function assertTransition(type: TaskType | null, next: TaskStatus, task: TaskText): void {
   const missing = fieldsRequiredFor(type, next).filter((field) => isBlank(task[field]));
   const first = missing[0];

@@ -63,10 +63,22 @@ export async function briefingText(service: ArbeitService, taskId: string, headi
 export const KEEP_CURRENT =
   "Keep it current: arbeit_context_add for decisions, attempts and outcomes; arbeit_progress_complete for finished steps.";
 
-/** The briefing of the session's active task, or undefined when it has none. */
-export async function activeBriefingText(service: ArbeitService, session: string): Promise<string | undefined> {
-  const current = await service.sessionTask(session);
-  if (!current?.active) return undefined;
-  const text = await briefingText(service, current.task_id, "Arbeit: this session is working on");
-  return `${text}\n${KEEP_CURRENT}`;
+/**
+ * The briefing of the session's active task, or undefined when it has none. A session without
+ * work of its own (a sub-agent) is briefed on the work of the nearest of `parents` that has some.
+ */
+export async function activeBriefingText(
+  service: ArbeitService,
+  session: string,
+  parents: readonly string[] = [],
+): Promise<string | undefined> {
+  for (const [i, who] of [session, ...parents].entries()) {
+    const current = await service.sessionTask(who);
+    if (!current?.active) continue;
+    const heading =
+      i === 0 ? "Arbeit: this session is working on" : "Arbeit: the session that started this one is working on";
+    const text = await briefingText(service, current.task_id, heading);
+    return `${text}\n${KEEP_CURRENT}`;
+  }
+  return undefined;
 }

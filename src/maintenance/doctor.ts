@@ -67,6 +67,17 @@ async function expiredClaims(db: SqlDb, now: string) {
   )) as Array<{ id: string; owner: string; lease_expires_at: string }>;
 }
 
+/** A lease must name its session and agent, and a session must have a lease: anything else holds nothing. */
+async function brokenLeases(db: SqlDb) {
+  return (await db.all(
+    `SELECT id, owner, claim_session, lease_expires_at FROM tasks
+     WHERE deleted_at IS NULL
+       AND ((lease_expires_at IS NOT NULL AND (owner IS NULL OR claim_session IS NULL))
+         OR (claim_session IS NOT NULL AND lease_expires_at IS NULL))
+     ORDER BY id`,
+  )) as Array<{ id: string; owner: string | null; claim_session: string | null; lease_expires_at: string | null }>;
+}
+
 const CHECKS: Check[] = [
   {
     name: "integrity",
@@ -134,6 +145,23 @@ const CHECKS: Check[] = [
           timestamp: now,
         });
       }
+      return rows.length;
+    },
+  },
+  {
+    name: "broken_leases",
+    find: async (db) =>
+      (await brokenLeases(db)).map((row) => ({
+        message: `task ${row.id} has a lease that names no ${row.owner === null ? "owner" : "session"} (owner ${row.owner}, session ${row.claim_session}, until ${row.lease_expires_at})`,
+        task_id: row.id,
+        owner: row.owner,
+        claim_session: row.claim_session,
+        lease_expires_at: row.lease_expires_at,
+      })),
+    async fix(db, tx) {
+      // The lease goes, the owner stays as an assignment: no claim was ever held by it.
+      const rows = await brokenLeases(db);
+      for (const row of rows) await tx.dropLease(row.id);
       return rows.length;
     },
   },

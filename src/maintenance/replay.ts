@@ -13,7 +13,10 @@ export interface ReplayEvent {
   payload: Record<string, unknown>;
 }
 
-/** The stored task fields an event history determines. */
+/**
+ * The stored task fields an event history determines. A lease's expiry is not one: the holder's
+ * activity renews it without an event of its own.
+ */
 export const REPLAYED_TASK_FIELDS = [
   "list_id",
   "title",
@@ -24,7 +27,6 @@ export const REPLAYED_TASK_FIELDS = [
   "plan",
   "priority",
   "owner",
-  "lease_expires_at",
   "claimed_at",
   "active_form",
   "version",
@@ -101,7 +103,7 @@ const HANDLERS: Record<string, Handler> = {
     const task = event.payload.task as Record<string, unknown> | undefined;
     if (typeof task !== "object" || task === null) return "payload has no task";
     const id = event.entity_id;
-    const replayed = { id, deleted_at: null, lease_expires_at: null, claimed_at: null } as ReplayTask;
+    const replayed = { id, deleted_at: null, claimed_at: null } as ReplayTask;
     for (const field of REPLAYED_TASK_FIELDS) if (field in task) replayed[field] = task[field] ?? null;
     replayed.version = typeof task.version === "number" ? task.version : 1;
     replayed.created_at = event.timestamp;
@@ -226,7 +228,6 @@ function claimed(state: ReplayState, event: ReplayEvent): string | undefined {
   if (typeof owner !== "string" || typeof lease_expires_at !== "string")
     return "payload lacks owner or lease_expires_at";
   task.owner = owner;
-  task.lease_expires_at = lease_expires_at;
   // A new claim stamps claimed_at; a renewal keeps it, and a release leaves it as history.
   if (event.event_type === "task_claimed") task.claimed_at = event.timestamp;
   bump(task, event);
@@ -237,7 +238,6 @@ function released(state: ReplayState, event: ReplayEvent): string | undefined {
   const task = taskOf(state, event);
   if (typeof task === "string") return task;
   task.owner = null;
-  task.lease_expires_at = null;
   bump(task, event);
   return undefined;
 }

@@ -26,8 +26,8 @@ type HookInput = Pick<PluginInput, "directory"> & Partial<Pick<PluginInput, "cli
 
 /**
  * The Arbeit plugin's hooks for one OpenCode project instance: the catalogue's tools, file
- * tracking from the built-in file tools and `file.edited`, subagent sessions mapped to their
- * parent, and the active task's briefing kept across compaction. No hook ever throws into
+ * tracking from the built-in file tools and `file.edited`, every session (a sub-agent's too) its
+ * own Arbeit session, and the active task's briefing kept across compaction. No hook ever throws into
  * OpenCode: Arbeit trouble is logged and the user's session carries on.
  */
 export async function createArbeitHooks(
@@ -42,8 +42,9 @@ export async function createArbeitHooks(
   const activity = new SessionActivity();
 
   const callerOf = (session: string, agent: string | null): Caller => ({
-    session: tree.root(session),
+    session,
     agent,
+    parents: tree.ancestors(session),
     ...(settings.list ? { list_id: settings.list } : {}),
   });
 
@@ -107,7 +108,9 @@ export async function createArbeitHooks(
     "experimental.session.compacting": async (hook, output) => {
       try {
         const service = await project.serviceIfInitialized();
-        const text = service ? await activeBriefingText(service, tree.root(hook.sessionID)) : undefined;
+        const text = service
+          ? await activeBriefingText(service, hook.sessionID, tree.ancestors(hook.sessionID))
+          : undefined;
         if (text) output.context.push(text);
       } catch (error) {
         await report("adding the briefing to compaction", error);

@@ -1,7 +1,8 @@
 /**
- * Which Arbeit session an OpenCode session works for. A subagent (the `task` tool) runs in a child
- * session whose `session.created` event carries `info.parentID`; its reads and writes belong to
- * the task its parent is working on, so every child maps to the root of its chain.
+ * OpenCode's sessions and who started whom. Every session is an Arbeit session of its own, a
+ * sub-agent's child session (the `task` tool) included, so two sub-agents can work on two tasks at
+ * once. A child's `session.created` event carries `info.parentID`: a child without work of its own
+ * records the files it touches against the task of the nearest ancestor that has work.
  */
 export class SessionTree {
   readonly #parents = new Map<string, string>();
@@ -25,15 +26,16 @@ export class SessionTree {
     return this.#agents.get(id) ?? null;
   }
 
-  root(id: string): string {
+  /** The sessions `id` was started from, nearest first. */
+  ancestors(id: string): string[] {
+    const chain: string[] = [];
     const seen = new Set<string>([id]);
-    let current = id;
-    for (let parent = this.#parents.get(current); parent !== undefined; parent = this.#parents.get(current)) {
+    for (let parent = this.#parents.get(id); parent !== undefined; parent = this.#parents.get(parent)) {
       if (seen.has(parent)) break;
       seen.add(parent);
-      current = parent;
+      chain.push(parent);
     }
-    return current;
+    return chain;
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameProblem } from "../domain/identity.js";
 import { type IdKind, idPattern } from "../domain/ids.js";
 import { LIMITS } from "./limits.js";
 
@@ -76,11 +77,26 @@ export const taskId = id("task");
 export const metadata = jsonValue(z.record(z.string(), z.unknown()), LIMITS.metadata_bytes);
 
 export const name = text(LIMITS.name);
-export const listId = z
-  .string()
-  .min(1)
-  .max(LIMITS.list_id)
-  .regex(/^[A-Za-z0-9._:/-]+$/, "may hold letters, digits and . _ : / - only");
+
+function nameSchema(extra?: { pattern: RegExp; message: string }) {
+  return z
+    .string()
+    .superRefine((value, ctx) => {
+      const problem = nameProblem(value) ?? (extra && !extra.pattern.test(value) ? extra.message : undefined);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .meta({ minLength: 1, maxLength: LIMITS.identity_name, ...(extra ? { pattern: extra.pattern.source } : {}) });
+}
+
+/**
+ * An agent, session or list name: 1-128 characters, no control characters, valid Unicode. Every
+ * failure is INVALID_ARGUMENT (a name is not content to shorten).
+ */
+export const identityName = nameSchema();
+export const listId = nameSchema({
+  pattern: /^[A-Za-z0-9._:/-]+$/,
+  message: "may hold letters, digits and . _ : / - only",
+});
 
 export const limit = z.number().int().min(1).max(LIMITS.query_limit);
 export const offset = z.number().int().min(0);

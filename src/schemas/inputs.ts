@@ -9,7 +9,7 @@ import {
   TASK_STATUSES,
   TASK_TYPES,
 } from "../domain/types.js";
-import { expectedVersion, id, jsonValue, listId, metadata, name, taskId, text } from "./common.js";
+import { expectedVersion, id, identityName, jsonValue, listId, metadata, name, taskId, text } from "./common.js";
 import { LIMITS } from "./limits.js";
 
 /**
@@ -34,7 +34,7 @@ export const taskCreateInput = () =>
     blocked_by: blockedBy().optional(),
     status: z.enum(TASK_STATUSES).optional(),
     priority: priority().optional().describe("0 highest, 4 lowest; default 2"),
-    owner: name.optional(),
+    owner: identityName.optional(),
     active_form: name.optional().describe("Present-tense label, e.g. 'Fixing login'"),
     list_id: listId.optional(),
   });
@@ -51,7 +51,7 @@ export const taskUpdateInput = () =>
     parent_id: taskId.nullable().optional(),
     blocked_by: blockedBy().optional(),
     priority: priority().optional(),
-    owner: name.nullable().optional(),
+    owner: identityName.nullable().optional(),
     active_form: name.nullable().optional(),
     expected_version: expectedVersion.optional(),
   });
@@ -80,6 +80,7 @@ export const claimInput = () =>
     task_id: taskId.optional(),
     next: z.boolean().optional(),
     lease_seconds: z.number().int().min(1).max(MAX_LEASE_SECONDS).optional().describe("Default 900"),
+    force: z.boolean().optional().describe("release only: break another session's live claim (logged)"),
     list_id: listId.optional(),
     expected_version: expectedVersion.optional(),
   });
@@ -89,7 +90,7 @@ export const resumeInput = () =>
     list_id: listId.optional(),
     peek: z.boolean().optional(),
     max_tokens: z.number().int().min(200).max(50_000).optional().describe("Default 1500"),
-    session: name.min(1).optional(),
+    session: identityName.optional(),
   });
 
 export const memoryInput = () =>

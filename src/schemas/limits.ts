@@ -1,3 +1,5 @@
+import { MAX_NAME_LENGTH } from "../domain/identity.js";
+
 /** Documented maxima for every input (docs/limits.md); over them is FIELD_TOO_LARGE. */
 export const LIMITS = {
   title: 500,
@@ -8,7 +10,8 @@ export const LIMITS = {
   metadata_bytes: 16_384,
   id_list: 100,
   name: 200,
-  list_id: 100,
+  /** Agent, session and list names. */
+  identity_name: MAX_NAME_LENGTH,
   file_path: 4_096,
   query_limit: 1_000,
   /** Nesting depth of metadata and memory values (objects and arrays). */

@@ -2,7 +2,7 @@ import type { FileOperation } from "../domain/types.js";
 import type { TaskStore } from "../store/task-store.js";
 import type { IncludeSection } from "./briefing.js";
 import { getTask } from "./briefing.js";
-import type { Caller } from "./caller.js";
+import { type Caller, identify } from "./caller.js";
 import { type ClaimInput, claim } from "./claims.js";
 import { type AddContextInput, addContext } from "./context.js";
 import { type RequestKey, runOnce } from "./idempotency.js";
@@ -38,57 +38,57 @@ export class ArbeitService {
   }
 
   createTask(input: CreateTaskInput, caller: Caller) {
-    return createTask(this.#deps, input, caller);
+    return createTask(this.#deps, input, identify(caller));
   }
   getTask(input: { task_id: string; include?: IncludeSection[] }) {
     return getTask(this.#deps, input);
   }
   updateTask(input: UpdateTaskInput, caller: Caller) {
-    return updateTask(this.#deps, input, caller);
+    return updateTask(this.#deps, input, identify(caller));
   }
   deleteTask(input: { task_id: string; expected_version?: number }, caller: Caller) {
-    return deleteTask(this.#deps, input, caller);
+    return deleteTask(this.#deps, input, identify(caller));
   }
   startWork(input: { task_id: string; expected_version?: number }, caller: Caller) {
-    return startWork(this.#deps, input, caller);
+    return startWork(this.#deps, input, identify(caller));
   }
   stopWork(input: { task_id: string }, caller: Caller) {
-    return stopWork(this.#deps, input, caller);
+    return stopWork(this.#deps, input, identify(caller));
   }
   trackFile(input: { path: string; operation: FileOperation }, caller: Caller) {
-    return trackFile(this.#deps, input, caller);
+    return trackFile(this.#deps, input, identify(caller));
   }
   addContext(input: AddContextInput, caller: Caller) {
-    return addContext(this.#deps, input, caller);
+    return addContext(this.#deps, input, identify(caller));
   }
   addProgress(input: { task_id: string; items: string[]; completed?: boolean }, caller: Caller) {
-    return addProgress(this.#deps, input, caller);
+    return addProgress(this.#deps, input, identify(caller));
   }
   completeProgress(input: { item_ids: string[] }, caller: Caller) {
-    return completeProgress(this.#deps, input, caller);
+    return completeProgress(this.#deps, input, identify(caller));
   }
   relationship(input: RelationshipInput, caller: Caller) {
-    return changeRelationship(this.#deps, input, caller);
+    return changeRelationship(this.#deps, input, identify(caller));
   }
   query(input: { query: QueryName; params?: Record<string, unknown> }, caller: Caller) {
-    return runQuery(this.#deps, input, caller);
+    return runQuery(this.#deps, input, identify(caller));
   }
   claim(input: ClaimInput, caller: Caller) {
-    return claim(this.#deps, input, caller);
+    return claim(this.#deps, input, identify(caller));
   }
   resume(input: ResumeInput, caller: Caller) {
-    return resume(this.#deps, input, caller);
+    return resume(this.#deps, input, identify(caller));
   }
   memory(input: MemoryInput, caller: Caller) {
-    return memory(this.#deps, input, caller);
+    return memory(this.#deps, input, identify(caller));
   }
 
   /**
-   * Runs `run` (a mutating call) at most once per (agent, request_id): a repeat returns the first
+   * Runs `run` (a mutating call) at most once per (session, list, request_id): a repeat returns the first
    * response, stored in the same transaction as the call's writes, and writes nothing.
    */
   once<T>(caller: Caller, key: RequestKey, run: () => Promise<T>): Promise<T> {
-    return runOnce(this.#deps, caller, key, run);
+    return runOnce(this.#deps, identify(caller), key, run);
   }
 
   /** The task a session is working on, else the one it last worked on (for host briefings). */

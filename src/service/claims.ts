@@ -5,77 +5,84 @@ import type { ClaimInput } from "../schemas/inputs.js";
 import type { Caller } from "./caller.js";
 import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
-import { blockersWarning } from "./tasks.js";
+import { blockersWarning } from "./warnings.js";
 
 export type { ClaimInput };
 
 export type ClaimResult =
   | { claimed: true; task: Task; lease_expires_at: string; renewed: boolean }
   | { claimed: false; task: null; reason: string }
-  | { released: boolean; task: Task };
+  | { released: boolean; forced?: boolean; task: Task };
 
-export function requireAgent(caller: Caller): string {
-  if (!caller.agent) {
-    throw new ArbeitError("INVALID_ARGUMENT", "Claims need an agent identity, and none was given.", {
-      suggestions: ["Pass --agent <name> or set ARBEIT_AGENT (CLI); hosts supply the agent name."],
-    });
-  }
-  return caller.agent;
-}
-
-/** Frees every lease that ran out, recording each as claim_expired. */
+/** Frees every lease that ran out (on the database's clock), recording each as claim_expired. */
 export async function sweepExpiredClaims(w: WriteContext): Promise<void> {
   const { tx, now } = w;
-  for (const expired of await tx.expiredClaims(now)) {
+  for (const expired of await tx.expiredClaims(w.databaseNow)) {
     await tx.clearClaim(expired.id, now);
     await w.emit({
       event_type: "claim_expired",
       entity_type: "task",
       entity_id: expired.id,
       task_id: expired.id,
-      payload: { owner: expired.owner, lease_expires_at: expired.lease_expires_at },
+      payload: { owner: expired.owner, session: expired.claim_session, lease_expires_at: expired.lease_expires_at },
     });
   }
 }
 
+/** Another session holds the task: the error names the holder's agent and when its lease ends. */
 export function alreadyClaimed(task: Task): ArbeitError {
-  return new ArbeitError("ALREADY_CLAIMED", `${task.id} is claimed by ${task.owner} until ${task.lease_expires_at}.`, {
-    details: { task_id: task.id, owner: task.owner, lease_expires_at: task.lease_expires_at },
-  });
+  return new ArbeitError(
+    "ALREADY_CLAIMED",
+    `${task.id} is claimed by ${task.owner} (another session) until ${task.lease_expires_at}.`,
+    {
+      details: { task_id: task.id, owner: task.owner, lease_expires_at: task.lease_expires_at },
+      suggestions: [
+        "Pick another task (arbeit_query ready), or wait for the lease to end.",
+        "A person can break a stale claim: arbeit_task_claim {action: release, task_id, force: true}.",
+      ],
+    },
+  );
 }
 
-/** Takes (or extends) the caller's lease on `task`; the caller has checked it is not held by another. */
+/** Refuses any change of a claim another session holds live. */
+export function assertNotHeldByOther(w: WriteContext, task: Task): void {
+  if (leaseState(task, w.session, w.databaseNow) === "other") throw alreadyClaimed(task);
+}
+
+/** Takes (or extends) the session's lease on `task`; the caller has checked nobody else holds it. */
 export async function takeClaim(w: WriteContext, task: Task, leaseSeconds: number): Promise<Task> {
-  const { tx, now } = w;
-  const agent = requireAgent(w.caller);
-  const renewing = leaseState(task, agent, now) === "mine";
-  const lease_expires_at = leaseUntil(new Date(now), leaseSeconds);
-  await tx.setClaim(task.id, { owner: agent, lease_expires_at, claimed_at: renewing ? null : now }, now);
+  const { tx, now, session } = w;
+  const owner = w.caller.agent ?? session;
+  const renewing = leaseState(task, session, w.databaseNow) === "mine";
+  const lease_expires_at = leaseUntil(new Date(w.databaseNow), leaseSeconds);
+  await tx.setClaim(task.id, { owner, session, lease_expires_at, claimed_at: renewing ? null : now }, now);
   await w.emit({
     event_type: renewing ? "claim_renewed" : "task_claimed",
     entity_type: "task",
     entity_id: task.id,
     task_id: task.id,
-    payload: { owner: agent, lease_expires_at, previous_owner: task.owner },
+    payload: { owner, lease_expires_at, previous_owner: task.owner },
   });
   // The row was read in this same transaction and the claim changed only these fields: no need
   // to read it back (claims are the hot path of many agents sharing one store).
-  return { ...task, owner: agent, lease_expires_at, version: task.version + 1, updated_at: now };
+  return { ...task, owner, claim_session: session, lease_expires_at, version: task.version + 1, updated_at: now };
 }
 
-/** Gives the caller's claim on a task back, recording why. */
-export async function releaseClaim(
-  w: WriteContext,
-  taskId: string,
-  reason: "released" | "work_stopped",
-): Promise<void> {
-  await w.tx.clearClaim(taskId, w.now);
+export type ReleaseReason = "released" | "work_stopped" | "task_finished" | "forced" | "owner_changed";
+
+/** Clears the task's claim, recording why and whose it was. */
+export async function releaseClaim(w: WriteContext, task: Task, reason: ReleaseReason): Promise<void> {
+  await w.tx.clearClaim(task.id, w.now);
   await w.emit({
     event_type: "claim_released",
     entity_type: "task",
-    entity_id: taskId,
-    task_id: taskId,
-    payload: { owner: w.caller.agent, reason },
+    entity_id: task.id,
+    task_id: task.id,
+    payload: {
+      owner: task.owner,
+      reason,
+      ...(reason === "forced" ? { session: task.claim_session, lease_expires_at: task.lease_expires_at } : {}),
+    },
   });
 }
 
@@ -84,20 +91,27 @@ function claimWarnings(task: Task): Warning[] {
 }
 
 export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller): Promise<Result<ClaimResult>> {
-  const agent = requireAgent(caller);
   const action = input.action ?? "claim";
   if (input.next && action !== "claim")
     throw new ArbeitError("INVALID_ARGUMENT", `next: true only goes with action "claim".`);
+  if (input.force && action !== "release")
+    throw new ArbeitError("INVALID_ARGUMENT", `force: true only goes with action "release".`);
   if (input.next && input.task_id) throw new ArbeitError("INVALID_ARGUMENT", "Give task_id or next: true, not both.");
   if (!input.next && !input.task_id)
     throw new ArbeitError("INVALID_ARGUMENT", "Name the task (task_id) or ask for the best ready one (next: true).");
   const leaseSeconds = input.lease_seconds ?? DEFAULT_LEASE_SECONDS;
 
   return mutate(deps, caller, async (w) => {
-    const { tx, now } = w;
+    const { tx } = w;
     await sweepExpiredClaims(w);
     if (input.next) {
-      const [best] = await tx.readyTasks({ list_id: input.list_id ?? caller.list_id, now, limit: 1, offset: 0 });
+      const [best] = await tx.readyTasks({
+        list_id: input.list_id ?? caller.list_id,
+        now: w.databaseNow,
+        agent: caller.agent,
+        limit: 1,
+        offset: 0,
+      });
       if (!best)
         return ok({
           claimed: false,
@@ -110,11 +124,15 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
 
     const task = await requireTaskToChange(tx, input.task_id!);
     assertVersion(task, input.expected_version);
-    const state = leaseState(task, agent, now);
+    const state = leaseState(task, w.session, w.databaseNow);
     if (action === "release") {
-      if (state === "other") throw alreadyClaimed(task);
-      if (task.owner !== agent) return ok({ released: false, task });
-      await releaseClaim(w, task.id, "released");
+      if (state === "other") {
+        if (!input.force) throw alreadyClaimed(task);
+        await releaseClaim(w, task, "forced");
+        return ok({ released: true, forced: true, task: await requireTask(tx, task.id) });
+      }
+      if (state !== "mine") return ok({ released: false, task });
+      await releaseClaim(w, task, "released");
       return ok({ released: true, task: await requireTask(tx, task.id) });
     }
     if (state === "other") throw alreadyClaimed(task);

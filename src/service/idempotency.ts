@@ -1,4 +1,5 @@
 import { ArbeitError } from "../domain/errors.js";
+import { agentSession } from "../domain/identity.js";
 import type { Caller } from "./caller.js";
 import type { ServiceDeps } from "./operation.js";
 
@@ -10,15 +11,20 @@ export interface RequestKey {
 }
 
 /**
- * Runs a mutating call at most once per (agent, request_id). The first successful response is
+ * Runs a mutating call at most once per (session, list, request_id): two sessions, or one session
+ * in two lists, may use the same id without ever seeing each other's results. The first successful response is
  * stored in the same transaction as the writes it describes, so a crash can never keep one
  * without the other; a repeat replays it and writes nothing. Failed calls store nothing (their
  * writes were rolled back), so a retry after a failure runs again.
  */
 export function runOnce<T>(deps: ServiceDeps, caller: Caller, key: RequestKey, run: () => Promise<T>): Promise<T> {
-  const agent = caller.agent ?? "";
+  const owner = {
+    session_id: caller.session ?? agentSession(caller.agent),
+    list_id: caller.list_id ?? "",
+    request_id: key.request_id,
+  };
   return deps.store.write(async (tx) => {
-    const prior = await tx.getIdempotent(agent, key.request_id);
+    const prior = await tx.getIdempotent(owner);
     if (prior) {
       if (prior.tool !== key.tool || prior.args_hash !== key.args_hash) {
         throw new ArbeitError(
@@ -34,8 +40,7 @@ export function runOnce<T>(deps: ServiceDeps, caller: Caller, key: RequestKey, r
     }
     const response = await run();
     await tx.putIdempotent({
-      agent,
-      request_id: key.request_id,
+      ...owner,
       tool: key.tool,
       args_hash: key.args_hash,
       response: JSON.stringify(response),

@@ -1,3 +1,5 @@
+import { DEFAULT_LEASE_SECONDS, leaseUntil } from "../domain/claims.js";
+import { agentSession } from "../domain/identity.js";
 import type { ArbeitEvent, EntityType, EventType, Warning } from "../domain/types.js";
 import type { StoreTx, TaskStore } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
@@ -32,13 +34,17 @@ export function ok<T>(data: T, warnings: Warning[] = []): Result<T> {
 /**
  * What one mutation works with: its transaction, its caller, and its time, read once so that
  * every row and event it writes carries the same instant. `emit` appends an event stamped with
- * the caller's session and agent and that time.
+ * the caller's session and agent and that time. `databaseNow` is the database's time, which
+ * leases run on.
  */
 export interface WriteContext {
   readonly tx: StoreTx;
   readonly deps: ServiceDeps;
   readonly caller: Caller;
+  /** The session acting: the caller's, or `agent:<name>` for a caller without one. */
+  readonly session: string;
   readonly now: string;
+  readonly databaseNow: string;
   emit(event: {
     event_type: EventType;
     entity_type: EntityType;
@@ -46,20 +52,61 @@ export interface WriteContext {
     task_id: string | null;
     payload: Record<string, unknown>;
   }): Promise<ArbeitEvent>;
+  /**
+   * Counts as activity on the task by this session (or by `holder`, the session it works for):
+   * a lease that session holds there is renewed.
+   */
+  touched(taskId: string, holder?: string): void;
 }
 
-export function writeContext(tx: StoreTx, deps: ServiceDeps, caller: Caller): WriteContext {
+/** Events that set a lease themselves: activity renewal must not override the lease they chose. */
+const CLAIM_EVENTS = new Set<EventType>(["task_claimed", "claim_renewed", "claim_released", "claim_expired"]);
+
+export function writeContext(
+  tx: StoreTx,
+  deps: ServiceDeps,
+  caller: Caller,
+): WriteContext & { renewLeases(): Promise<void> } {
   const now = deps.now();
+  const databaseNow = tx.databaseNow();
+  const session = caller.session ?? agentSession(caller.agent);
+  const active = new Map<string, string>();
+  const claimed = new Set<string>();
   return {
     tx,
     deps,
     caller,
+    session,
     now,
-    emit: (event) => tx.appendEvent({ ...event, session_id: caller.session, agent: caller.agent, timestamp: now }),
+    databaseNow,
+    emit: (event) => {
+      if (event.task_id !== null) {
+        if (CLAIM_EVENTS.has(event.event_type)) claimed.add(event.task_id);
+        else if (!active.has(event.task_id)) active.set(event.task_id, session);
+      }
+      return tx.appendEvent({ ...event, session_id: session, agent: caller.agent, timestamp: now });
+    },
+    touched: (taskId, holder = session) => void active.set(taskId, holder),
+    /**
+     * The holder's activity keeps its claim: every task this mutation wrote to (or the session
+     * touched a file for) whose lease the session holds runs for at least the default lease from
+     * now, on the database's clock. No version, no event: it changes nothing anyone reads as
+     * the task, only how long the claim lives.
+     */
+    async renewLeases() {
+      if (active.size === 0) return;
+      const until = leaseUntil(new Date(databaseNow), DEFAULT_LEASE_SECONDS);
+      for (const [id, holder] of active) if (!claimed.has(id)) await tx.renewLease(id, holder, until, databaseNow);
+    },
   };
 }
 
 /** Runs `fn` as one mutation: one write transaction, one caller, one time. */
 export function mutate<T>(deps: ServiceDeps, caller: Caller, fn: (w: WriteContext) => Promise<T>): Promise<T> {
-  return deps.store.write((tx) => fn(writeContext(tx, deps, caller)));
+  return deps.store.write(async (tx) => {
+    const w = writeContext(tx, deps, caller);
+    const result = await fn(w);
+    await w.renewLeases();
+    return result;
+  });
 }

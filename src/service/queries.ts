@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { ArbeitError } from "../domain/errors.js";
 import { criticalPath, dependencyLayers, topBottlenecks } from "../domain/graph.js";
+import { agentSession } from "../domain/identity.js";
 import { projectRelative } from "../domain/paths.js";
 import { READY_BECAUSE, readinessReasons } from "../domain/readiness.js";
 import { TEMPLATE_NAMES, TEMPLATES } from "../domain/templates.js";
 import { EVENT_TYPES, isTerminal, TASK_STATUSES, TASK_TYPES, type Task, type Warning } from "../domain/types.js";
-import { limit, listId, name, offset, taskId, text } from "../schemas/common.js";
+import { identityName, limit, listId, name, offset, taskId, text } from "../schemas/common.js";
 import { lazyProperty } from "../schemas/lazy.js";
 import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
@@ -92,7 +93,7 @@ export const QUERIES = {
         status: statusFilter.optional(),
         parent_id: taskId.nullable().optional(),
         type: z.enum(TASK_TYPES).optional(),
-        owner: name.optional(),
+        owner: identityName.optional(),
         ...scoped,
         ...page,
       }),
@@ -129,9 +130,11 @@ export const QUERIES = {
       "Open, unblocked, unclaimed tasks, best first (priority, age, id). explain: why (or, with task_id, why not).",
     params: () => z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped, ...page }),
     run: async (ctx, p) => {
-      const now = ctx.deps.now();
+      const now = ctx.tx.databaseNow();
       if (p.task_id) return ok(await explainTask(ctx, p.task_id, now));
-      const page = await paged(p, (limit, offset) => ctx.tx.readyTasks({ list_id: scope(ctx, p), now, limit, offset }));
+      const page = await paged(p, (limit, offset) =>
+        ctx.tx.readyTasks({ ...readyFor(ctx), list_id: scope(ctx, p), now, limit, offset }),
+      );
       if (!p.explain) return page;
       return ok({ ...page.data, ready_because: READY_BECAUSE, not_ready: await notReady(ctx, scope(ctx, p), now) });
     },
@@ -141,7 +144,13 @@ export const QUERIES = {
     summary: "The single best ready task, in full (what to do next).",
     params: () => z.strictObject({ ...scoped }),
     run: async (ctx, p) => {
-      const [task] = await ctx.tx.readyTasks({ list_id: scope(ctx, p), now: ctx.deps.now(), limit: 1, offset: 0 });
+      const [task] = await ctx.tx.readyTasks({
+        ...readyFor(ctx),
+        list_id: scope(ctx, p),
+        now: ctx.tx.databaseNow(),
+        limit: 1,
+        offset: 0,
+      });
       return ok(
         task
           ? { task, why: READY_BECAUSE }
@@ -362,10 +371,15 @@ async function tasksInOrder(tx: StoreTx, ids: readonly string[]): Promise<Task[]
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
+/** Whose ready work: the caller's agent (its assignments) and session (its own claims). */
+function readyFor(ctx: QueryContext): { agent: string | null; session: string } {
+  return { agent: ctx.caller.agent, session: ctx.caller.session ?? agentSession(ctx.caller.agent) };
+}
+
 async function explainTask(ctx: QueryContext, id: string, now: string) {
   const task = await requireTask(ctx.tx, id);
   const unfinished = (await ctx.tx.blockers(task.id)).filter((b) => !isTerminal(b.status)).map((b) => b.id);
-  const reasons = readinessReasons(task, now, unfinished);
+  const reasons = readinessReasons(task, now, unfinished, readyFor(ctx));
   return { task_id: task.id, ready: reasons.length === 0, reasons: reasons.length === 0 ? [READY_BECAUSE] : reasons };
 }
 
@@ -375,12 +389,11 @@ async function notReady(ctx: QueryContext, list: string | undefined, now: string
   const out: Array<{ id: string; title: string; reasons: string[] }> = [];
   for (const task of open) {
     if (out.length >= 10) break;
-    const held = task.lease_expires_at !== null && task.lease_expires_at > now;
-    if (!task.blocked && !held) continue;
     const unfinished = task.blocked
       ? (await ctx.tx.blockers(task.id)).filter((b) => !isTerminal(b.status)).map((b) => b.id)
       : [];
-    out.push({ id: task.id, title: task.title, reasons: readinessReasons(task, now, unfinished) });
+    const reasons = readinessReasons(task, now, unfinished, readyFor(ctx));
+    if (reasons.length > 0) out.push({ id: task.id, title: task.title, reasons });
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { type FocusReason, selectFocus } from "../domain/focus.js";
+import { agentSession } from "../domain/identity.js";
 import { estimateTokens, truncateText } from "../domain/token-budget.js";
 import {
   type ArbeitEvent,
@@ -135,18 +136,29 @@ export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePack
 
 export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Caller): Promise<Result<ResumePacket>> {
   const agent = caller.agent ?? ANONYMOUS_AGENT;
+  const session = caller.session ?? agentSession(caller.agent);
   const maxTokens = input.max_tokens ?? DEFAULT_RESUME_TOKENS;
   const scopeList = input.list_id ?? caller.list_id;
   const run = async (tx: StoreTx): Promise<Result<ResumePacket>> => {
-    if (!input.peek && caller.agent) await sweepExpiredClaims(writeContext(tx, deps, caller));
+    if (!input.peek) await sweepExpiredClaims(writeContext(tx, deps, caller));
     const now = deps.now();
-    const state = await tx.agentState(agent);
-    const previous = state?.focus_task_id ? await tx.getTask(state.focus_task_id) : undefined;
-    const active = caller.session ? await tx.activeWork(caller.session) : undefined;
-    const activeTask = active ? await tx.getTask(active.task_id) : undefined;
-    const claims = await tx.claimsOf(agent, now);
-    const ready = await tx.readyTasks({ list_id: scopeList, now, limit: 1, offset: 0 });
-    const focus = selectFocus({ previous, activeWork: activeTask, claims, ready });
+    const dbNow = tx.databaseNow();
+    const state = await tx.sessionState(session);
+    const taskOf = async (id: string | null | undefined) => (id ? await tx.getTask(id) : undefined);
+    const previous = await taskOf(state?.focus_task_id);
+    const working = await taskOf((await tx.activeWork(session))?.task_id);
+    const lastStarted = await taskOf(await tx.lastWorkedTask(session));
+    const claims = await tx.claimsOf(session, dbNow);
+    const assigned = caller.agent ? await tx.assignedTo(caller.agent, dbNow, 5) : [];
+    const ready = await tx.readyTasks({
+      list_id: scopeList,
+      now: dbNow,
+      agent: caller.agent,
+      session,
+      limit: 1,
+      offset: 0,
+    });
+    const focus = selectFocus({ session, now: dbNow, previous, working, lastStarted, claims, assigned, ready });
     const task = focus.task;
 
     const cursor = state?.cursor_seq ?? 0;
@@ -173,13 +185,19 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
       events: {
         after_seq: cursor,
         total: events.total,
-        by_other_agents: events.events.filter((event) => event.agent !== agent).length,
+        by_other_agents: events.events.filter((event) => event.session_id !== session).length,
         shown: events.events.map(briefEvent),
       },
       cursor: { previous: cursor, current: input.peek ? cursor : Math.max(cursor, current), advanced: !input.peek },
       budget: { max_tokens: maxTokens, estimated_tokens: 0, cut: [] },
     };
-    if (!input.peek) await tx.saveAgentState(agent, { cursor_seq: current, focus_task_id: task?.id ?? null }, now);
+    if (!input.peek) {
+      await tx.saveSessionState(
+        session,
+        { agent: caller.agent, cursor_seq: current, focus_task_id: task?.id ?? null },
+        now,
+      );
+    }
     return ok(fitToBudget(packet, maxTokens));
   };
   return input.peek ? deps.store.read(run) : deps.store.write(run);

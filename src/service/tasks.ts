@@ -13,6 +13,7 @@ import { assertTitle, assertTransition, missingFields, type RequiredField } from
 import type { CreateTaskInput, UpdateTaskInput } from "../schemas/inputs.js";
 import type { NewTask, StoreTx, TaskPatch } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
+import { assertNotHeldByOther } from "./claims.js";
 import {
   assertBlockerList,
   assertCanBlock,
@@ -22,6 +23,8 @@ import {
   requireTaskToChange,
 } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
+import { blockersWarning } from "./warnings.js";
+import { finishWorkOn } from "./work.js";
 
 export type { CreateTaskInput, UpdateTaskInput };
 
@@ -66,13 +69,6 @@ async function statusWarnings(tx: StoreTx, task: Task, previous: TaskStatus | nu
   return warnings;
 }
 
-export function blockersWarning(task: Task): Warning {
-  return {
-    code: "HAS_BLOCKERS",
-    message: `${task.id} is still blocked by unfinished work (${task.blocked_by.join(", ")}); check it before going on.`,
-  };
-}
-
 function resolveType(input: { type?: TaskType | null; template?: TemplateName }): TaskType | null {
   if (input.template === undefined) return input.type ?? null;
   const templateType = TEMPLATES[input.template].type;
@@ -103,6 +99,7 @@ function newTask(id: string, row: NewTask): Task {
     priority: row.priority,
     owner: row.owner,
     lease_expires_at: null,
+    claim_session: null,
     active_form: row.active_form,
     version: 1,
     created_at: row.created_at,
@@ -180,15 +177,32 @@ export async function updateTask(
     assertIntentKept(current, input.intent);
     const { patch, changes } = scalarChanges(current, input);
     assertStatusHolds(current, patch);
+    // `owner` is the claim's agent while a lease lives: only the holder may hand it on.
+    if ("owner" in patch) assertNotHeldByOther(w, current);
     const parentMoved = await moveParent(w, current, input.parent_id);
     if (parentMoved) changes.parent_id = parentMoved;
     const blockersChanged = await replaceBlockers(w, current, input.blocked_by);
     if (blockersChanged) changes.blocked_by = blockersChanged;
     // Nothing differs: no write, no version bump, no event.
     if (Object.keys(changes).length === 0) return ok(withRecommendations(current));
-    const task = await save(w, current, patch, changes);
+    let task = await save(w, current, patch, changes);
+    if ("owner" in patch) task = await endLeaseOnOwnerChange(w, task);
+    if (isTerminal(task.status) && !isTerminal(current.status)) {
+      await finishWorkOn(w, task);
+      task = await requireTask(w.tx, task.id);
+    }
     return ok(withRecommendations(task), await statusWarnings(w.tx, task, current.status));
   });
+}
+
+/**
+ * A new owner is an assignment, not a claim: when the holder hands the task on (or sets no
+ * owner), its lease ends with the change; the task_updated event records it.
+ */
+async function endLeaseOnOwnerChange(w: WriteContext, task: Task): Promise<Task> {
+  if (task.claim_session === null && task.lease_expires_at === null) return task;
+  await w.tx.dropLease(task.id);
+  return { ...task, claim_session: null, lease_expires_at: null };
 }
 
 /** A blank intent counts as unset, as it does for INTENT_REQUIRED: it can still be filled in. */

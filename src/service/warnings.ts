@@ -1,4 +1,4 @@
-import type { Warning } from "../domain/types.js";
+import type { Task, Warning } from "../domain/types.js";
 import type { RelationshipRow, StoreTx } from "../store/task-store.js";
 import type { ServiceDeps } from "./operation.js";
 
@@ -31,5 +31,13 @@ export function orphanWarning(taskId: string, relationships: RelationshipRow[]):
   return {
     code: "ORPHAN_RELATIONSHIPS",
     message: `${taskId} has ${orphans.length} relationship(s) to deleted tasks (${orphans.map((r) => r.id).join(", ")}); remove them with arbeit_relationship action "remove".`,
+  };
+}
+
+/** The task is still blocked: a warning, never an error, when work on it starts anyway. */
+export function blockersWarning(task: Task): Warning {
+  return {
+    code: "HAS_BLOCKERS",
+    message: `${task.id} is still blocked by unfinished work (${task.blocked_by.join(", ")}); check it before going on.`,
   };
 }

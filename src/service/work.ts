@@ -7,20 +7,10 @@ import { assertTransition } from "../domain/validation.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ActiveWork, StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { alreadyClaimed, releaseClaim, sweepExpiredClaims, takeClaim } from "./claims.js";
+import { assertNotHeldByOther, releaseClaim, sweepExpiredClaims, takeClaim } from "./claims.js";
 import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
-import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
-import { blockersWarning } from "./tasks.js";
-import { staleContextWarning } from "./warnings.js";
-
-function requireSession(caller: Caller): string {
-  if (!caller.session) {
-    throw new ArbeitError("INVALID_ARGUMENT", "This call needs a session to link work to, and none was given.", {
-      suggestions: ["Pass --session <id> or set ARBEIT_SESSION (CLI); hosts supply their own session id."],
-    });
-  }
-  return caller.session;
-}
+import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
+import { blockersWarning, staleContextWarning } from "./warnings.js";
 
 /** The session's live active work; work on a task deleted since is treated as ended. */
 async function liveActiveWork(tx: StoreTx, session: string): Promise<(ActiveWork & { task: Task }) | undefined> {
@@ -35,12 +25,14 @@ export async function startWork(
   input: { task_id: string; expected_version?: number },
   caller: Caller,
 ): Promise<Result<{ task: Task; session_linked: boolean; session_id: string }>> {
-  const session = requireSession(caller);
   return mutate(deps, caller, async (w) => {
-    const { tx, now } = w;
-    if (caller.agent) await sweepExpiredClaims(w);
+    const { tx, now, session } = w;
+    await sweepExpiredClaims(w);
     let task = await requireTaskToChange(tx, input.task_id);
     assertVersion(task, input.expected_version);
+    // Checked on every call, also when this session already works on the task: a claim another
+    // session took since (after a forced release) is theirs.
+    if (!isTerminal(task.status)) assertNotHeldByOther(w, task);
     const active = await liveActiveWork(tx, session);
     if (active && active.task_id !== task.id) {
       throw new ArbeitError(
@@ -56,14 +48,14 @@ export async function startWork(
     if (task.blocked) warnings.push(blockersWarning(task));
     const stale = await staleContextWarning(tx, deps, task.id);
     if (stale) warnings.push(stale);
+    // Working on a task claims it: nobody else will take it while this session works.
+    if (!isTerminal(task.status) && leaseState(task, session, w.databaseNow) === "free") {
+      task = await takeClaim(w, task, DEFAULT_LEASE_SECONDS);
+    }
+    await tx.setFocus(session, caller.agent, task.id, now);
+    w.touched(task.id);
     if (active) return ok({ task, session_linked: false, session_id: session }, warnings);
 
-    // Working on a task claims it: nobody else may hold it, and nobody else will take it.
-    if (caller.agent && !isTerminal(task.status)) {
-      const lease = leaseState(task, caller.agent, now);
-      if (lease === "other") throw alreadyClaimed(task);
-      if (lease === "free") task = await takeClaim(w, task, DEFAULT_LEASE_SECONDS);
-    }
     const from = task.status;
     if (task.status === "open") {
       assertTransition(task.type, "in_progress", task);
@@ -90,9 +82,8 @@ export async function stopWork(
   input: { task_id: string },
   caller: Caller,
 ): Promise<Result<{ stopped: boolean; files_tracked: number; claim_released: boolean }>> {
-  const session = requireSession(caller);
   return mutate(deps, caller, async (w) => {
-    const { tx, now } = w;
+    const { tx, now, session } = w;
     const task = await requireTaskToChange(tx, input.task_id);
     const active = await tx.activeWork(session);
     if (!active || active.task_id !== task.id) return ok({ stopped: false, files_tracked: 0, claim_released: false });
@@ -107,11 +98,41 @@ export async function stopWork(
       payload: { session_id: session, started_at: active.started_at, files_tracked: files },
     });
     // Stopping hands the task back: a claim held only to work on it would otherwise lock other
-    // agents out until the lease ran out.
-    const release = caller.agent !== null && task.owner === caller.agent;
-    if (release) await releaseClaim(w, task.id, "work_stopped");
+    // sessions out until the lease ran out.
+    const release = leaseState(task, session, w.databaseNow) === "mine";
+    if (release) await releaseClaim(w, task, "work_stopped");
     return ok({ stopped: true, files_tracked: files, claim_released: release });
   });
+}
+
+/**
+ * Completing or cancelling a task ends every session's work on it and releases its claim, so
+ * those sessions are free to start other work at once.
+ */
+export async function finishWorkOn(w: WriteContext, task: Task): Promise<void> {
+  const { tx, now } = w;
+  for (const work of await tx.workingOn(task.id)) {
+    const link = await tx.linkSession({
+      task_id: task.id,
+      session_id: work.session_id,
+      agent: work.agent,
+      created_at: now,
+    });
+    await w.emit({
+      event_type: "work_stopped",
+      entity_type: "session_link",
+      entity_id: link.id,
+      task_id: task.id,
+      payload: {
+        session_id: work.session_id,
+        started_at: work.started_at,
+        files_tracked: await tx.countFiles(task.id, work.session_id, work.started_at),
+        reason: `task ${task.status}`,
+      },
+    });
+  }
+  await tx.stopWorkOn(task.id, now);
+  if (task.claim_session !== null || task.lease_expires_at !== null) await releaseClaim(w, task, "task_finished");
 }
 
 /** What happened to a tracked read or write: recorded, or why not. */
@@ -132,7 +153,6 @@ export async function trackFile(
   input: { path: string; operation: FileOperation },
   caller: Caller,
 ): Promise<Result<TrackResult>> {
-  const session = requireSession(caller);
   if (input.path.length > LIMITS.file_path) {
     throw new ArbeitError("FIELD_TOO_LARGE", `path is too large (limit ${LIMITS.file_path} characters).`, {
       details: { field: "path", limit: LIMITS.file_path },
@@ -151,9 +171,15 @@ export async function trackFile(
   if (relative === ARBEIT_DIR || relative.startsWith(`${ARBEIT_DIR}/`))
     return ok({ tracked: false, reason: "arbeit_data", file_path: relative });
   return mutate(deps, caller, async (w) => {
-    const { tx, now } = w;
-    const active = await liveActiveWork(tx, session);
+    const { tx, now, session } = w;
+    // A session without work of its own (a sub-agent's) works for the session that started it.
+    let active = await liveActiveWork(tx, session);
+    for (const parent of caller.parents ?? []) {
+      if (active) break;
+      active = await liveActiveWork(tx, parent);
+    }
     if (!active) return ok({ tracked: false, reason: "no_active_work", file_path: relative });
+    w.touched(active.task_id, active.session_id);
     const id = await tx.insertFileAssociation({
       task_id: active.task_id,
       file_path: relative,

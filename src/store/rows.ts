@@ -35,6 +35,7 @@ export function toTask(row: RawRow): Task {
     priority: Number(row.priority),
     owner: (row.owner as string | null) ?? null,
     lease_expires_at: (row.lease_expires_at as string | null) ?? null,
+    claim_session: (row.claim_session as string | null) ?? null,
     active_form: (row.active_form as string | null) ?? null,
     version: Number(row.version),
     created_at: row.created_at as string,

@@ -77,6 +77,18 @@ export interface NewEvent {
   timestamp: string;
 }
 
+export interface ReadyFilter {
+  list_id?: string;
+  /** The database's time: leases that end by then are free. */
+  now: string;
+  /** The caller's agent: tasks assigned to it are ready for it, tasks assigned to others are not. */
+  agent: string | null;
+  /** The caller's session: tasks it holds are ready for it (reads only). */
+  session?: string;
+  limit: number;
+  offset: number;
+}
+
 export interface EventFilter {
   after_seq: number;
   task_id?: string;
@@ -92,6 +104,12 @@ export interface ActiveWork {
 }
 
 export interface StoreTx {
+  /**
+   * The database's time, read as this transaction began (ISO 8601, UTC). Leases run on it, never
+   * on a client's clock, so machines whose clocks disagree still agree on who holds a task.
+   */
+  databaseNow(): string;
+
   // tasks
   getTask(id: string): Promise<Task | undefined>;
   /**
@@ -108,8 +126,11 @@ export interface StoreTx {
   touchTask(id: string, updatedAt: string): Promise<void>;
   softDeleteTask(id: string, at: string): Promise<void>;
   listTasks(filter: TaskFilter): Promise<Task[]>;
-  /** Open, unblocked, live tasks with no live lease at `now`, best first. */
-  readyTasks(filter: { list_id?: string; now: string; limit: number; offset: number }): Promise<Task[]>;
+  /**
+   * Open, unblocked, live tasks the caller may take at `now` (the database's time), best first:
+   * unowned or assigned to `agent`, with no live lease or (in a read) one held by `session`.
+   */
+  readyTasks(filter: ReadyFilter): Promise<Task[]>;
   blockedTasks(filter: { list_id?: string; statuses?: TaskStatus[]; limit: number; offset: number }): Promise<Task[]>;
   blockingTasks(filter: { list_id?: string; statuses?: TaskStatus[]; limit: number; offset: number }): Promise<Task[]>;
   staleTasks(filter: { list_id?: string; updated_before: string; limit: number; offset: number }): Promise<Task[]>;
@@ -166,6 +187,10 @@ export interface StoreTx {
   activeWork(sessionId: string): Promise<ActiveWork | undefined>;
   startActiveWork(work: ActiveWork): Promise<void>;
   stopActiveWork(sessionId: string, at: string): Promise<void>;
+  /** Every session working on the task now, longest first. */
+  workingOn(taskId: string): Promise<ActiveWork[]>;
+  /** Ends every session's work on the task. */
+  stopWorkOn(taskId: string, at: string): Promise<void>;
   /** The live task the session most recently started work on, whether or not it still is. */
   lastWorkedTask(sessionId: string): Promise<string | undefined>;
   /** Inserts the association unless the same task, path, operation and session is recorded. */
@@ -180,23 +205,38 @@ export interface StoreTx {
   // claims
   setClaim(
     id: string,
-    claim: { owner: string; lease_expires_at: string; claimed_at: string | null },
+    claim: { owner: string; session: string; lease_expires_at: string; claimed_at: string | null },
     at: string,
   ): Promise<void>;
   clearClaim(id: string, at: string): Promise<void>;
+  /** Ends the lease but keeps the owner (as an assignment); no version of its own. */
+  dropLease(id: string): Promise<void>;
+  /**
+   * Moves the lease's expiry forward to `until` if `session` still holds a live lease (at `now`)
+   * that ends earlier; true when it did. Not a change of the task: no version, no event.
+   */
+  renewLease(id: string, session: string, until: string, now: string): Promise<boolean>;
   /** Tasks whose lease ran out before `now` and still name an owner. */
-  expiredClaims(now: string): Promise<Array<{ id: string; owner: string; lease_expires_at: string }>>;
-  /** The agent's live claims, most recently claimed first. */
-  claimsOf(agent: string, now: string): Promise<Task[]>;
+  expiredClaims(now: string): Promise<ExpiredClaim[]>;
+  /** Unfinished tasks assigned to `agent` (owner, no live lease at `now`), best first. */
+  assignedTo(agent: string, now: string, limit: number): Promise<Task[]>;
+  /** The session's live claims at `now`, most recently claimed first. */
+  claimsOf(session: string, now: string): Promise<Task[]>;
 
   // idempotency
-  getIdempotent(agent: string, requestId: string): Promise<IdempotentRecord | undefined>;
-  putIdempotent(record: IdempotentRecord & { agent: string; request_id: string; created_at: string }): Promise<void>;
+  getIdempotent(key: IdempotencyKey): Promise<IdempotentRecord | undefined>;
+  putIdempotent(record: IdempotentRecord & IdempotencyKey & { created_at: string }): Promise<void>;
 
-  // agent state
-  agentState(agent: string): Promise<AgentState | undefined>;
+  // session state
+  sessionState(session: string): Promise<SessionState | undefined>;
   /** Saves the focus and moves the cursor forward (never back). */
-  saveAgentState(agent: string, state: { cursor_seq: number; focus_task_id: string | null }, at: string): Promise<void>;
+  saveSessionState(
+    session: string,
+    state: { agent: string | null; cursor_seq: number; focus_task_id: string | null },
+    at: string,
+  ): Promise<void>;
+  /** Moves the session's focus, leaving its cursor where it is. */
+  setFocus(session: string, agent: string | null, taskId: string, at: string): Promise<void>;
   maxEventSeq(): Promise<number>;
 
   // memory
@@ -252,8 +292,23 @@ export interface IdempotentRecord {
   response: string;
 }
 
-export interface AgentState {
-  agent: string;
+/** Who a request id belongs to: the session, and the list it was made in ('' for none). */
+export interface IdempotencyKey {
+  session_id: string;
+  list_id: string;
+  request_id: string;
+}
+
+export interface ExpiredClaim {
+  id: string;
+  owner: string;
+  claim_session: string | null;
+  lease_expires_at: string;
+}
+
+export interface SessionState {
+  session_id: string;
+  agent: string | null;
   cursor_seq: number;
   focus_task_id: string | null;
   updated_at: string;

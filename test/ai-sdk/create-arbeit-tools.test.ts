@@ -199,11 +199,15 @@ describe("createArbeitTools (AI SDK)", () => {
     const one = createArbeitTools(store);
     const two = createArbeitTools(store);
     const task = ((await one.arbeit_task_create!.execute({ title: "Shared" })) as any).data.task.id;
+    const other = ((await two.arbeit_task_create!.execute({ title: "Other" })) as any).data.task.id;
     const first = (await one.arbeit_task_start_work!.execute({ task_id: task })) as any;
-    const second = (await two.arbeit_task_start_work!.execute({ task_id: task })) as any;
+    const second = (await two.arbeit_task_start_work!.execute({ task_id: other })) as any;
     assert.match(first.data.session_id, /^ai-[a-z0-9]{8}$/);
     assert.match(second.data.session_id, /^ai-[a-z0-9]{8}$/);
     assert.notEqual(first.data.session_id, second.data.session_id);
+    // Two sessions, even of one agent name, never share a claim.
+    const taken = (await two.arbeit_task_start_work!.execute({ task_id: task })) as any;
+    assert.equal(taken.error?.code, "ALREADY_CLAIMED");
     await store.close();
   });
 });

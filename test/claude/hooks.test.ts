@@ -7,7 +7,7 @@ import { type CliResult, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { trackedFiles } from "../opencode/tracked-files.js";
 
-/** `arbeit hook ...` fed real-shaped Claude Code hook JSON (TESTING.md) through the built CLI. */
+/** `arbeit hook ...` fed real-shaped Claude Code hook JSON (docs/claude-code.md) through the built CLI. */
 
 const SESSION = "9f2c1e3a-claude-session";
 
@@ -100,6 +100,17 @@ describe("Claude Code hooks", () => {
       `src/multi.ts write ${SESSION}`,
       `src/new.ts write ${SESSION}`,
     ]);
+  });
+
+  it("post-tool-use records a sub-agent's file as its own session, on its parent's task", async () => {
+    const input = postToolUse(dir, "Write", { file_path: join(dir, "src", "sub.ts"), content: "x" });
+    const result = await hook(
+      "post-tool-use",
+      JSON.stringify({ ...JSON.parse(input), agent_id: "a0123456789abcdef", agent_type: "general-purpose" }),
+      dir,
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok((await files()).includes(`src/sub.ts write ${SESSION}/a0123456789abcdef`));
   });
 
   it("post-tool-use records nothing for a session without active work", async () => {

@@ -123,14 +123,14 @@ describe("session and agent", () => {
     return sessions.map((link: { session_id: string; agent: string }) => [link.session_id, link.agent]);
   };
 
-  it('defaults to session "cli" and agent "cli"', async () => {
+  it('defaults to agent "cli" acting as the session "agent:cli"', async () => {
     project = await cliProject();
     const { task } = await project.ok(["task", "create", "Defaults"]);
     const started = await project.ok(["task", "start", task.id]);
-    assert.equal(started.session_id, "cli");
+    assert.equal(started.session_id, "agent:cli");
     assert.deepEqual(await recordedBy(task.id, ["task_created", "work_started"]), [
-      ["task_created", "cli", "cli"],
-      ["work_started", "cli", "cli"],
+      ["task_created", "agent:cli", "cli"],
+      ["work_started", "agent:cli", "cli"],
     ]);
   });
 

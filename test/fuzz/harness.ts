@@ -112,9 +112,9 @@ async function runCall(world: World, step: Extract<Step, { kind: "call" }>): Pro
   const planned = planFor(world, step, rng);
   const plan = planned.plan;
   const caller: Caller = planned.replay?.caller ?? { session: SESSIONS[step.session]!, agent: AGENTS[step.agent]! };
-  // A request_id this agent already used successfully: the same call is a replay, another is refused.
+  // A request_id this session already used successfully: the same call is a replay, another is refused.
   const requestId = (plan.args as { request_id?: unknown } | null)?.request_id;
-  const prior = world.requests.find((r) => r.caller.agent === caller.agent && r.args.request_id === requestId);
+  const prior = world.requests.find((r) => r.caller.session === caller.session && r.args.request_id === requestId);
   const same =
     prior !== undefined && prior.tool === plan.tool && JSON.stringify(prior.args) === JSON.stringify(plan.args);
   const replay = same ? prior : undefined;
@@ -213,6 +213,11 @@ interface Pre {
   /** The task the call's session was working on before the call. */
   activeTask: string | null;
   agent: string | null;
+  /** args.task_id: whether the caller's session holds a live lease on it, and any lease at all. */
+  leaseMine: boolean;
+  leased: boolean;
+  /** args.task_id: how many sessions work on it. */
+  workingSessions: number;
 }
 
 function preState(world: World, plan: Plan, caller: Caller): Pre {
@@ -235,14 +240,30 @@ function preState(world: World, plan: Plan, caller: Caller): Pre {
     owner: null,
     activeTask: null,
     agent: caller.agent,
+    leaseMine: false,
+    leased: false,
+    workingSessions: 0,
   };
+  const session = typeof args.session === "string" ? args.session : caller.session;
   if (typeof args.task_id === "string") {
     const row = d
-      .prepare("SELECT version, status, owner FROM tasks WHERE id = ?")
-      .get<{ version: number; status: string; owner: string | null }>(args.task_id);
-    Object.assign(pre, row ?? {});
+      .prepare("SELECT version, status, owner, claim_session, lease_expires_at FROM tasks WHERE id = ?")
+      .get<{
+        version: number;
+        status: string;
+        owner: string | null;
+        claim_session: string | null;
+        lease_expires_at: string | null;
+      }>(args.task_id);
+    if (row) {
+      Object.assign(pre, { version: row.version, status: row.status, owner: row.owner });
+      pre.leased = row.claim_session !== null || row.lease_expires_at !== null;
+      pre.leaseMine = leaseState(row, session ?? `agent:${caller.agent}`, now) === "mine";
+    }
+    pre.workingSessions = d
+      .prepare("SELECT COUNT(*) AS n FROM active_work WHERE task_id = ? AND stopped_at IS NULL")
+      .get<{ n: number }>(args.task_id)!.n;
   }
-  const session = typeof args.session === "string" ? args.session : caller.session;
   pre.activeTask =
     d
       .prepare("SELECT task_id FROM active_work WHERE session_id = ? AND stopped_at IS NULL")
@@ -257,10 +278,11 @@ function preState(world: World, plan: Plan, caller: Caller): Pre {
       .get<{ task_id: string }>(session);
     pre.alreadyWorking = active?.task_id === args.task_id;
     const task = d
-      .prepare("SELECT owner, lease_expires_at FROM tasks WHERE id = ?")
-      .get<{ owner: string | null; lease_expires_at: string | null }>(args.task_id);
+      .prepare("SELECT claim_session, lease_expires_at FROM tasks WHERE id = ?")
+      .get<{ claim_session: string | null; lease_expires_at: string | null }>(args.task_id);
     const terminal = pre.status === "completed" || pre.status === "cancelled";
-    pre.leaseFree = task !== undefined && !terminal && leaseState(task, caller.agent!, now) === "free";
+    pre.leaseFree =
+      task !== undefined && !terminal && leaseState(task, caller.session ?? `agent:${caller.agent}`, now) === "free";
   }
   if (plan.tool === "arbeit_progress_complete" && Array.isArray(args.item_ids)) {
     const ids = [...new Set(args.item_ids.filter((id): id is string => typeof id === "string"))];
@@ -289,8 +311,17 @@ export function expectedEvents(tool: string, args: Record<string, unknown>, data
       return [];
     case "arbeit_task_create":
       return ["task_created"];
-    case "arbeit_task_update":
-      return data.task.version > pre.version ? ["task_updated"] : [];
+    case "arbeit_task_update": {
+      if (data.task.version <= pre.version) return [];
+      // Completing or cancelling ends every session's work on the task and releases its claim.
+      const finished = (s: string | null) => s === "completed" || s === "cancelled";
+      if (!finished(data.task.status) || finished(pre.status)) return ["task_updated"];
+      return [
+        "task_updated",
+        ...repeat("work_stopped", pre.workingSessions),
+        ...(pre.leased ? ["claim_released"] : []),
+      ];
+    }
     case "arbeit_task_delete":
       return ["task_deleted"];
     case "arbeit_task_start_work":
@@ -299,9 +330,9 @@ export function expectedEvents(tool: string, args: Record<string, unknown>, data
         ...(pre.alreadyWorking ? [] : [...(pre.leaseFree ? ["task_claimed"] : []), "work_started"]),
       ];
     case "arbeit_task_stop_work": {
-      // Stopping hands back the caller's claim on the task, live or lapsed.
+      // Stopping hands back the session's live claim on the task.
       if (pre.activeTask !== args.task_id) return [];
-      return ["work_stopped", ...(pre.owner !== null && pre.owner === pre.agent ? ["claim_released"] : [])];
+      return ["work_stopped", ...(pre.leaseMine ? ["claim_released"] : [])];
     }
     case "arbeit_context_add":
       return args.supersede_entry_id ? ["context_added", "context_superseded"] : ["context_added"];

@@ -18,6 +18,7 @@ export function taskFixture(overrides: Partial<Task> = {}): Task {
     priority: 2,
     owner: null,
     lease_expires_at: null,
+    claim_session: null,
     active_form: null,
     version: 1,
     created_at: at,

@@ -2,7 +2,7 @@ import pg from "pg";
 import { requirement } from "./requirements.js";
 
 /**
- * The Postgres the tests use: ARBEIT_TEST_DATABASE_URL, else the local server of TESTING.md
+ * The Postgres the tests use: ARBEIT_TEST_DATABASE_URL, else the local server docs/postgres.md describes
  * (127.0.0.1:5432, trust auth, database `test`). Every test gets its own schema, dropped after.
  */
 export const TEST_DATABASE_URL = process.env.ARBEIT_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";

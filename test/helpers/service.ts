@@ -42,7 +42,8 @@ export async function openTestProject(
   mkdirSync(join(dir, ".arbeit"));
   const dbPath = join(dir, ".arbeit", "arbeit.db");
   const clock = options.clock ?? new TestClock();
-  const store = await SqliteTaskStore.open(dbPath);
+  // One machine, one clock: the database's time (leases) moves with the service's.
+  const store = await SqliteTaskStore.open(dbPath, { clock: clock.now });
   const service = new ArbeitService(store, { projectRoot: dir, now: clock.now });
   const caller: Caller = { session: "ses-test", agent: "tester", ...options.caller };
   const call = (tool: string, args: unknown, override: Partial<Caller> = {}) => {

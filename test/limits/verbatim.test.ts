@@ -23,10 +23,10 @@ describe("hostile strings round-trip verbatim through the catalogue", () => {
         intent: value,
         description: value,
         plan: value,
-        owner: value,
         active_form: value,
       });
-      for (const field of ["title", "intent", "description", "plan", "owner", "active_form"])
+      // owner is a name, not text: names refuse control characters (test/limits/names.test.ts).
+      for (const field of ["title", "intent", "description", "plan", "active_form"])
         assert.equal(task[field], value, field);
       await project.ok("arbeit_context_add", {
         task_id: task.id,
@@ -57,11 +57,6 @@ describe("hostile strings round-trip verbatim through the catalogue", () => {
       assert.deepEqual(got.relationships[0].metadata, { why: value });
       const memory = await project.ok("arbeit_memory", { action: "get", key: value });
       assert.deepEqual(memory.entry.value, { text: value });
-      const listed = await project.ok("arbeit_query", { query: "tasks", params: { owner: value } });
-      assert.deepEqual(
-        listed.tasks.map((t: any) => t.title),
-        [value],
-      );
     });
   }
 
@@ -90,7 +85,6 @@ describe("NUL bytes and lone surrogates are refused clearly", () => {
   const FIELDS: Array<[string, (bad: string, task: string) => [string, Record<string, unknown>]]> = [
     ["title", (bad) => ["arbeit_task_create", { title: bad }]],
     ["description", (bad) => ["arbeit_task_create", { title: "t", description: bad }]],
-    ["owner", (bad) => ["arbeit_task_create", { title: "t", owner: bad }]],
     ["plan", (bad, task) => ["arbeit_task_update", { task_id: task, plan: bad }]],
     ["content", (bad, task) => ["arbeit_context_add", { task_id: task, type: "note", content: bad }]],
     ["items.0", (bad, task) => ["arbeit_progress_add", { task_id: task, items: [bad] }]],

@@ -71,7 +71,7 @@ describe("a healthy database", () => {
     assert.equal(report.ok, true, JSON.stringify(report.checks.filter((c) => !c.ok)));
     assert.deepEqual(
       report.checks.map((c) => c.name),
-      ["integrity", "foreign_keys", "orphan_relationships", "expired_claims", "history"],
+      ["integrity", "foreign_keys", "orphan_relationships", "expired_claims", "broken_leases", "history"],
     );
   });
 });
@@ -186,6 +186,34 @@ describe("expired claims", () => {
   });
 });
 
+describe("broken leases", () => {
+  it("finds a lease that names no owner or no session, and --fix ends it, keeping the owner", async () => {
+    const p = await openTestProject();
+    const ownerless = (await p.ok("arbeit_task_create", { title: "lease, no owner" })).task.id;
+    const sessionless = (await p.ok("arbeit_task_create", { title: "lease, no session", owner: "alice" })).task.id;
+    const held = (await p.ok("arbeit_task_create", { title: "a real claim" })).task.id;
+    await p.ok("arbeit_task_claim", { task_id: held });
+    const until = "2026-01-01T01:00:00.000Z";
+    p.store.driver
+      .prepare("UPDATE tasks SET lease_expires_at = ? WHERE id IN (?, ?)")
+      .run(until, ownerless, sessionless);
+    const report = await runDoctor(p.store, { now: p.clock.now });
+    assert.deepEqual(failing(report), ["broken_leases"]);
+    assert.deepEqual(
+      check(report, "broken_leases").findings.map((finding) => finding.task_id),
+      [ownerless, sessionless].sort(),
+    );
+    const fixed = await runDoctor(p.store, { now: p.clock.now, fix: true });
+    assert.equal(fixed.ok, true, JSON.stringify(fixed.checks.filter((c) => !c.ok)));
+    const got = (id: string) =>
+      p.store.driver.prepare("SELECT owner, lease_expires_at FROM tasks WHERE id = ?").get(id);
+    assert.deepEqual({ ...(got(sessionless) as object) }, { owner: "alice", lease_expires_at: null });
+    assert.deepEqual({ ...(got(ownerless) as object) }, { owner: null, lease_expires_at: null });
+    assert.equal((got(held) as { lease_expires_at: string }).lease_expires_at, "2026-01-01T00:15:00.000Z");
+    await p.close();
+  });
+});
+
 describe("history: rows that disagree with their events", () => {
   const { task, other } = { task: "TASK", other: "OTHER" };
   const CASES: Array<[string, string, RegExp]> = [
@@ -273,7 +301,7 @@ describe("arbeit doctor (CLI)", () => {
     const healthy = await runCli(["doctor"], { cwd: dir.dir });
     assert.equal(healthy.code, 0, healthy.stdout);
     assert.equal(healthy.json.ok, true);
-    assert.equal(healthy.json.checks.length, 5);
+    assert.equal(healthy.json.checks.length, 6);
     for (const c of healthy.json.checks) assert.deepEqual(Object.keys(c).sort(), ["findings", "name", "ok", "total"]);
 
     const driver = await openDriver(join(dir.dir, ".arbeit", "arbeit.db"));

@@ -72,8 +72,9 @@ describe("maintenance on Postgres", { skip, concurrency: 1 }, () => {
 
   it("doctor on Postgres finds rows that disagree with their history, and frees expired claims with --fix", async () => {
     const schema = fresh();
-    const pg = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
     const clock = new TestClock();
+    // The lease runs on the store's clock: here the test's, so that an hour can pass at once.
+    const pg = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema, clock: clock.now });
     const service = new ArbeitService(pg, { projectRoot: dir, now: clock.now });
     const caller = { session: "ses-doc", agent: "doc" };
     const a = (await service.createTask({ title: "kept" }, caller)).data.task.id;

@@ -105,17 +105,15 @@ describe("claims with leases", () => {
     assert.equal(events("claim_released").length, 1);
   });
 
-  it("refuses to claim finished tasks, stale versions and callers without an agent", async () => {
+  it("refuses to claim finished tasks and stale versions; a caller without an agent claims as its session", async () => {
     const done = await task(project, "Done", { status: "completed" });
     assert.equal((await callAny(project, "arbeit_task_claim", { task_id: done }, alice)).error.code, "INVALID_STATUS");
     const open = await task(project, "Open");
     const stale = await callAny(project, "arbeit_task_claim", { task_id: open, expected_version: 7 }, alice);
     assert.equal(stale.error.code, "VERSION_CONFLICT");
     assert.equal(stale.error.details.current_version, 1);
-    assert.equal(
-      (await callAny(project, "arbeit_task_claim", { task_id: open }, { agent: null })).error.code,
-      "INVALID_ARGUMENT",
-    );
+    const anonymous = await project.ok("arbeit_task_claim", { task_id: open }, { agent: null, session: "ses-x" });
+    assert.equal(anonymous.task.owner, "ses-x");
   });
 
   it("needs exactly one of task_id and next", async () => {
@@ -131,5 +129,135 @@ describe("claims with leases", () => {
     await task(project, "Elsewhere", { list_id: "other", priority: 0 });
     const mine = await task(project, "Here", { list_id: "team-a" });
     assert.equal((await project.ok("arbeit_task_claim", { next: true, list_id: "team-a" }, alice)).task.id, mine);
+  });
+
+  it("keeps two sessions of one agent apart: one holds the claim, the other is refused", async () => {
+    const id = await task(project, "Work");
+    const one = { agent: "claude-code", session: "conversation-1" };
+    const two = { agent: "claude-code", session: "conversation-2" };
+    await project.ok("arbeit_task_claim", { task_id: id }, one);
+    for (const [tool, args] of [
+      ["arbeit_task_claim", { task_id: id }],
+      ["arbeit_task_start_work", { task_id: id }],
+      ["arbeit_task_claim", { action: "release", task_id: id }],
+      ["arbeit_task_update", { task_id: id, owner: "someone-else" }],
+      ["arbeit_task_update", { task_id: id, owner: null }],
+    ] as const) {
+      const denied = await callAny(project, tool, args, two);
+      assert.equal(denied.error?.code, "ALREADY_CLAIMED", `${tool} ${JSON.stringify(args)}`);
+      assert.equal(denied.error.details.owner, "claude-code");
+      assert.equal(denied.error.details.lease_expires_at, "2026-01-01T00:15:00.000Z");
+    }
+    assert.equal((await project.ok("arbeit_task_get", { task_id: id })).task.claim_session, "conversation-1");
+  });
+
+  it("refuses takeover through update of owner; the holder may hand the task on as an assignment", async () => {
+    const id = await task(project, "Work");
+    await project.ok("arbeit_task_start_work", { task_id: id }, alice);
+    const denied = await callAny(project, "arbeit_task_update", { task_id: id, owner: "bob" }, bob);
+    assert.equal(denied.error.code, "ALREADY_CLAIMED");
+    const handed = await project.ok("arbeit_task_update", { task_id: id, owner: "bob" }, alice);
+    assert.equal(handed.task.owner, "bob");
+    assert.equal(handed.task.lease_expires_at, null);
+    assert.equal(handed.task.claim_session, null);
+    // An assignment is no claim: bob's session may start it.
+    assert.equal((await project.ok("arbeit_task_start_work", { task_id: id }, bob)).task.owner, "bob");
+  });
+
+  it("ends the lease with owner: null from the holder, leaving no lease behind", async () => {
+    const id = await task(project, "Work");
+    await project.ok("arbeit_task_claim", { task_id: id }, alice);
+    const cleared = await project.ok("arbeit_task_update", { task_id: id, owner: null }, alice);
+    assert.deepEqual(
+      [cleared.task.owner, cleared.task.lease_expires_at, cleared.task.claim_session],
+      [null, null, null],
+    );
+    const row = project.store.driver.prepare("SELECT lease_expires_at, claim_session FROM tasks WHERE id = ?").get(id);
+    assert.deepEqual({ ...(row as object) }, { lease_expires_at: null, claim_session: null });
+  });
+
+  it("lets a person break a live claim with force, recorded in the event log", async () => {
+    const id = await task(project, "Work");
+    await project.ok("arbeit_task_start_work", { task_id: id }, alice);
+    const person = { agent: "oncall", session: "terminal" };
+    const refused = await callAny(project, "arbeit_task_claim", { action: "release", task_id: id }, person);
+    assert.equal(refused.error.code, "ALREADY_CLAIMED");
+    assert.match(refused.error.suggestions.join(" "), /force: true/);
+    const forced = await project.ok("arbeit_task_claim", { action: "release", task_id: id, force: true }, person);
+    assert.deepEqual([forced.released, forced.forced, forced.task.owner], [true, true, null]);
+    const [event] = events("claim_released");
+    assert.deepEqual(JSON.parse(event!.payload), {
+      owner: "alice",
+      reason: "forced",
+      session: "ses-alice",
+      lease_expires_at: "2026-01-01T00:15:00.000Z",
+    });
+    const row = project.store.driver
+      .prepare("SELECT agent, session_id FROM events WHERE event_type = 'claim_released'")
+      .get();
+    assert.deepEqual({ ...(row as object) }, { agent: "oncall", session_id: "terminal" });
+    // The task is free: another session may start it; alice's session is refused no longer.
+    assert.equal((await project.ok("arbeit_task_start_work", { task_id: id }, bob)).task.owner, "bob");
+    assert.equal(
+      (await callAny(project, "arbeit_task_start_work", { task_id: id }, alice)).error.code,
+      "ALREADY_CLAIMED",
+    );
+    assert.equal(
+      (await callAny(project, "arbeit_task_claim", { action: "renew", task_id: id, force: true }, bob)).error.code,
+      "INVALID_ARGUMENT",
+    );
+  });
+
+  it("frees every session working on a task when it is completed or cancelled", async () => {
+    for (const status of ["completed", "cancelled"] as const) {
+      const id = await task(project, `Work to be ${status}`);
+      const next = await task(project, `Next after ${status}`);
+      await project.ok("arbeit_task_start_work", { task_id: id }, alice);
+      const done = await project.ok("arbeit_task_update", { task_id: id, status }, alice);
+      assert.deepEqual([done.task.owner, done.task.lease_expires_at, done.task.claim_session], [null, null, null]);
+      // The session is free at once: no ALREADY_WORKING, no claim left behind.
+      await project.ok("arbeit_task_start_work", { task_id: next }, alice);
+      const stopped = events("work_stopped").map((e) => JSON.parse(e.payload));
+      assert.equal(stopped.at(-1).reason, `task ${status}`);
+      await project.ok("arbeit_task_stop_work", { task_id: next }, alice);
+    }
+  });
+
+  it("renews the holder's lease with its activity on the task, without a new version", async () => {
+    const id = await task(project, "Work");
+    await project.ok("arbeit_task_start_work", { task_id: id }, alice);
+    project.clock.advance(10 * MINUTE);
+    const before = (await project.ok("arbeit_task_get", { task_id: id })).task;
+    await project.ok("arbeit_context_add", { task_id: id, type: "note", content: "still here" }, alice);
+    const after = (await project.ok("arbeit_task_get", { task_id: id })).task;
+    assert.equal(after.lease_expires_at, "2026-01-01T00:25:00.000Z");
+    assert.equal(after.version, before.version);
+    // A file the session touches renews it too, as does a repeat touch that records nothing new.
+    project.clock.advance(10 * MINUTE);
+    await project.service.trackFile({ path: `${project.dir}/a.ts`, operation: "write" }, alice);
+    project.clock.advance(10 * MINUTE);
+    const repeat = await project.service.trackFile({ path: `${project.dir}/a.ts`, operation: "write" }, alice);
+    assert.equal(repeat.data.reason, "already_tracked");
+    assert.equal(
+      (await project.ok("arbeit_task_get", { task_id: id })).task.lease_expires_at,
+      "2026-01-01T00:45:00.000Z",
+    );
+    // Someone else's activity renews nothing.
+    project.clock.advance(10 * MINUTE);
+    await project.ok("arbeit_context_add", { task_id: id, type: "note", content: "bob looks" }, bob);
+    assert.equal(
+      (await project.ok("arbeit_task_get", { task_id: id })).task.lease_expires_at,
+      "2026-01-01T00:45:00.000Z",
+    );
+  });
+
+  it("never shortens a longer lease by renewing it", async () => {
+    const id = await task(project, "Work");
+    await project.ok("arbeit_task_claim", { task_id: id, lease_seconds: 3600 }, alice);
+    await project.ok("arbeit_context_add", { task_id: id, type: "note", content: "x" }, alice);
+    assert.equal(
+      (await project.ok("arbeit_task_get", { task_id: id })).task.lease_expires_at,
+      "2026-01-01T01:00:00.000Z",
+    );
   });
 });

@@ -41,6 +41,7 @@ function runWorker(
   agent: string,
   phase: string,
   appends?: number,
+  extraEnv: Record<string, string> = {},
 ): Promise<Line[]> {
   return new Promise((resolve, reject) => {
     const args = [
@@ -55,7 +56,7 @@ function runWorker(
     ];
     const child = spawn(process.execPath, args, {
       cwd: dir,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -108,7 +109,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
       cleanup();
     });
 
-    it("claims every ready task exactly once, with no lock error reaching any caller, and no event skipped by a cursor", async () => {
+    it("claims every ready task exactly once across eight sessions of one agent, with no lock error reaching any caller, and no event skipped by a cursor", async () => {
       // A reader follows the event log by cursor while the claims commit side by side: with
       // concurrent writers a cursor must still see every event, none committed behind its back.
       const seen: number[] = [];
@@ -180,6 +181,69 @@ for (const engine of ["sqlite", "postgres"] as const) {
       assert.equal(final.version, 1 + tokens.length);
     });
 
+    it("runs leases on the database's clock: a process an hour fast steals nothing, one an hour slow keeps nothing", async () => {
+      const HOUR = 3_600_000;
+      const one = async (id: string, tool: string, args: Record<string, unknown>, clockMs = 0) => {
+        const [line] = await runWorker(env, "library", dir, id, "call", undefined, {
+          WORKER_CALL: JSON.stringify({ tool, args }),
+          WORKER_CLOCK_MS: String(clockMs),
+        });
+        return { ...line!, data: JSON.parse(line!.raw).data, error: JSON.parse(line!.raw).error };
+      };
+      const make = async (title: string) =>
+        (await service.createTask({ title }, { session: null, agent: "setup" })).data.task.id;
+
+      // A live lease taken on time is live for a process whose clock runs an hour fast.
+      const held = await make("held");
+      assert.equal((await one("on-time", "arbeit_task_claim", { task_id: held })).success, true);
+      for (const [tool, args] of [
+        ["arbeit_task_claim", { task_id: held }],
+        ["arbeit_task_start_work", { task_id: held }],
+        ["arbeit_task_update", { task_id: held, owner: "thief" }],
+        ["arbeit_task_claim", { action: "release", task_id: held }],
+      ] as const) {
+        const fast = await one("fast", tool, args, HOUR);
+        assert.equal(fast.code, "ALREADY_CLAIMED", `${tool}: ${fast.raw}`);
+        assert.equal(fast.error.details.owner, "worker");
+      }
+      // A process an hour slow takes a lease that lives two seconds on the database's clock, not
+      // one that ended an hour ago; and once it has run out, nobody, however slow, still sees it.
+      const short = await make("short");
+      const slowClaim = await one("slow", "arbeit_task_claim", { task_id: short, lease_seconds: 2 }, -HOUR);
+      assert.equal(slowClaim.success, true, slowClaim.raw);
+      assert.equal((await one("on-time", "arbeit_task_claim", { task_id: short })).code, "ALREADY_CLAIMED");
+      const leaseEnds = Date.parse(slowClaim.data.lease_expires_at);
+      assert.ok(
+        Math.abs(leaseEnds - (Date.now() + 2000)) < 60_000,
+        "the lease ends two seconds from the database's now",
+      );
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, leaseEnds - Date.now()) + 300));
+      const slowTake = await one("slower", "arbeit_task_claim", { task_id: short }, -HOUR);
+      assert.equal(slowTake.success, true, slowTake.raw);
+
+      // A person breaks a live claim deliberately; the event log says who and whose.
+      const forced = await one("oncall", "arbeit_task_claim", { action: "release", task_id: held, force: true });
+      assert.equal(forced.data.forced, true);
+      const log = (
+        await service.query(
+          { query: "events", params: { task_id: held, event_types: ["claim_released"] } },
+          { session: null, agent: "check" },
+        )
+      ).data as { events: Array<{ session_id: string; payload: Record<string, unknown> }> };
+      assert.deepEqual(
+        log.events.map((event) => [event.session_id, event.payload.reason, event.payload.session]),
+        [["ses-oncall", "forced", "ses-on-time"]],
+      );
+
+      // Completing frees the session and the claim: the same session starts other work at once.
+      const first = await make("first");
+      const second = await make("second");
+      assert.equal((await one("finisher", "arbeit_task_start_work", { task_id: first })).success, true);
+      const done = await one("finisher", "arbeit_task_update", { task_id: first, status: "completed" });
+      assert.deepEqual([done.data.task.owner, done.data.task.lease_expires_at], [null, null]);
+      assert.equal((await one("finisher", "arbeit_task_start_work", { task_id: second })).success, true);
+    });
+
     it("replays every acknowledged request from its request_id without writing anything", async () => {
       const countRows = async () =>
         JSON.stringify(
@@ -192,7 +256,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
       const before = await countRows();
       for (const line of acknowledged) {
         const replay = await invokeTool(findTool(line.tool)!, line.args, {
-          caller: { agent: line.agent, session: `ses-${line.agent}` },
+          caller: { agent: "worker", session: `ses-${line.agent}` },
           cwd: dir,
           service: async () => service,
         });
@@ -201,7 +265,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
       const viaCli = acknowledged.filter((line) => line.agent.startsWith("cli")).slice(0, 3);
       for (const line of viaCli) {
         const result = await runCli(
-          ["call", line.tool, JSON.stringify(line.args), "--agent", line.agent, "--session", `ses-${line.agent}`],
+          ["call", line.tool, JSON.stringify(line.args), "--agent", "worker", "--session", `ses-${line.agent}`],
           { cwd: dir, env },
         );
         assert.equal(result.stdout.trimEnd(), line.raw);

@@ -25,7 +25,7 @@ describe("arbeit_resume", () => {
     assert.equal(packet.focus.reason, "best_ready");
   });
 
-  it("prefers the agent's claim over ready work, and keeps an in-progress focus", async () => {
+  it("prefers the session's claim over ready work, then the task it last started", async () => {
     await task(project, "Ready", { priority: 0 });
     const claimed = await task(project, "Claimed", { priority: 4 });
     await project.ok("arbeit_task_claim", { task_id: claimed }, alice);
@@ -34,7 +34,7 @@ describe("arbeit_resume", () => {
     await project.ok("arbeit_task_stop_work", { task_id: claimed }, alice);
     const kept = await project.ok("arbeit_resume", {}, alice);
     assert.equal(kept.focus.task.id, claimed);
-    assert.equal(kept.focus.reason, "kept_in_progress_focus");
+    assert.equal(kept.focus.reason, "last_started");
   });
 
   it("brings the focus task's parent, blockers, context, progress, files and memory", async () => {

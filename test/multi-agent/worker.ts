@@ -3,7 +3,14 @@
  * through the library (one long-lived service) or through the real CLI (a process per call),
  * and prints one JSON line per call it made so the parent can check every acknowledged write.
  *
- *   node --import tsx worker.ts <library|cli> <project-dir> <agent> <phase> [appends]
+ * Every process acts as the same agent ("worker"), each in a session of its own (ses-<id>): claims
+ * belong to sessions, so processes sharing an agent name must still never share a claim.
+ *
+ *   node --import tsx worker.ts <library|cli> <project-dir> <id> <phase> [appends]
+ *
+ * Phases: "claim" (claim the best ready task until none is left), "call" (one call, given as
+ * {tool, args} JSON in WORKER_CALL), or a task id (append tokens to its description).
+ * WORKER_CLOCK_MS shifts this process's own clock (library mode): leases must not care.
  */
 import { spawnSync } from "node:child_process";
 import type { ArbeitService } from "../../src/service/arbeit-service.js";
@@ -13,7 +20,9 @@ import { type Envelope, invokeTool } from "../../src/tools/envelope.js";
 import { CLI } from "../helpers/cli.js";
 
 const [mode, dir, agent, phase, appendsArg] = process.argv.slice(2) as [string, string, string, string, string?];
-const caller = { agent, session: `ses-${agent}` };
+export const WORKER_AGENT = "worker";
+const caller = { agent: WORKER_AGENT, session: `ses-${agent}` };
+const clockShift = Number(process.env.WORKER_CLOCK_MS ?? 0);
 let service: ArbeitService | undefined;
 let counter = 0;
 
@@ -21,7 +30,7 @@ async function call(tool: string, args: Record<string, unknown>): Promise<{ enve
   if (mode === "cli") {
     const result = spawnSync(
       process.execPath,
-      [CLI, "call", tool, JSON.stringify(args), "--agent", agent, "--session", caller.session],
+      [CLI, "call", tool, JSON.stringify(args), "--agent", WORKER_AGENT, "--session", caller.session],
       {
         cwd: dir,
         encoding: "utf8",
@@ -30,7 +39,7 @@ async function call(tool: string, args: Record<string, unknown>): Promise<{ enve
     if (result.stdout.trim() === "") throw new Error(`CLI printed nothing (exit ${result.status}): ${result.stderr}`);
     return { envelope: JSON.parse(result.stdout), raw: result.stdout.trimEnd() };
   }
-  service ??= await openProject({ cwd: dir });
+  service ??= await openProject({ cwd: dir, now: () => new Date(Date.now() + clockShift) });
   const s = service;
   const envelope = (await invokeTool(findTool(tool)!, args, {
     caller,
@@ -88,6 +97,13 @@ async function appendTokens(taskId: string, count: number): Promise<void> {
   }
 }
 
+async function callOnce(): Promise<void> {
+  const { tool, args } = JSON.parse(process.env.WORKER_CALL ?? "{}") as { tool: string; args: Record<string, unknown> };
+  const { envelope, raw } = await call(tool, args);
+  report({ tool, args, raw, success: envelope.success, code: envelope.success ? null : envelope.error.code });
+}
+
 if (phase === "claim") await claimUntilNoneLeft();
+else if (phase === "call") await callOnce();
 else await appendTokens(phase, Number(appendsArg ?? 5));
 await service?.close();

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 
 /**
- * A scripted OpenAI-compatible chat model on 127.0.0.1 (TESTING.md): answers
+ * A scripted OpenAI-compatible chat model on 127.0.0.1 (docs/opencode.md): answers
  * POST /v1/chat/completions with server-sent events, choosing each reply with `script` from the
  * request (the conversation so far), never from a count of requests.
  */

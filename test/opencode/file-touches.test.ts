@@ -78,17 +78,17 @@ describe("OpenCode tool calls to file touches", () => {
 });
 
 describe("subagent sessions", () => {
-  it("map to the root of their chain", () => {
+  it("know the sessions they were started from, nearest first", () => {
     const tree = new SessionTree();
     tree.created("child", "parent");
     tree.created("grandchild", "child");
     tree.created("parent", undefined);
-    assert.equal(tree.root("grandchild"), "parent");
-    assert.equal(tree.root("child"), "parent");
-    assert.equal(tree.root("parent"), "parent");
-    assert.equal(tree.root("stranger"), "stranger");
+    assert.deepEqual(tree.ancestors("grandchild"), ["child", "parent"]);
+    assert.deepEqual(tree.ancestors("child"), ["parent"]);
+    assert.deepEqual(tree.ancestors("parent"), []);
+    assert.deepEqual(tree.ancestors("stranger"), []);
     tree.deleted("child");
-    assert.equal(tree.root("grandchild"), "child");
+    assert.deepEqual(tree.ancestors("grandchild"), ["child"]);
   });
 
   it("never loop on a cycle", () => {
@@ -96,8 +96,8 @@ describe("subagent sessions", () => {
     tree.created("a", "b");
     tree.created("b", "a");
     tree.created("c", "c");
-    assert.ok(["a", "b"].includes(tree.root("a")));
-    assert.equal(tree.root("c"), "c");
+    assert.deepEqual(tree.ancestors("a"), ["b"]);
+    assert.deepEqual(tree.ancestors("c"), []);
   });
 
   it("remember the agent each session runs as", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "../helpers/temp.js";
 
-/** The real OpenCode, run headless in a hermetic home against a scripted model (TESTING.md). */
+/** The real OpenCode, run headless in a hermetic home against a scripted model (docs/opencode.md). */
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const OPENCODE = join(REPO, "node_modules", ".bin", "opencode");

@@ -186,9 +186,12 @@ describe("OpenCode, real binary, scripted model", { skip: cannotRun }, () => {
         );
         const files = await service.store.read((tx) => tx.filesOf(summary.id));
         const rows = files.map((file) => `${file.file_path} ${file.operation} ${file.session_id}`).sort();
-        // The subagent's read counts for the parent session's task (session.created parentID).
+        // The subagent's read counts for the parent session's task (session.created parentID),
+        // recorded as the subagent's own session.
+        const child = files.find((file) => file.file_path === "notes/sub.txt")?.session_id;
+        assert.ok(child?.startsWith("ses_") && child !== session, `a child session of its own: ${child}`);
         assert.deepEqual(rows, [
-          `notes/sub.txt read ${session}`,
+          `notes/sub.txt read ${child}`,
           `src/hello.txt read ${session}`,
           `src/hello.txt write ${session}`,
         ]);
@@ -198,7 +201,9 @@ describe("OpenCode, real binary, scripted model", { skip: cannotRun }, () => {
           assert.ok(types.includes(type), `no ${type} event in ${types.join(", ")}`);
         }
         assert.equal(types.filter((type) => type === "file_tracked").length, 3);
-        for (const event of events) assert.equal(event.session_id, session);
+        // Every event is the parent session's, but the subagent's file touch: that is its own.
+        for (const event of events)
+          assert.equal(event.session_id, event.payload.file_path === "notes/sub.txt" ? child : session);
         const trackedBy = events.filter((e) => e.event_type === "file_tracked").map((e) => e.agent);
         assert.deepEqual(trackedBy, ["build", "build", "general"]);
       } finally {

@@ -153,11 +153,33 @@ describe("the OpenCode plugin's hooks", () => {
     assert.deepEqual(await files(id), []);
   });
 
-  it("counts a subagent's files for its parent session's task", async () => {
+  it("records a subagent's files, as its own session, on its parent session's task while it has no work of its own", async () => {
     const id = await startTask();
     await event(hooks, { type: "session.created", properties: { info: { id: "ses_child", parentID: "ses_main" } } });
+    await event(hooks, {
+      type: "session.created",
+      properties: { info: { id: "ses_grandchild", parentID: "ses_child" } },
+    });
     await afterTool(hooks, "ses_child", "read", { filePath: "src/a.ts" });
-    assert.deepEqual(await files(id), ["src/a.ts read ses_main"]);
+    await afterTool(hooks, "ses_grandchild", "write", { filePath: "src/b.ts" });
+    assert.deepEqual(await files(id), ["src/a.ts read ses_child", "src/b.ts write ses_grandchild"]);
+  });
+
+  it("lets two subagents work on two tasks at once, each one's files on its own task", async () => {
+    const parentTask = await startTask();
+    for (const child of ["ses_one", "ses_two"])
+      await event(hooks, { type: "session.created", properties: { info: { id: child, parentID: "ses_main" } } });
+    const one = await startTask("ses_one");
+    const two = await startTask("ses_two");
+    await afterTool(hooks, "ses_one", "write", { filePath: "src/one.ts" });
+    await afterTool(hooks, "ses_two", "write", { filePath: "src/two.ts" });
+    assert.deepEqual(await files(one), ["src/one.ts write ses_one"]);
+    assert.deepEqual(await files(two), ["src/two.ts write ses_two"]);
+    assert.deepEqual(await files(parentTask), []);
+    // A subagent cannot take its parent's task: the parent's session holds it.
+    await event(hooks, { type: "session.created", properties: { info: { id: "ses_three", parentID: "ses_main" } } });
+    const taken = await call(hooks, "arbeit_task_start_work", { task_id: parentTask }, "ses_three");
+    assert.equal(taken.envelope.error.code, "ALREADY_CLAIMED");
   });
 
   it("tracks file.edited as a write by the session running a tool", async () => {

@@ -74,10 +74,13 @@ describe("arbeit_task_start_work", () => {
     assert.equal((await startWork(p, b!.id, "ses-two")).session_linked, true);
   });
 
-  it("lets two sessions work on the same task, each linked once", async () => {
+  it("lets two sessions work on the same task one after the other, each linked once", async () => {
     const p = project();
     const task = await createTask(p, "t");
     await startWork(p, task.id, "ses-one");
+    await expectCallError(p, "arbeit_task_start_work", { task_id: task.id }, "ALREADY_CLAIMED", { session: "ses-two" });
+    await stopWork(p, task.id, "ses-one");
+    await startWork(p, task.id, "ses-two");
     await startWork(p, task.id, "ses-two");
     const { sessions } = await p.ok("arbeit_task_get", { task_id: task.id, include: ["sessions"] });
     assert.deepEqual(
@@ -93,10 +96,13 @@ describe("arbeit_task_start_work", () => {
     assert.equal(data.session_id, "ses-named");
   });
 
-  it("needs a session (INVALID_ARGUMENT without one)", async () => {
+  it("works as the session agent:<name> for a caller without a session", async () => {
     const p = project();
     const task = await createTask(p, "t");
-    await expectCallError(p, "arbeit_task_start_work", { task_id: task.id }, "INVALID_ARGUMENT", { session: null });
+    const started = await p.ok("arbeit_task_start_work", { task_id: task.id }, { session: null });
+    assert.equal(started.session_id, "agent:tester");
+    assert.equal(started.task.claim_session, "agent:tester");
+    assert.equal((await track(p, "a.ts", "write", "agent:tester")).tracked, true);
   });
 
   it("refuses an unknown task (TASK_NOT_FOUND)", async () => {
@@ -233,9 +239,10 @@ describe("file tracking (service.trackFile)", () => {
     const p = project();
     const task = await createTask(p, "t");
     await startWork(p, task.id, "ses-one");
-    await startWork(p, task.id, "ses-two");
     await track(p, "a.ts", "read", "ses-one");
     await track(p, "a.ts", "write", "ses-one");
+    await stopWork(p, task.id, "ses-one");
+    await startWork(p, task.id, "ses-two");
     await track(p, "a.ts", "write", "ses-two");
     const rows = p.store.driver.prepare("SELECT COUNT(*) AS n FROM file_associations").get<{ n: number }>();
     assert.equal(Number(rows?.n), 3);

@@ -21,15 +21,15 @@ describe(`store contract: Postgres under ${runtime}`, { skip, concurrency: 4 }, 
   storeContract(
     async () => {
       const schema = uniqueSchema();
-      const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
-      const { dir, cleanup } = tempDir();
       const clock = new TestClock();
+      const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema, clock: clock.now });
+      const { dir, cleanup } = tempDir();
       return {
         store,
         clock,
         root: dir,
         service: new ArbeitService(store, { projectRoot: dir, now: clock.now }),
-        openPeer: () => PostgresTaskStore.open(TEST_DATABASE_URL, { schema, maxConnections: 2 }),
+        openPeer: () => PostgresTaskStore.open(TEST_DATABASE_URL, { schema, maxConnections: 2, clock: clock.now }),
         async close() {
           await store.close();
           drops.push(dropSchema(schema).catch((error: unknown) => error));

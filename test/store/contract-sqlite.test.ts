@@ -14,14 +14,14 @@ describe(`store contract: SQLite under ${runtime}`, () => {
     async () => {
       const { dir, cleanup } = tempDir();
       const path = join(dir, "arbeit.db");
-      const store = await SqliteTaskStore.open(path);
       const clock = new TestClock();
+      const store = await SqliteTaskStore.open(path, { clock: clock.now });
       return {
         store,
         clock,
         root: dir,
         service: new ArbeitService(store, { projectRoot: dir, now: clock.now }),
-        openPeer: () => SqliteTaskStore.open(path),
+        openPeer: () => SqliteTaskStore.open(path, { clock: clock.now }),
         async close() {
           await store.close();
           cleanup();

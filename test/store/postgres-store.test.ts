@@ -7,7 +7,7 @@ import { lockKey } from "../../src/store/postgres/config.js";
 import { listPostgresMigrations } from "../../src/store/postgres/migrate.js";
 import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
 import { postgresDialect } from "../../src/store/sql/dialect.js";
-import { readySql } from "../../src/store/sql/ready.js";
+import { readyStatement } from "../../src/store/sql/ready.js";
 import { listMigrations } from "../../src/store/sqlite/migrate.js";
 import { adminQuery, dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 
@@ -236,10 +236,9 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
       for (let i = 0; i < 3000; i++) await service.createTask({ title: `task ${i}`, priority: i % 5 }, caller);
     });
     const plan = async (forUpdate: boolean) => {
-      const sql = readySql(postgresDialect, { byList: false, forUpdate });
-      const rows = await store.transaction(forUpdate ? "write" : "read", (db) =>
-        db.all(`EXPLAIN ${sql}`, 20, new Date().toISOString(), 20, 20, 0),
-      );
+      const filter = { now: new Date().toISOString(), agent: "a", session: "s", limit: 20, offset: 0 };
+      const { sql, params } = readyStatement(postgresDialect, filter, forUpdate);
+      const rows = await store.transaction(forUpdate ? "write" : "read", (db) => db.all(`EXPLAIN ${sql}`, ...params));
       return rows.map((row) => String(row["QUERY PLAN"])).join("\n");
     };
     for (const forUpdate of [false, true]) {

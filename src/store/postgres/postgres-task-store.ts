@@ -46,6 +46,11 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** How the connections show in pg_stat_activity. Default "arbeit". */
   applicationName?: string;
+  /**
+   * The time leases run on. Default: the server's (now() as each transaction begins), so that
+   * clients whose clocks disagree agree on who holds a task. Tests substitute a settable clock.
+   */
+  clock?: () => Date;
 }
 
 interface OpenTransaction {
@@ -98,8 +103,11 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
   }
   #closed = false;
 
-  private constructor(pool: Pool, location: string, schema: string) {
+  readonly #clock: (() => Date) | undefined;
+
+  private constructor(pool: Pool, location: string, schema: string, clock: (() => Date) | undefined) {
     this.#pool = pool;
+    this.#clock = clock;
     this.location = location;
     this.schema = schema;
     this.#graphLock = advisoryLock(lockKey(schema));
@@ -107,8 +115,10 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
     // Sent as one message with BEGIN, so they cost no round trip of their own. Transaction-scoped
     // (SET LOCAL), so nothing is left on a connection a pooler such as PgBouncer hands on.
     const settings = `SET LOCAL search_path TO "${schema}"; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`;
-    this.#writeBegin = `BEGIN; ${settings}`;
-    this.#readBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${settings}`;
+    // The database's time comes back with BEGIN: now() is the transaction's start.
+    const time = `SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now`;
+    this.#writeBegin = `BEGIN; ${settings}; ${time}`;
+    this.#readBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${settings}; ${time}`;
   }
 
   /** Connects to `url`, creates the schema if needed and migrates it to the newest version. */
@@ -147,7 +157,7 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
       await pool.end();
       throw error;
     }
-    return new PostgresTaskStore(pool, location, schema);
+    return new PostgresTaskStore(pool, location, schema, options.clock);
   }
 
   /**
@@ -198,10 +208,13 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
       let broken: Error | undefined;
       let begun = false;
       try {
-        await client.query(mode === "write" ? this.#writeBegin : this.#readBegin);
+        const begin = (await client.query(mode === "write" ? this.#writeBegin : this.#readBegin)) as unknown as Array<{
+          rows: Array<{ now: string }>;
+        }>;
         begun = true;
+        const now = this.#clock ? this.#clock().toISOString() : begin.at(-1)!.rows[0]!.now;
         const db = new PostgresDb(client as unknown as Queryable, mode === "write");
-        const tx = sqlStoreTx(db, {
+        const tx = sqlStoreTx(db, () => now, {
           lockGraph: async () => void (await db.run(this.#graphLock)),
           orderEvents: this.#eventLock,
         });

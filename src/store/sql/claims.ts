@@ -1,53 +1,78 @@
 import type { Task } from "../../domain/types.js";
 import { toTask } from "../rows.js";
+import type { ExpiredClaim } from "../task-store.js";
 import type { SqlDb } from "./database.js";
 import { perDialect } from "./dialect.js";
-import { taskColumns } from "./task-columns.js";
+import { TASK_ORDER, taskColumns } from "./task-columns.js";
 
-const SET = `UPDATE tasks SET owner = ?, lease_expires_at = ?, claimed_at = COALESCE(?, claimed_at),
+const SET = `UPDATE tasks SET owner = ?, claim_session = ?, lease_expires_at = ?, claimed_at = COALESCE(?, claimed_at),
   version = version + 1, updated_at = ? WHERE id = ?`;
-const CLEAR =
-  "UPDATE tasks SET owner = NULL, lease_expires_at = NULL, version = version + 1, updated_at = ? WHERE id = ?";
+const CLEAR = `UPDATE tasks SET owner = NULL, claim_session = NULL, lease_expires_at = NULL,
+  version = version + 1, updated_at = ? WHERE id = ?`;
+// The lease alone, when an owner change ends it: recorded by that change's own event and version.
+const DROP_LEASE = "UPDATE tasks SET claim_session = NULL, lease_expires_at = NULL WHERE id = ?";
+// A renewal by activity moves the expiry forward only, of a lease the session still holds; it is
+// not a change of the task (no version, no event), so it never conflicts with expected_version.
+const RENEW = `UPDATE tasks SET lease_expires_at = ?
+  WHERE id = ? AND claim_session = ? AND lease_expires_at > ? AND lease_expires_at < ?`;
 
 const texts = perDialect((d) => ({
-  expired: `SELECT id, owner, lease_expires_at FROM tasks ${d.indexedBy("idx_tasks_lease")}
+  expired: `SELECT id, owner, claim_session, lease_expires_at FROM tasks ${d.indexedBy("idx_tasks_lease")}
     WHERE deleted_at IS NULL AND owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at <= ?
     ORDER BY lease_expires_at, id`,
   // Concurrent sweepers pass over the rows another one is freeing, so each lease expires once.
-  expiredToFree: `SELECT id, owner, lease_expires_at FROM tasks ${d.indexedBy("idx_tasks_lease")}
+  expiredToFree: `SELECT id, owner, claim_session, lease_expires_at FROM tasks ${d.indexedBy("idx_tasks_lease")}
     WHERE deleted_at IS NULL AND owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at <= ?
     ORDER BY lease_expires_at, id${d.forUpdate("tasks", { skipLocked: true })}`,
   // NULLS LAST spelled out: the engines disagree about where NULL sorts by default.
-  claimsOf: `SELECT ${taskColumns(d)} FROM tasks t
-    WHERE t.deleted_at IS NULL AND t.owner = ? AND t.lease_expires_at > ?
+  claimsOf: `SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_claim_session")}
+    WHERE t.deleted_at IS NULL AND t.claim_session = ? AND t.lease_expires_at > ?
     ORDER BY t.claimed_at DESC NULLS LAST, t.id`,
+  // An owner without a live lease is an assignment (a lapsed claim leaves one too).
+  assignedTo: `SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_owner")}
+    WHERE t.deleted_at IS NULL AND t.owner = ? AND t.status IN ('open', 'in_progress')
+      AND (t.lease_expires_at IS NULL OR t.lease_expires_at <= ?)
+    ORDER BY ${TASK_ORDER} LIMIT ?`,
 }));
 
-/** Claims: a task's owner and the lease that keeps it. */
+/** Claims: the session holding a task, its agent (`owner`), and the lease that keeps it. */
 export function claimStatements(db: SqlDb) {
   const sql = texts(db.dialect);
   return {
     async setClaim(
       id: string,
-      claim: { owner: string; lease_expires_at: string; claimed_at: string | null },
+      claim: { owner: string; session: string; lease_expires_at: string; claimed_at: string | null },
       at: string,
     ): Promise<void> {
-      await db.run(SET, claim.owner, claim.lease_expires_at, claim.claimed_at, at, id);
+      await db.run(SET, claim.owner, claim.session, claim.lease_expires_at, claim.claimed_at, at, id);
     },
 
     async clearClaim(id: string, at: string): Promise<void> {
       await db.run(CLEAR, at, id);
     },
 
-    /** Tasks whose lease ran out before `now` and still name an owner. */
-    async expiredClaims(now: string): Promise<Array<{ id: string; owner: string; lease_expires_at: string }>> {
-      const text = db.writable ? sql.expiredToFree : sql.expired;
-      return (await db.all(text, now)) as Array<{ id: string; owner: string; lease_expires_at: string }>;
+    async dropLease(id: string): Promise<void> {
+      await db.run(DROP_LEASE, id);
     },
 
-    /** The agent's live claims, most recently claimed first. */
-    async claimsOf(agent: string, now: string): Promise<Task[]> {
-      return (await db.all(sql.claimsOf, agent, now)).map(toTask);
+    async renewLease(id: string, session: string, until: string, now: string): Promise<boolean> {
+      return (await db.run(RENEW, until, id, session, now, until)) > 0;
+    },
+
+    /** Tasks whose lease ran out before `now` and still name an owner. */
+    async expiredClaims(now: string): Promise<ExpiredClaim[]> {
+      const text = db.writable ? sql.expiredToFree : sql.expired;
+      return (await db.all(text, now)) as unknown as ExpiredClaim[];
+    },
+
+    /** Unfinished tasks assigned to `agent` that no session holds at `now`, best first. */
+    async assignedTo(agent: string, now: string, limit: number): Promise<Task[]> {
+      return (await db.all(sql.assignedTo, agent, now, limit)).map(toTask);
+    },
+
+    /** The session's live claims, most recently claimed first. */
+    async claimsOf(session: string, now: string): Promise<Task[]> {
+      return (await db.all(sql.claimsOf, session, now)).map(toTask);
     },
   };
 }

@@ -1,23 +1,22 @@
-import type { IdempotentRecord } from "../task-store.js";
+import type { IdempotencyKey, IdempotentRecord } from "../task-store.js";
 import type { SqlDb } from "./database.js";
 
-const GET = "SELECT tool, args_hash, response FROM idempotency WHERE agent = ? AND request_id = ?";
-const PUT =
-  "INSERT INTO idempotency (agent, request_id, tool, args_hash, response, created_at) VALUES (?, ?, ?, ?, ?, ?)";
+const GET = "SELECT tool, args_hash, response FROM idempotency WHERE session_id = ? AND list_id = ? AND request_id = ?";
+const PUT = `INSERT INTO idempotency (session_id, list_id, request_id, tool, args_hash, response, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?)`;
 
-/** Idempotency records: the first response to a request id, replayed on a repeat. */
+/** Idempotency records: the first response to a session's request id, replayed on a repeat. */
 export function idempotencyStatements(db: SqlDb) {
   return {
-    async getIdempotent(agent: string, requestId: string): Promise<IdempotentRecord | undefined> {
-      return (await db.get(GET, agent, requestId)) as IdempotentRecord | undefined;
+    async getIdempotent(key: IdempotencyKey): Promise<IdempotentRecord | undefined> {
+      return (await db.get(GET, key.session_id, key.list_id, key.request_id)) as IdempotentRecord | undefined;
     },
 
-    async putIdempotent(
-      record: IdempotentRecord & { agent: string; request_id: string; created_at: string },
-    ): Promise<void> {
+    async putIdempotent(record: IdempotentRecord & IdempotencyKey & { created_at: string }): Promise<void> {
       await db.run(
         PUT,
-        record.agent,
+        record.session_id,
+        record.list_id,
         record.request_id,
         record.tool,
         record.args_hash,

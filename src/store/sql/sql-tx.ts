@@ -1,5 +1,4 @@
 import type { StoreTx } from "../task-store.js";
-import { agentStateStatements } from "./agent-state.js";
 import { analysisStatements } from "./analysis.js";
 import { claimStatements } from "./claims.js";
 import { contextStatements } from "./context.js";
@@ -11,6 +10,7 @@ import { memoryStatements } from "./memory.js";
 import { progressStatements } from "./progress.js";
 import { readyStatements } from "./ready.js";
 import { relationshipStatements } from "./relationships.js";
+import { sessionStateStatements } from "./session-state.js";
 import { taskStatements } from "./tasks.js";
 import { workStatements } from "./work.js";
 
@@ -28,11 +28,15 @@ export interface TxLocks {
 /** Where every writer already runs alone (SQLite's BEGIN IMMEDIATE), there is nothing more to take. */
 const ALREADY_SERIAL: TxLocks = { lockGraph: () => Promise.resolve() };
 
-/** The store contract over one database connection: every statement module, on either engine. */
-export function sqlStoreTx(db: SqlDb, locks: TxLocks = ALREADY_SERIAL): StoreTx {
+/**
+ * The store contract over one database connection: every statement module, on either engine.
+ * `databaseNow` is the database's time as the transaction began.
+ */
+export function sqlStoreTx(db: SqlDb, databaseNow: () => string, locks: TxLocks = ALREADY_SERIAL): StoreTx {
   const events = eventStatements(db);
   let ordered = false;
   return {
+    databaseNow,
     lockGraph: locks.lockGraph,
     ...taskStatements(db),
     ...readyStatements(db),
@@ -43,7 +47,7 @@ export function sqlStoreTx(db: SqlDb, locks: TxLocks = ALREADY_SERIAL): StoreTx 
     ...workStatements(db),
     ...claimStatements(db),
     ...idempotencyStatements(db),
-    ...agentStateStatements(db),
+    ...sessionStateStatements(db),
     ...memoryStatements(db),
     ...events,
     appendEvent(event) {

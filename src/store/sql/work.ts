@@ -12,6 +12,9 @@ const ACTIVE =
   "SELECT session_id, task_id, agent, started_at FROM active_work WHERE session_id = ? AND stopped_at IS NULL";
 const START = "INSERT INTO active_work (session_id, task_id, agent, started_at) VALUES (?, ?, ?, ?)";
 const STOP = "UPDATE active_work SET stopped_at = ? WHERE session_id = ? AND stopped_at IS NULL";
+const WORKING_ON = `SELECT session_id, task_id, agent, started_at FROM active_work
+  WHERE task_id = ? AND stopped_at IS NULL ORDER BY started_at, session_id`;
+const STOP_ON = "UPDATE active_work SET stopped_at = ? WHERE task_id = ? AND stopped_at IS NULL";
 const LAST_WORKED = `SELECT w.task_id FROM active_work w JOIN tasks t ON t.id = w.task_id
   WHERE w.session_id = ? AND t.deleted_at IS NULL ORDER BY w.started_at DESC, w.rowid DESC LIMIT 1`;
 const FILE_SEEN =
@@ -59,6 +62,16 @@ export function workStatements(db: SqlDb) {
 
     async stopActiveWork(sessionId: string, at: string): Promise<void> {
       await db.run(STOP, at, sessionId);
+    },
+
+    /** Every session working on the task now, longest first. */
+    async workingOn(taskId: string): Promise<ActiveWork[]> {
+      return (await db.all(WORKING_ON, taskId)) as unknown as ActiveWork[];
+    },
+
+    /** Ends every session's work on the task. */
+    async stopWorkOn(taskId: string, at: string): Promise<void> {
+      await db.run(STOP_ON, at, taskId);
     },
 
     /** The live task the session most recently started work on, whether or not it still is. */

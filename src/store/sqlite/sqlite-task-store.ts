@@ -25,6 +25,11 @@ const OPEN_TRANSACTION = new AsyncLocalStorage<{ store: object; mode: "read" | "
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface SqliteStoreOptions {
+  /** The database's clock, which leases run on. Default: this machine's. */
+  clock?: () => Date;
+}
+
 /**
  * The embedded default store: one SQLite file in WAL mode. Writes run in BEGIN IMMEDIATE
  * transactions and retry on SQLITE_BUSY with backoff, so callers never see the lock.
@@ -48,17 +53,24 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
     run: <T>(mode: "read" | "write", fn: () => T): T => OPEN_TRANSACTION.run({ store: this, mode }, fn),
   };
   #closed = false;
+  readonly #clock: () => Date;
+  /** The database's time, read when the open transaction began. */
+  #now = "";
 
-  private constructor(driver: SqlDriver, location: string) {
+  private constructor(driver: SqlDriver, location: string, clock: () => Date) {
     this.#driver = driver;
     this.location = location;
+    this.#clock = clock;
     this.#writers = location === ":memory:" ? new Mutex() : mutexForFile(resolve(location));
     this.#db = new SqliteDb(driver);
-    this.#tx = sqlStoreTx(this.#db);
+    this.#tx = sqlStoreTx(this.#db, () => this.#now);
   }
 
-  /** Opens (creating if needed) and migrates the database at `path` (":memory:" for none). */
-  static async open(path: string): Promise<SqliteTaskStore> {
+  /**
+   * Opens (creating if needed) and migrates the database at `path` (":memory:" for none).
+   * `clock` is the database's clock: for a file on this machine, the machine's (settable in tests).
+   */
+  static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteTaskStore> {
     const driver = await openDriver(path);
     try {
       driver.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -70,7 +82,7 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
       // file grows to that size between checkpoints.
       driver.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
       driver.exec("PRAGMA foreign_keys = ON");
-      const store = new SqliteTaskStore(driver, path);
+      const store = new SqliteTaskStore(driver, path, options.clock ?? (() => new Date()));
       await store.#writers.run(() => store.#immediate(async () => applyMigrations(driver)));
       return store;
     } catch (error) {
@@ -106,6 +118,7 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
       this.#inTransaction.run("read", async () => {
         this.#assertOpen();
         this.#driver.exec("BEGIN");
+        this.#now = this.#clock().toISOString();
         try {
           return await fn(this.#tx);
         } finally {
@@ -138,6 +151,7 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
   async #immediate<T>(fn: () => Promise<T>): Promise<T> {
     this.#assertOpen();
     await this.#begin();
+    this.#now = this.#clock().toISOString();
     let result: T;
     try {
       result = await fn();
@@ -199,5 +213,5 @@ function pause(ms: number): void {
 
 /** An in-memory store: the SQLite store over ":memory:", handy for tests and scratch work. */
 export const InMemoryTaskStore = {
-  open: (): Promise<SqliteTaskStore> => SqliteTaskStore.open(":memory:"),
+  open: (options: SqliteStoreOptions = {}): Promise<SqliteTaskStore> => SqliteTaskStore.open(":memory:", options),
 };

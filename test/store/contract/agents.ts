@@ -154,8 +154,9 @@ export function agentContract(factory: StoreFactory): void {
 
   suite("resume", () => {
     const p = useStore(factory);
+    const focusOf = (packet: any) => [packet.focus.task?.id ?? null, packet.focus.reason];
 
-    it("focuses on the best ready task, then the agent's claim, then its in-progress work", async () => {
+    it("focuses on the best ready task, then the session's claim, then the task it last started", async () => {
       assert.equal((await p().ok("arbeit_resume", {}, alice)).focus.reason, "none");
       await p().task("later", { priority: 3 });
       const best = await p().task("now", { priority: 0 });
@@ -167,7 +168,34 @@ export function agentContract(factory: StoreFactory): void {
       await p().ok("arbeit_task_start_work", { task_id: claimed }, alice);
       await p().ok("arbeit_task_stop_work", { task_id: claimed }, alice);
       const kept = await p().ok("arbeit_resume", {}, alice);
-      assert.deepEqual([kept.focus.task.id, kept.focus.reason], [claimed, "kept_in_progress_focus"]);
+      assert.deepEqual([kept.focus.task.id, kept.focus.reason], [claimed, "last_started"]);
+    });
+
+    it("follows start_work, keeps a focus the session works on, and never one another session holds", async () => {
+      const a = await p().task("a", { priority: 0 });
+      const b = await p().task("b", { priority: 1 });
+      await p().ok("arbeit_task_start_work", { task_id: a }, alice);
+      assert.deepEqual(focusOf(await p().ok("arbeit_resume", {}, alice)), [a, "kept_focus"]);
+      await p().ok("arbeit_task_stop_work", { task_id: a }, alice);
+      await p().ok("arbeit_task_start_work", { task_id: b }, alice);
+      assert.deepEqual(focusOf(await p().ok("arbeit_resume", {}, alice)), [b, "kept_focus"]);
+      // Another session of the same agent takes `a`: it is never alice's session's focus again.
+      const other = { session: "ses-alice-2", agent: "alice" };
+      await p().ok("arbeit_task_start_work", { task_id: a }, other);
+      await p().ok("arbeit_task_stop_work", { task_id: b }, alice);
+      await p().ok("arbeit_task_update", { task_id: b, status: "completed" }, alice);
+      const packet = await p().ok("arbeit_resume", {}, alice);
+      assert.notEqual(packet.focus.task?.id, a);
+      assert.deepEqual(focusOf(await p().ok("arbeit_resume", {}, other)), [a, "kept_focus"]);
+    });
+
+    it("chooses a task assigned to the agent before ready work", async () => {
+      await p().task("ready", { priority: 0 });
+      const mine = await p().task("assigned", { priority: 4, owner: "alice" });
+      assert.deepEqual(focusOf(await p().ok("arbeit_resume", {}, alice)), [mine, "assigned"]);
+      // Assigned to alice, it is not ready work for bob.
+      const forBob = await p().ok("arbeit_query", { query: "ready" }, bob);
+      assert.ok(!forBob.tasks.some((t: { id: string }) => t.id === mine));
     });
 
     it("brings parent, blockers, context, progress, files and memory", async () => {
@@ -218,12 +246,15 @@ export function agentContract(factory: StoreFactory): void {
       assert.equal(second.cursor.previous, first.cursor.current);
       const third = await p().ok("arbeit_resume", {}, alice);
       assert.equal(third.events.total, 0);
-      const state = await p().read((tx) => tx.agentState("alice"));
+      const state = await p().read((tx) => tx.sessionState("ses-alice"));
       assert.equal(state?.cursor_seq, third.cursor.current);
       assert.equal(state?.focus_task_id, id);
-      await p().store.write((tx) => tx.saveAgentState("alice", { cursor_seq: 1, focus_task_id: null }, "x"));
-      const back = await p().read((tx) => tx.agentState("alice"));
+      await p().store.write((tx) =>
+        tx.saveSessionState("ses-alice", { agent: "alice", cursor_seq: 1, focus_task_id: null }, "x"),
+      );
+      const back = await p().read((tx) => tx.sessionState("ses-alice"));
       assert.deepEqual(back, {
+        session_id: "ses-alice",
         agent: "alice",
         cursor_seq: third.cursor.current,
         focus_task_id: null,

@@ -36,7 +36,7 @@ export function readyClaimsContract(factory: StoreFactory): void {
       assert.deepEqual(ids(page.tasks), [late]);
       assert.equal(page.has_more, true);
       const direct = await p().read((tx) =>
-        tx.readyTasks({ list_id: "default", now: p().clock.now().toISOString(), limit: 10, offset: 0 }),
+        tx.readyTasks({ list_id: "default", now: p().clock.now().toISOString(), agent: null, limit: 10, offset: 0 }),
       );
       assert.deepEqual(ids(direct), [urgent, late, blocker]);
     });
@@ -89,13 +89,17 @@ export function readyClaimsContract(factory: StoreFactory): void {
     it("frees an expired lease back to the pool and records claim_expired", async () => {
       const id = await p().task("work");
       await p().ok("arbeit_task_claim", { task_id: id, lease_seconds: 60 }, alice);
-      assert.deepEqual((await p().ok("arbeit_query", { query: "ready" })).tasks, []);
+      assert.deepEqual((await p().ok("arbeit_query", { query: "ready" }, bob)).tasks, []);
+      // The holder still sees its own claim as work it may do.
+      assert.deepEqual(ids((await p().ok("arbeit_query", { query: "ready" }, alice)).tasks), [id]);
       const now = () => p().clock.now().toISOString();
       assert.deepEqual(await p().read((tx) => tx.expiredClaims(now())), []);
       p().clock.advance(60_000);
       const expired = await p().read((tx) => tx.expiredClaims(now()));
-      assert.deepEqual(expired, [{ id, owner: "alice", lease_expires_at: "2026-01-01T00:01:00.000Z" }]);
-      assert.deepEqual(ids((await p().ok("arbeit_query", { query: "ready" })).tasks), [id]);
+      assert.deepEqual(expired, [
+        { id, owner: "alice", claim_session: "ses-alice", lease_expires_at: "2026-01-01T00:01:00.000Z" },
+      ]);
+      assert.deepEqual(ids((await p().ok("arbeit_query", { query: "ready" }, bob)).tasks), [id]);
       const taken = await p().ok("arbeit_task_claim", { next: true }, bob);
       assert.equal(taken.task.id, id);
       assert.equal(taken.task.owner, "bob");
@@ -122,7 +126,7 @@ export function readyClaimsContract(factory: StoreFactory): void {
       assert.equal((await p().ok("arbeit_task_claim", { action: "release", task_id: id }, alice)).released, false);
     });
 
-    it("lists an agent's live claims, most recently claimed first", async () => {
+    it("lists a session's live claims, most recently claimed first", async () => {
       const first = await p().task("first");
       const second = await p().task("second");
       const theirs = await p().task("theirs");
@@ -131,19 +135,21 @@ export function readyClaimsContract(factory: StoreFactory): void {
       await p().ok("arbeit_task_claim", { task_id: second, lease_seconds: 60 }, alice);
       await p().ok("arbeit_task_claim", { task_id: theirs }, bob);
       const now = () => p().clock.now().toISOString();
-      assert.deepEqual(ids(await p().read((tx) => tx.claimsOf("alice", now()))), [second, first]);
+      assert.deepEqual(ids(await p().read((tx) => tx.claimsOf("ses-alice", now()))), [second, first]);
       p().clock.advance(60_000);
-      assert.deepEqual(ids(await p().read((tx) => tx.claimsOf("alice", now()))), [first]);
+      assert.deepEqual(ids(await p().read((tx) => tx.claimsOf("ses-alice", now()))), [first]);
     });
 
-    it("refuses finished tasks, stale versions and callers without an agent", async () => {
+    it("refuses finished tasks and stale versions; a caller without an agent claims as its session", async () => {
       const done = await p().task("done", { status: "completed" });
       assert.equal((await p().fail("arbeit_task_claim", { task_id: done }, alice)).code, "INVALID_STATUS");
       const open = await p().task("open");
       const stale = await p().fail("arbeit_task_claim", { task_id: open, expected_version: 7 }, alice);
       assert.equal(stale.code, "VERSION_CONFLICT");
       assert.equal(stale.details.current_version, 1);
-      assert.equal((await p().fail("arbeit_task_claim", { task_id: open }, { agent: null })).code, "INVALID_ARGUMENT");
+      const anonymous = await p().ok("arbeit_task_claim", { task_id: open }, { agent: null });
+      assert.equal(anonymous.task.owner, "ses-alice");
+      assert.equal(anonymous.task.claim_session, "ses-alice");
     });
 
     it("claims for whoever starts work, and refuses work on another's claim", async () => {

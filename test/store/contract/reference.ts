@@ -159,8 +159,8 @@ export function referenceContract(factory: StoreFactory): void {
     const p = useStore(factory);
 
     it("replays a scripted session with the same envelopes as an in-memory SQLite store", async () => {
-      const reference = await InMemoryTaskStore.open();
       const clock = new TestClock();
+      const reference = await InMemoryTaskStore.open({ clock: clock.now });
       const base = { ...p(), store: reference, clock };
       try {
         const expected = await transcript(

@@ -40,6 +40,7 @@ export function taskContract(factory: StoreFactory): void {
           priority: 1,
           owner: "alice",
           lease_expires_at: null,
+          claim_session: null,
           active_form: "Fixing login",
           version: 1,
           created_at: T0,

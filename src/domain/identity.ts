@@ -1,0 +1,24 @@
+/**
+ * Names that identify who acts: agents, sessions and lists. They travel into every row and event
+ * a caller writes, so they are checked like any other field: 1 to 128 characters, no control
+ * characters (a NUL breaks Postgres text), and valid Unicode (half a surrogate pair has no UTF-8
+ * form, so the name stored would not be the name given and could never be matched again).
+ */
+export const MAX_NAME_LENGTH = 128;
+
+const CONTROL = /\p{Cc}/u;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why `value` is not a valid name, in words that follow the field's name; undefined when it is. */
+export function nameProblem(value: string): string | undefined {
+  if (value.length === 0) return "must not be empty";
+  if (value.length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters (got ${value.length})`;
+  if (CONTROL.test(value)) return "must not contain control characters";
+  if (LONE_SURROGATE.test(value)) return "must be valid Unicode (it holds half of a UTF-16 surrogate pair)";
+  return undefined;
+}
+
+/** The session a caller without one acts as: one per agent name. */
+export function agentSession(agent: string | null): string {
+  return `agent:${agent ?? "anonymous"}`;
+}
