@@ -10,7 +10,8 @@ const [dbPath, projectDir, agent, countText] = process.argv.slice(2);
 if (!dbPath || !projectDir || !agent || !countText) throw new Error("usage: claim-worker <db> <dir> <agent> <count>");
 const count = Number(countText);
 const h = await openHarness(dbPath, projectDir);
-const caller = { agent, session: `ses-${agent}` };
+// Every process is the same agent in a session of its own: claims belong to sessions.
+const caller = { agent: "bench-claimer", session: `ses-${agent}` };
 // Warm the code paths without claiming anything.
 await h.call("arbeit_query", { query: "ready", params: { limit: 1 } }, caller);
 process.stdout.write("ready\n");

@@ -19,6 +19,8 @@ export interface CliCommand {
   name: string;
   label: string;
   argv: string[];
+  /** What the command reads on stdin (a hook's payload); nothing when absent. */
+  input?: string;
 }
 
 function clockTicksPerSecond(): number {
@@ -56,14 +58,20 @@ export function measureCliCpu(
     rounds[command.name] = [];
     wall[command.name] = [];
     // One untimed call each: page cache and the CLI's code cache are warm, as on a dev machine.
-    spawnSync(command.argv[0]!, command.argv.slice(1), { stdio: "ignore" });
+    spawnSync(command.argv[0]!, command.argv.slice(1), {
+      input: command.input ?? "",
+      stdio: ["pipe", "ignore", "ignore"],
+    });
   }
   for (let round = 0; round < options.rounds; round++) {
     for (const command of commands) {
       const before = childCpuTicks();
       for (let i = 0; i < options.callsPerRound; i++) {
         const start = process.hrtime.bigint();
-        const out = spawnSync(command.argv[0]!, command.argv.slice(1), { stdio: ["ignore", "ignore", "pipe"] });
+        const out = spawnSync(command.argv[0]!, command.argv.slice(1), {
+          input: command.input ?? "",
+          stdio: ["pipe", "ignore", "pipe"],
+        });
         wall[command.name]!.push(Number(process.hrtime.bigint() - start) / 1e6);
         if (out.status !== 0) throw new Error(`${command.label} exited ${out.status}: ${out.stderr}`);
       }
@@ -82,7 +90,7 @@ export function cliRows(
   result: CliCpuResult,
   commands: CliCommand[],
   baseline: string,
-  headline: string,
+  headlines: readonly string[],
   targetRatio: number,
 ): ResultRow[] {
   const base = median(result.rounds[baseline]!);
@@ -90,7 +98,7 @@ export function cliRows(
     const cpu = median(result.rounds[command.name]!);
     const wall = summarize(result.wall[command.name]!);
     const ratio = cpu / base;
-    const isHeadline = command.name === headline;
+    const isHeadline = headlines.includes(command.name);
     return {
       name: `cli_${command.name}`,
       label: command.label,

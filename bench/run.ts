@@ -180,11 +180,52 @@ function measureCli(dataset: Dataset, args: BenchArgs, record: (row: ResultRow) 
       argv: [node, CLI, "call", "arbeit_task_get", JSON.stringify(briefing), "--db", dataset.working],
     },
     { name: "version", label: "`arbeit --version` (start-up only)", argv: [node, CLI, "--version"] },
+    hookCommand(dataset, node),
   ];
   const rounds = Math.max(3, Math.round(10 * Math.min(1, args.scale * 2)));
   log(`CLI CPU: ${rounds} interleaved rounds of 10 calls per command...`);
   const result = measureCliCpu(commands, { rounds, callsPerRound: 10 });
-  for (const row of cliRows(result, commands, "node_e0", "query_ready", CLI_TARGET_RATIO)) record(row);
+  for (const row of cliRows(result, commands, "node_e0", ["query_ready", "hook_post_tool_use"], CLI_TARGET_RATIO))
+    record(row);
+}
+
+/**
+ * Claude Code's PostToolUse hook as it runs after every file tool: a session works on a task, and
+ * each call records (or finds recorded) a file touch and renews the session's lease on the task.
+ */
+function hookCommand(dataset: Dataset, node: string): CliCommand {
+  const session = "bench-hook-session";
+  const task = dataset.manifest.richLeaves[1];
+  const started = spawnSync(
+    node,
+    [
+      CLI,
+      "call",
+      "arbeit_task_start_work",
+      JSON.stringify({ task_id: task }),
+      "--session",
+      session,
+      "--db",
+      dataset.working,
+    ],
+    { encoding: "utf8" },
+  );
+  if (!JSON.parse(started.stdout || "{}").success) throw new Error(`start_work for the hook failed: ${started.stdout}`);
+  const payload = {
+    session_id: session,
+    cwd: dataset.projectDir,
+    hook_event_name: "PostToolUse",
+    tool_name: "Edit",
+    tool_input: { file_path: join(dataset.projectDir, "src", "hooked.ts"), old_string: "a", new_string: "b" },
+    tool_response: { success: true },
+    tool_use_id: "toolu_bench",
+  };
+  return {
+    name: "hook_post_tool_use",
+    label: "`arbeit hook post-tool-use --db <store>` (Edit of a file; renews the lease)",
+    argv: [node, CLI, "hook", "post-tool-use", "--db", dataset.working],
+    input: JSON.stringify(payload),
+  };
 }
 
 /**

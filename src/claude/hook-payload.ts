@@ -18,6 +18,8 @@ export interface HookPayload {
    * conversation calls have none.
    */
   agent_id?: string;
+  /** PreToolUse / PostToolUse: the call's id, which an MCP server also receives in `_meta`. */
+  tool_use_id?: string;
 }
 
 export class HookInputError extends Error {}
@@ -43,6 +45,7 @@ export function parsePayload(input: string): HookPayload {
     tool_name: text(value.tool_name),
     tool_input: value.tool_input,
     agent_id: text(value.agent_id),
+    tool_use_id: text(value.tool_use_id),
   };
 }
 

@@ -1,9 +1,11 @@
+import { dirname } from "node:path";
 import { activeBriefingText } from "../fragments/briefing-text.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { locate, openProject } from "../service/project.js";
 import { type HookPayload, parsePayload, projectDirOf, touchFromPostToolUse } from "./hook-payload.js";
 import { sessionStartContext } from "./session-start.js";
+import { noteSubagentCall, subagentSession } from "./subagent-calls.js";
 
 /**
  * Claude Code command hooks (`arbeit hook <name>`, stdin JSON). A hook must never break the
@@ -11,7 +13,7 @@ import { sessionStartContext } from "./session-start.js";
  * without Arbeit gets no output at all.
  */
 
-export const HOOK_NAMES = ["session-start", "post-tool-use", "pre-compact"] as const;
+export const HOOK_NAMES = ["session-start", "pre-tool-use", "post-tool-use", "pre-compact"] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 
 export interface HookSettings {
@@ -37,6 +39,8 @@ const HANDLERS: Record<HookName, Handler> = {
     const additionalContext = await sessionStartContext(service, caller);
     return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext } })}\n`;
   },
+  // Handled before the store is opened (see runClaudeHook): it only leaves a note for the server.
+  "pre-tool-use": async () => "",
   "post-tool-use": async (service, payload, caller, dir) => {
     const touch = touchFromPostToolUse(payload, dir);
     if (touch && caller.session) await service.trackFile(touch, caller);
@@ -60,7 +64,7 @@ const HANDLERS: Record<HookName, Handler> = {
 export function hookSession(payload: HookPayload): Pick<Caller, "session" | "parents"> {
   const session = payload.session_id ?? null;
   if (session === null || payload.agent_id === undefined) return { session };
-  return { session: `${session}/${payload.agent_id}`, parents: [session] };
+  return { session: subagentSession(session, payload.agent_id), parents: [session] };
 }
 
 export async function runClaudeHook(
@@ -75,7 +79,14 @@ export async function runClaudeHook(
     const payload = parsePayload(input);
     const dir = projectDirOf(payload, env, cwd);
     const where = { cwd: dir, db: settings.db };
-    if (!locate(where)) return { stdout: "", stderr: "" };
+    const location = locate(where);
+    if (!location) return { stdout: "", stderr: "" };
+    if (name === "pre-tool-use") {
+      // Runs before every Arbeit MCP call: it opens no database, only notes a sub-agent's call.
+      if (payload.agent_id && payload.tool_use_id)
+        noteSubagentCall(dirname(location.dbPath), payload.tool_use_id, payload.agent_id);
+      return { stdout: "", stderr: "" };
+    }
     service = await openProject(where);
     const caller: Caller = {
       ...hookSession(payload),

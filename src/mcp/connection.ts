@@ -1,7 +1,9 @@
+import { dirname } from "node:path";
+import { subagentSession, takeSubagentCall } from "../claude/subagent-calls.js";
 import { newId } from "../domain/ids.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
-import { openProject } from "../service/project.js";
+import { locate, openProject } from "../service/project.js";
 import type { ToolContext } from "../tools/define.js";
 
 export interface ConnectionOptions {
@@ -19,7 +21,8 @@ export interface ConnectionOptions {
 /** What one MCP connection needs per call: who is calling and the project's service. */
 export interface Connection {
   readonly session: string;
-  context(clientName: string | undefined): ToolContext;
+  /** `toolUseId`: Claude Code's id of the call (`_meta["claudecode/toolUseId"]`), if any. */
+  context(clientName: string | undefined, toolUseId?: unknown): ToolContext;
   close(): Promise<void>;
 }
 
@@ -47,9 +50,12 @@ export function openConnection(options: ConnectionOptions): Connection {
   };
   return {
     session,
-    context(clientName) {
+    context(clientName, toolUseId) {
+      // A Claude Code sub-agent's call acts as the sub-agent's own session (src/claude/subagent-calls.ts).
+      const location = toolUseId === undefined ? undefined : locate({ cwd: options.cwd, db: options.db });
+      const subagent = location && takeSubagentCall(dirname(location.dbPath), toolUseId);
       const caller: Caller = {
-        session,
+        ...(subagent ? { session: subagentSession(session, subagent), parents: [session] } : { session }),
         agent: options.agent ?? clientName ?? "mcp",
         ...(options.listId ? { list_id: options.listId } : {}),
       };

@@ -44,9 +44,10 @@ export function createMcpServer(options: McpServerOptions): { server: McpServer;
         inputSchema: listedInputSchema(tool),
         annotations: mcpAnnotations(tool.annotations),
       },
-      async (args) => {
+      async (args, extra) => {
         // The client's name is known only once the handshake is done, so it is read per call.
-        const ctx = connection.context(server.server.getClientVersion()?.name);
+        const toolUseId = (extra._meta as Record<string, unknown> | undefined)?.["claudecode/toolUseId"];
+        const ctx = connection.context(server.server.getClientVersion()?.name, toolUseId);
         return toCallToolResult(await invokeTool(tool, args, ctx));
       },
     );

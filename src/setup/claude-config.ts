@@ -7,6 +7,8 @@ import { isObject, type JsonObject, SetupError } from "./json-file.js";
 
 export const CLAUDE_HOOKS = [
   { event: "SessionStart", matcher: "startup|resume|clear|compact", name: "session-start" },
+  // Before each Arbeit MCP call: tells the server when a sub-agent made it.
+  { event: "PreToolUse", matcher: "mcp__arbeit__.*", name: "pre-tool-use" },
   { event: "PostToolUse", matcher: "Read|Write|Edit|MultiEdit|NotebookEdit", name: "post-tool-use" },
   { event: "PreCompact", matcher: undefined, name: "pre-compact" },
 ] as const;

@@ -179,7 +179,7 @@ describe("Claude Code hooks", () => {
   });
 
   it("never fails the session: bad input is a note on stderr with exit 0", async () => {
-    for (const name of ["session-start", "post-tool-use", "pre-compact"]) {
+    for (const name of ["session-start", "pre-tool-use", "post-tool-use", "pre-compact"]) {
       const result = await hook(name, "{not json", dir);
       assert.equal(result.code, 0, name);
       assert.equal(result.stdout, "");
@@ -188,7 +188,7 @@ describe("Claude Code hooks", () => {
   });
 
   it("an unknown hook name exits 1 (not 2, which Claude Code reads as 'block')", async () => {
-    const result = await hook("pre-tool-use", "{}", dir);
+    const result = await hook("user-prompt-submit", "{}", dir);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /unknown hook/);
   });
@@ -197,7 +197,7 @@ describe("Claude Code hooks", () => {
 describe("Claude Code hooks in a project without Arbeit", () => {
   it("print nothing and exit 0", async () => {
     const { dir, cleanup } = tempDir();
-    for (const name of ["session-start", "post-tool-use", "pre-compact"]) {
+    for (const name of ["session-start", "pre-tool-use", "post-tool-use", "pre-compact"]) {
       const input =
         name === "post-tool-use"
           ? postToolUse(dir, "Read", { file_path: join(dir, "a.ts") })

@@ -20,9 +20,16 @@ export interface ChatRequest {
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: any } }>;
 }
 
+export interface ToolCall {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
 export type Reply =
   | { text: string; promptTokens?: number }
-  | { tool: string; args: Record<string, unknown>; promptTokens?: number };
+  | ({ promptTokens?: number } & ToolCall)
+  /** Several tool calls in one assistant step (indexes 0, 1, ...), which OpenCode runs together. */
+  | { tools: ToolCall[]; promptTokens?: number };
 
 export interface FakeModel {
   port: number;
@@ -57,14 +64,15 @@ function send(res: ServerResponse, reply: Reply, model: string): void {
     },
   };
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-  if ("tool" in reply) {
-    const call = {
-      index: 0,
-      id: `call_${counter}`,
+  if ("tool" in reply || "tools" in reply) {
+    const calls = "tools" in reply ? reply.tools : [reply];
+    const toolCalls = calls.map((call, index) => ({
+      index,
+      id: `call_${counter}_${index}`,
       type: "function",
-      function: { name: reply.tool, arguments: JSON.stringify(reply.args) },
-    };
-    res.write(chunk({ role: "assistant", tool_calls: [call] }, null));
+      function: { name: call.tool, arguments: JSON.stringify(call.args) },
+    }));
+    res.write(chunk({ role: "assistant", tool_calls: toolCalls }, null));
     res.write(chunk({}, "tool_calls", usage));
   } else {
     res.write(chunk({ role: "assistant", content: reply.text }, null));
@@ -73,7 +81,8 @@ function send(res: ServerResponse, reply: Reply, model: string): void {
   res.end("data: [DONE]\n\n");
 }
 
-export async function startFakeModel(script: (request: ChatRequest) => Reply): Promise<FakeModel> {
+/** The script may take its time (an async reply holds the model's answer back until it settles). */
+export async function startFakeModel(script: (request: ChatRequest) => Reply | Promise<Reply>): Promise<FakeModel> {
   const requests: ChatRequest[] = [];
   const errors: unknown[] = [];
   const server = createServer(async (req, res) => {
@@ -84,7 +93,7 @@ export async function startFakeModel(script: (request: ChatRequest) => Reply): P
       }
       const request = JSON.parse(await readBody(req)) as ChatRequest;
       requests.push(request);
-      send(res, script(request), request.model);
+      send(res, await script(request), request.model);
     } catch (error) {
       errors.push(error);
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
