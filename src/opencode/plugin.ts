@@ -78,7 +78,7 @@ export async function createArbeitHooks(
     },
 
     "tool.execute.before": async (hook) => {
-      activity.started(hook.callID, hook.sessionID);
+      activity.started(hook.callID, hook.sessionID, hook.tool);
     },
 
     "tool.execute.after": async (hook, output) => {

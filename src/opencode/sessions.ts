@@ -42,13 +42,18 @@ export class SessionTree {
 /**
  * Which session a `file.edited` event (which names no session) most likely came from: the only
  * session with a tool call running, else the last session that ran one. Two sessions running
- * tools at once make it ambiguous, and then nothing is guessed.
+ * tools at once make it ambiguous, and then nothing is guessed. A `task` call (a sub-agent at
+ * work) edits nothing itself: the session waiting on it does not count as running a tool, or a
+ * sub-agent's edits would always look ambiguous.
  */
+const DELEGATING_TOOL = "task";
+
 export class SessionActivity {
   readonly #running = new Map<string, string>();
   #last: string | undefined;
 
-  started(callID: string, session: string): void {
+  started(callID: string, session: string, tool?: string): void {
+    if (tool === DELEGATING_TOOL) return;
     this.#running.set(callID, session);
     this.#last = session;
   }

@@ -130,6 +130,13 @@ describe("which session a file.edited event belongs to", () => {
     assert.equal(activity.likelySession(), "s1");
   });
 
+  it("is the sub-agent, not the session waiting on its task call", () => {
+    const activity = new SessionActivity();
+    activity.started("c1", "parent", "task");
+    activity.started("c2", "child", "edit");
+    assert.equal(activity.likelySession(), "child");
+  });
+
   it("forgets the calls of a session gone idle (a tool that threw never reports back)", () => {
     const activity = new SessionActivity();
     activity.started("c1", "s1");

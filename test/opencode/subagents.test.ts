@@ -312,7 +312,10 @@ describe("OpenCode, real binary: two sub-agents at once, each on its own task", 
     const calls = taskCalls();
     const one = calls.get("one")!;
     const two = calls.get("two")!;
-    assert.ok(one.start < two.end && two.start < one.end, `task calls did not overlap: ${JSON.stringify(calls)}`);
+    assert.ok(
+      one.start < two.end && two.start < one.end,
+      `task calls did not overlap: ${JSON.stringify(Object.fromEntries(calls))}`,
+    );
     // Each sub-agent, about to write, found the other one already working.
     assert.deepEqual(sawOtherStarted, { one: true, two: true });
     // The event log tells the same: both work_started events come before both file_tracked ones.
