@@ -18,8 +18,6 @@ export const HOOK_TIMEOUT_SECONDS = 10;
 /** `npx arbeit` by default: found in the project's node_modules, else fetched once by npx. */
 export const DEFAULT_COMMAND = "npx arbeit";
 
-export const MCP_SERVER = { command: "npx", args: ["arbeit", "mcp"] } as const;
-
 function hasArbeitHook(groups: unknown[], name: string): boolean {
   return groups.some(
     (group) =>
@@ -55,15 +53,27 @@ export function mergeClaudeSettings(
   return { value: added.length > 0 ? { ...settings, hooks: merged } : settings, added };
 }
 
+/**
+ * The MCP server entry for `command` (`npx arbeit` -> npx with args [arbeit, mcp]), so that the
+ * server runs the same Arbeit as the hooks. The command is split on spaces.
+ */
+export function mcpServerEntry(command: string = DEFAULT_COMMAND): { command: string; args: string[] } {
+  const [program = "npx", ...args] = command.trim().split(/\s+/);
+  return { command: program, args: [...args, "mcp"] };
+}
+
 /** Adds the `arbeit` MCP server to `.mcp.json` unless one by that name is configured. */
-export function mergeMcpConfig(config: JsonObject): { value: JsonObject; added: boolean } {
+export function mergeMcpConfig(
+  config: JsonObject,
+  command: string = DEFAULT_COMMAND,
+): { value: JsonObject; added: boolean } {
   const servers = config.mcpServers ?? {};
   if (!isObject(servers)) throw new SetupError(`"mcpServers" in .mcp.json must be an object.`);
   if ("arbeit" in servers) return { value: config, added: false };
   return {
     value: {
       ...config,
-      mcpServers: { ...servers, arbeit: { command: MCP_SERVER.command, args: [...MCP_SERVER.args] } },
+      mcpServers: { ...servers, arbeit: mcpServerEntry(command) },
     },
     added: true,
   };

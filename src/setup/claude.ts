@@ -13,7 +13,7 @@ export async function setupClaude(options: { dir: string; command?: string }): P
   const settingsFile = readJsonObject(join(options.dir, ".claude", "settings.json"));
   const mcpFile = readJsonObject(join(options.dir, ".mcp.json"));
   const settings = mergeClaudeSettings(settingsFile.value, options.command ?? DEFAULT_COMMAND);
-  const mcp = mergeMcpConfig(mcpFile.value);
+  const mcp = mergeMcpConfig(mcpFile.value, options.command ?? DEFAULT_COMMAND);
 
   if (settings.added.length > 0) {
     record(report, settingsFile.path, writeJson(settingsFile, settings.value), `hooks: ${settings.added.join(", ")}`);

@@ -116,6 +116,20 @@ describe("arbeit setup claude", () => {
     cleanup();
   });
 
+  it("runs the MCP server with the same --command as the hooks", async () => {
+    const { dir, cleanup } = project();
+    const result = await setup(dir, "claude", "--command", "/opt/arbeit/bin/arbeit");
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(readJson(join(dir, ".mcp.json")).mcpServers.arbeit, {
+      command: "/opt/arbeit/bin/arbeit",
+      args: ["mcp"],
+    });
+    const { hooks } = readJson(join(dir, ".claude", "settings.json"));
+    assert.equal(hooks.PreToolUse[0].matcher, "mcp__arbeit__.*");
+    assert.equal(hooks.PreToolUse[0].hooks[0].command, "/opt/arbeit/bin/arbeit hook pre-tool-use");
+    cleanup();
+  });
+
   it("refuses a settings file that is not valid JSON, touching no file", async () => {
     const { dir, cleanup } = project();
     const settingsPath = join(dir, ".claude", "settings.json");

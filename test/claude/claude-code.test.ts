@@ -1,0 +1,447 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import type { Task } from "../../src/domain/types.js";
+import type { ArbeitService } from "../../src/service/arbeit-service.js";
+import { ANONYMOUS } from "../../src/service/caller.js";
+import { openProject } from "../../src/service/project.js";
+import { CLI, runCli } from "../helpers/cli.js";
+import { requirement } from "../helpers/requirements.js";
+import { type ClaudeRun, type ClaudeSandbox, claudeMissing, createSandbox, REPO, runClaude } from "./claude-harness.js";
+import {
+  type FakeAnthropic,
+  firstUserText,
+  lastUserText,
+  type Message,
+  type MessagesRequest,
+  startFakeAnthropic,
+  type Turn,
+  textOf,
+  toolResults,
+} from "./fake-anthropic.js";
+
+/**
+ * Arbeit set up for the real Claude Code CLI, end to end (docs/claude-code.md): `arbeit setup
+ * claude` in a fresh project, then headless conversations against a scripted fake API
+ * (fake-anthropic.ts). The model starts work through the `arbeit` MCP server and touches files;
+ * the store must show the claim, the work and the files under Claude Code's session id. A
+ * `--resume` must be briefed on the task by the SessionStart hook, `/compact` must carry the
+ * briefing into the summary instructions (PreCompact) and brief the compacted conversation again
+ * (SessionStart `compact`), and two conversations racing for one task must end with exactly one
+ * holder. Each run takes a few seconds.
+ *
+ * Setup writes `npx arbeit ...` for the hooks and the MCP server. The test makes that resolve to
+ * this checkout the way docs/claude-code.md says to install it, `npm install --save-dev
+ * /path/to/arbeit` (offline: it only links the folder into node_modules and node_modules/.bin).
+ */
+
+const RUN_TIMEOUT_MS = 60_000;
+const SUITE_TIMEOUT_MS = 8 * RUN_TIMEOUT_MS;
+const ALLOWED_TOOLS = ["mcp__arbeit__*", "Read", "Write", "Edit"];
+const START_WORK = "mcp__arbeit__arbeit_task_start_work";
+const CLAIM = "mcp__arbeit__arbeit_task_claim";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const TASK = {
+  title: "Add rate limiting to the API",
+  type: "feature",
+  intent: "INTENT-7Q: abusive clients must not starve the others",
+  description: "A token bucket per API key.",
+  plan: "PLAN-7Q: 1. bucket in limiter.ts 2. wire into the router 3. tests",
+};
+const RACE_TASK = { title: "Rotate the signing keys", intent: "Old keys leaked in a log dump" };
+/** Added to the task between `/compact` and the next run: a briefing without it predates that run. */
+const LATE_NOTE = "NOTE-AFTER-COMPACT-7Q";
+const SUMMARY = "SUMMARY-7Q: the agent started work on the task, wrote limiter.ts and read router.ts.";
+const WRITTEN = "limiter.ts";
+const READ = "router.ts";
+const RACERS = ["RACE-A", "RACE-B"] as const;
+const HOOK_CONTEXT = "SessionStart hook additional context: ";
+
+const cannotRun = requirement("the real-Claude-Code end-to-end test", claudeMissing());
+
+const execFileAsync = promisify(execFile);
+
+/** The text of one message (string or blocks, tool_results included). */
+const messageText = (message: Message) => textOf(message.content);
+
+/** The JSON envelope in an MCP tool_result's text. */
+function envelopeOf(text: string): any {
+  const start = text.indexOf("{");
+  assert.ok(start >= 0, `no JSON envelope in the tool result: ${text}`);
+  return JSON.parse(text.slice(start));
+}
+
+/** additionalContext of the SessionStart hook responses of a run, by source (stream-json hook events). */
+function sessionStartContexts(run: ClaudeRun, source: string): string[] {
+  return run.events
+    .filter((event) => event.subtype === "hook_response" && event.hook_name === `SessionStart:${source}`)
+    .map((event) => JSON.parse(event.output).hookSpecificOutput.additionalContext as string);
+}
+
+/** Every Arbeit hook of a run finished with exit 0 and no "arbeit: ... hook skipped" on stderr. */
+function assertHooksClean(run: ClaudeRun, label: string): void {
+  const responses = run.events.filter((event) => event.subtype === "hook_response");
+  for (const response of responses) {
+    assert.equal(response.exit_code, 0, `${label}: ${response.hook_name} exit code\n${response.stderr}`);
+    assert.equal(response.stderr, "", `${label}: ${response.hook_name} stderr`);
+  }
+}
+
+function assertRunOk(run: ClaudeRun, label: string): void {
+  assert.equal(run.timedOut, false, `${label}: claude did not finish in ${RUN_TIMEOUT_MS} ms\n${run.stderr}`);
+  assert.equal(run.code, 0, `${label}: claude exited ${run.code}\n${run.stderr}\n${run.stdout.slice(-3000)}`);
+  assert.equal(run.result?.is_error, false, `${label}: ${JSON.stringify(run.result)}`);
+  assert.deepEqual(run.result?.permission_denials ?? [], [], label);
+  assert.match(run.sessionId ?? "", UUID, `${label}: stream-json init session_id`);
+}
+
+describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, files and claims", {
+  skip: cannotRun,
+  timeout: SUITE_TIMEOUT_MS,
+}, () => {
+  let sandbox: ClaudeSandbox;
+  let fake: FakeAnthropic;
+  let project: string;
+  let taskId: string;
+  let raceTaskId: string;
+  /** Conversation 1's session id (stream-json init), kept across --resume and /compact. */
+  let sessionId: string;
+  const runs: Partial<Record<"work" | "resume" | "compact" | "after", ClaudeRun>> = {};
+  /** The API requests each run made, by run. */
+  const requestsOf: Record<string, MessagesRequest[]> = {};
+
+  /** The scripted model: each turn is chosen from the prompt and the tool results that came back. */
+  function script(request: MessagesRequest): Turn {
+    const done = toolResults(request);
+    const call = (id: string, name: string, input: Record<string, unknown>): Turn => ({ tools: [{ id, name, input }] });
+    // Compaction (docs/claude-code-findings.md): only the text blocks of the last user message.
+    if (/detailed summary of the conversation/i.test(lastUserText(request))) return { text: SUMMARY };
+    const first = firstUserText(request);
+    for (const tag of RACERS) {
+      if (!first.includes(tag)) continue;
+      const key = tag.toLowerCase().replace("-", "_");
+      if (!done.has(`toolu_${key}_start`)) return call(`toolu_${key}_start`, START_WORK, { task_id: raceTaskId });
+      if (!done.has(`toolu_${key}_claim`)) return call(`toolu_${key}_claim`, CLAIM, { task_id: raceTaskId });
+      return { text: `${tag}-DONE` };
+    }
+    const conversation = request.messages.map(messageText).join("\n");
+    if (conversation.includes("AFTER-COMPACT-PROMPT")) return { text: "AFTER-DONE" };
+    if (conversation.includes("RESUME-PROMPT")) return { text: "RESUME-DONE" };
+    if (conversation.includes("WORK-PROMPT")) {
+      if (!done.has("toolu_work_start")) return call("toolu_work_start", START_WORK, { task_id: taskId });
+      if (!done.has("toolu_work_write")) {
+        return call("toolu_work_write", "Write", {
+          file_path: join(project, WRITTEN),
+          content: "export const limit = 10;\n",
+        });
+      }
+      if (!done.has("toolu_work_edit")) {
+        return call("toolu_work_edit", "Edit", {
+          file_path: join(project, WRITTEN),
+          old_string: "limit = 10",
+          new_string: "limit = 20",
+        });
+      }
+      if (!done.has("toolu_work_read")) return call("toolu_work_read", "Read", { file_path: join(project, READ) });
+      return { text: "WORK-DONE" };
+    }
+    return { text: "OK" };
+  }
+
+  async function claude(prompt: string, resume?: string): Promise<{ run: ClaudeRun; requests: MessagesRequest[] }> {
+    const from = fake.requests.length;
+    const run = await runClaude({
+      sandbox,
+      baseUrl: fake.baseUrl,
+      prompt,
+      resume,
+      allowedTools: ALLOWED_TOOLS,
+      permissionMode: "acceptEdits",
+      timeoutMs: RUN_TIMEOUT_MS,
+    });
+    return { run, requests: fake.requests.slice(from) };
+  }
+
+  /** The built CLI (dist/cli/main.js) in the project; a JSON envelope that must be a success. */
+  async function arbeit(...args: string[]): Promise<any> {
+    const result = await runCli(args, { cwd: project });
+    assert.equal(result.code, 0, `arbeit ${args.join(" ")}: ${result.stderr}${result.stdout}`);
+    assert.equal(result.json?.success, true, result.stdout);
+    return result.json.data;
+  }
+
+  async function withStore<T>(read: (service: ArbeitService) => Promise<T>): Promise<T> {
+    // `db` names the SQLite file the hooks and MCP servers used, whatever ARBEIT_DATABASE_URL says.
+    const service = await openProject({ cwd: project, db: join(project, ".arbeit", "arbeit.db") });
+    try {
+      return await read(service);
+    } finally {
+      await service.close();
+    }
+  }
+
+  const getTask = (id: string) =>
+    withStore(async (service) => (await service.getTask({ task_id: id, include: ["files", "sessions"] })).data);
+
+  before(
+    async () => {
+      sandbox = createSandbox();
+      project = sandbox.project;
+      await arbeit("init");
+      await arbeit("setup", "claude", "--json");
+      // docs/claude-code.md: `npm install --save-dev /path/to/arbeit`, here offline and hermetic.
+      writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "e2e-project", private: true })}\n`);
+      await execFileAsync(
+        "npm",
+        ["install", "--save-dev", REPO, "--offline", "--no-audit", "--no-fund", "--ignore-scripts"],
+        {
+          cwd: project,
+          timeout: 60_000,
+          env: {
+            PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+            HOME: sandbox.home,
+            npm_config_cache: join(sandbox.home, ".npm"),
+            npm_config_update_notifier: "false",
+          },
+        },
+      );
+      taskId = (await arbeit("call", "arbeit_task_create", JSON.stringify(TASK))).task.id;
+      raceTaskId = (await arbeit("call", "arbeit_task_create", JSON.stringify(RACE_TASK))).task.id;
+      writeFileSync(join(project, READ), "export const router = [];\n");
+      fake = await startFakeAnthropic(script);
+    },
+    { timeout: 2 * 60_000 },
+  );
+
+  after(async () => {
+    await fake?.close();
+    sandbox?.cleanup();
+  });
+
+  it("setup configures `npx arbeit` hooks and MCP server, which resolve to this checkout's built CLI", () => {
+    const mcp = JSON.parse(readFileSync(join(project, ".mcp.json"), "utf8"));
+    assert.deepEqual(mcp.mcpServers.arbeit, { command: "npx", args: ["arbeit", "mcp"] });
+    const { hooks } = JSON.parse(readFileSync(join(project, ".claude", "settings.json"), "utf8"));
+    for (const [event, name] of [
+      ["SessionStart", "session-start"],
+      ["PostToolUse", "post-tool-use"],
+      ["PreCompact", "pre-compact"],
+    ] as const) {
+      const commands = hooks[event].flatMap((group: any) => group.hooks.map((hook: any) => hook.command));
+      assert.ok(commands.includes(`npx arbeit hook ${name}`), `${event}: ${commands.join(", ")}`);
+    }
+    assert.equal(realpathSync(join(project, "node_modules", ".bin", "arbeit")), realpathSync(CLI));
+  });
+
+  it("conversation 1: start_work through MCP claims the task for Claude Code's session; Write, Edit and Read are recorded under it", async () => {
+    const { run, requests } = await claude("WORK-PROMPT: start the task, write limiter.ts, edit it, read router.ts.");
+    runs.work = run;
+    requestsOf.work = requests;
+    assertRunOk(run, "work");
+    assert.deepEqual(fake.errors, []);
+    assert.equal(run.result.result, "WORK-DONE");
+    sessionId = run.sessionId!;
+    assertHooksClean(run, "work");
+    assert.equal(readFileSync(join(project, WRITTEN), "utf8"), "export const limit = 20;\n");
+
+    // The MCP server's session is CLAUDE_CODE_SESSION_ID, the conversation's id.
+    const last = requests.at(-1)!;
+    const started = envelopeOf(toolResults(last).get("toolu_work_start")!.text);
+    assert.equal(started.success, true, JSON.stringify(started));
+    assert.equal(started.data.session_id, sessionId);
+    // The three file tools each ran the PostToolUse hook.
+    const postToolUse = run.events
+      .filter((event) => event.subtype === "hook_response" && event.hook_event === "PostToolUse")
+      .map((event) => event.hook_name);
+    assert.deepEqual(postToolUse, ["PostToolUse:Write", "PostToolUse:Edit", "PostToolUse:Read"]);
+
+    const data = await getTask(taskId);
+    const task: Task = data.task;
+    assert.equal(task.status, "in_progress");
+    assert.equal(task.claim_session, sessionId);
+    assert.equal(task.owner, "claude-code");
+    assert.ok(task.lease_expires_at && Date.parse(task.lease_expires_at) > Date.now(), "a live lease");
+    assert.deepEqual(
+      data.sessions!.map((link) => [link.session_id, link.agent]),
+      [[sessionId, "claude-code"]],
+    );
+    // Write and Edit of one file are one `write` (a touch is recorded once per task, path,
+    // operation and session); the Read is a `read`.
+    assert.deepEqual(
+      data.files!.map((file) => [file.file_path, file.operations, file.sessions]).sort(),
+      [
+        [WRITTEN, ["write"], 1],
+        [READ, ["read"], 1],
+      ].sort(),
+    );
+    const tracked = await withStore(async (service) => {
+      const params = { task_id: taskId, event_types: ["file_tracked"] };
+      return (await service.query({ query: "events", params }, ANONYMOUS)).data as any;
+    });
+    assert.deepEqual(
+      tracked.events.map((event: any) => [event.payload.file_path, event.payload.operation, event.session_id]),
+      [
+        [WRITTEN, "write", sessionId],
+        [READ, "read", sessionId],
+      ],
+    );
+  });
+
+  it("--resume: the SessionStart hook briefs the model on the task, with its intent and plan", async () => {
+    assert.ok(sessionId, "conversation 1 ran");
+    const { run, requests } = await claude("RESUME-PROMPT: where was I?", sessionId);
+    runs.resume = run;
+    requestsOf.resume = requests;
+    assertRunOk(run, "resume");
+    assert.equal(run.sessionId, sessionId, "--resume keeps the session id");
+    assert.equal(run.result.result, "RESUME-DONE");
+    assertHooksClean(run, "resume");
+
+    const [context] = sessionStartContexts(run, "resume");
+    assert.ok(context, "SessionStart(resume) answered with additionalContext");
+    assert.match(context, /^Arbeit: this session is working on:/);
+    for (const part of [taskId, TASK.title, `intent: ${TASK.intent}`, `plan: ${TASK.plan}`, WRITTEN, READ]) {
+      assert.ok(context.includes(part), `the briefing has ${JSON.stringify(part)}:\n${context}`);
+    }
+    // It reached the model: the first request of the resumed conversation carries it.
+    const first = requests[0]!.messages.map(messageText);
+    assert.ok(
+      first.some((text) => text.includes(HOOK_CONTEXT + context)),
+      `the resumed conversation's first request carries the briefing:\n${first.join("\n---\n").slice(-3000)}`,
+    );
+    // Conversation 1 started without a task of its own: its briefing was the note of ready work.
+    for (const request of requestsOf.work!) {
+      assert.equal(JSON.stringify(request).includes("this session is working on"), false);
+    }
+  });
+
+  it("/compact: PreCompact's briefing is in the summary instructions; SessionStart(compact) briefs the next request", async () => {
+    assert.ok(sessionId, "conversation 1 ran");
+    const { run, requests } = await claude("/compact", sessionId);
+    runs.compact = run;
+    requestsOf.compact = requests;
+    assertRunOk(run, "compact");
+    assert.equal(run.sessionId, sessionId);
+    assertHooksClean(run, "compact");
+
+    // The summary request: its last user message (text blocks only) asks for the summary and ends
+    // with the additional instructions, which hold what the PreCompact hook printed.
+    const summaryRequests = requests.filter((request) =>
+      /detailed summary of the conversation/i.test(lastUserText(request)),
+    );
+    assert.ok(summaryRequests.length >= 1, "a compaction request");
+    for (const request of summaryRequests) {
+      const instructions = lastUserText(request);
+      const at = instructions.indexOf(
+        "Preserve this task briefing in the summary.\nArbeit: this session is working on:",
+      );
+      assert.ok(at >= 0, instructions.slice(-2000));
+      const briefing = instructions.slice(at);
+      for (const part of [taskId, TASK.title, `intent: ${TASK.intent}`, `plan: ${TASK.plan}`]) {
+        assert.ok(briefing.includes(part), `the compaction instructions have ${JSON.stringify(part)}`);
+      }
+    }
+    const [compactContext] = sessionStartContexts(run, "compact");
+    assert.ok(compactContext, "SessionStart(compact) answered with additionalContext");
+    assert.match(compactContext, /^Arbeit: this session is working on:/);
+    for (const part of [taskId, `intent: ${TASK.intent}`, `plan: ${TASK.plan}`]) {
+      assert.ok(compactContext.includes(part), `the compact briefing has ${JSON.stringify(part)}`);
+    }
+
+    // A -p `/compact` makes no request after compacting: the briefing reaches the next one. A
+    // note added now tells the briefing made at compaction (without it) from the one the next
+    // run's SessionStart(resume) makes (with it).
+    await arbeit("call", "arbeit_context_add", JSON.stringify({ task_id: taskId, type: "note", content: LATE_NOTE }));
+    const next = await claude("AFTER-COMPACT-PROMPT: carry on.", sessionId);
+    runs.after = next.run;
+    requestsOf.after = next.requests;
+    assertRunOk(next.run, "after");
+    assert.equal(next.run.sessionId, sessionId);
+    assert.equal(next.run.result.result, "AFTER-DONE");
+    assertHooksClean(next.run, "after");
+
+    const request = next.requests[0]!;
+    assert.ok(firstUserText(request).includes(SUMMARY), "the conversation restarts from the summary");
+    const messages = request.messages.map(messageText);
+    const briefedAt = messages.findIndex((text) => text.includes(HOOK_CONTEXT + compactContext));
+    const promptAt = messages.findIndex((text) => text.includes("AFTER-COMPACT-PROMPT"));
+    assert.ok(
+      briefedAt > 0,
+      `the SessionStart(compact) briefing reached the next request:\n${messages.join("\n---\n")}`,
+    );
+    assert.ok(briefedAt < promptAt, "it was added at compaction, before the next prompt");
+    assert.equal(compactContext.includes(LATE_NOTE), false);
+    // The resumed run's own briefing, current again, follows the prompt.
+    const [resumeContext] = sessionStartContexts(next.run, "resume");
+    assert.ok(resumeContext?.includes(LATE_NOTE), resumeContext);
+    const resumedAt = messages.findIndex((text) => text.includes(HOOK_CONTEXT + resumeContext));
+    assert.ok(resumedAt > promptAt, `the resume briefing reached the model after the prompt (${resumedAt})`);
+    assert.deepEqual(fake.errors, []);
+  });
+
+  it("two conversations at once: both start work on one task and claim it; exactly one holds it, the other gets ALREADY_CLAIMED", async () => {
+    const racing = await Promise.all(
+      RACERS.map((tag) => claude(`${tag}: start work on the key rotation task, then claim it.`)),
+    );
+    const outcomes = racing.map(({ run, requests }, index) => {
+      const tag = RACERS[index]!;
+      assertRunOk(run, tag);
+      assert.equal(run.result.result, `${tag}-DONE`);
+      assertHooksClean(run, tag);
+      const key = tag.toLowerCase().replace("-", "_");
+      // Both runs share the fake API: this conversation's requests are the ones that start with its tag.
+      const last = requests.filter((request) => firstUserText(request).includes(tag)).at(-1);
+      assert.ok(last, `${tag}: requests`);
+      const results = toolResults(last);
+      const start = results.get(`toolu_${key}_start`);
+      const claim = results.get(`toolu_${key}_claim`);
+      assert.ok(start && claim, `${tag}: both tool results came back`);
+      return { tag, session: run.sessionId!, start, claim };
+    });
+    const sessions = outcomes.map((outcome) => outcome.session);
+    assert.notEqual(sessions[0], sessions[1], "two conversations, two sessions");
+    assert.ok(!sessions.includes(sessionId), "neither is conversation 1");
+
+    const winners = outcomes.filter((outcome) => !outcome.start.isError);
+    assert.equal(winners.length, 1, `exactly one start_work succeeds: ${JSON.stringify(outcomes, null, 1)}`);
+    const winner = winners[0]!;
+    const loser = outcomes.find((outcome) => outcome !== winner)!;
+
+    const started = envelopeOf(winner.start.text);
+    assert.equal(started.success, true);
+    assert.equal(started.data.session_id, winner.session);
+    assert.equal(winner.claim.isError, false, winner.claim.text);
+    const claimed = envelopeOf(winner.claim.text);
+    assert.equal(claimed.success, true);
+    assert.equal(claimed.data.claimed, true);
+    assert.equal(claimed.data.renewed, true, "start_work had claimed it already");
+
+    for (const [name, result] of [
+      ["start_work", loser.start],
+      ["claim", loser.claim],
+    ] as const) {
+      assert.equal(result.isError, true, `${loser.tag} ${name}: ${result.text}`);
+      assert.ok(result.text.includes("ALREADY_CLAIMED"), `${loser.tag} ${name}: ${result.text}`);
+      const envelope = envelopeOf(result.text);
+      assert.equal(envelope.success, false);
+      assert.equal(envelope.error.code, "ALREADY_CLAIMED");
+      assert.equal(envelope.error.details.owner, "claude-code");
+    }
+
+    const data = await getTask(raceTaskId);
+    assert.equal(data.task.claim_session, winner.session);
+    assert.equal(data.task.status, "in_progress");
+    assert.deepEqual(
+      data.sessions!.map((link) => link.session_id),
+      [winner.session],
+      "only the holder works on it",
+    );
+    // Conversation 1 still holds its own task.
+    assert.equal((await getTask(taskId)).task.claim_session, sessionId);
+    assert.deepEqual(fake.errors, []);
+  });
+});
