@@ -32,9 +32,10 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Write every table as JSON Lines: arbeit export [<file> | -]",
     load: () => import("./export-command.js"),
   },
+  // Not heavy: PostToolUse runs after every file tool, so the hook starts from the lean bundle.
   hook: {
-    heavy: true,
-    summary: "Claude Code hooks (JSON on stdin): arbeit hook session-start | post-tool-use | pre-compact",
+    summary:
+      "Claude Code hooks (JSON on stdin): arbeit hook session-start | pre-tool-use | post-tool-use | pre-compact",
     load: () => import("./hook-command.js"),
   },
   import: {

@@ -1,3 +1,4 @@
+import { fstatSync, read } from "node:fs";
 import { HOOK_NAMES, type HookName, runClaudeHook } from "../claude/hooks.js";
 import { envSetting, type GlobalOptions } from "./global-options.js";
 
@@ -5,6 +6,7 @@ const USAGE = `Usage: arbeit hook <${HOOK_NAMES.join(" | ")}>
 
 Claude Code command hooks: read the hook's JSON on stdin (arbeit setup claude configures them).
   session-start   prints the session's task briefing as SessionStart additionalContext
+  pre-tool-use    before an Arbeit MCP call: tells the MCP server when a sub-agent made it
   post-tool-use   records Read/Write/Edit/MultiEdit/NotebookEdit files against the active task
   pre-compact     prints the active task's briefing for the compaction summary
 Arbeit-side problems never fail the hook: they are noted on stderr and the exit code stays 0.
@@ -13,20 +15,40 @@ Arbeit-side problems never fail the hook: they are noted on stderr and the exit 
 /** Claude Code always sends a payload and closes stdin; never wait forever for one that doesn't. */
 const STDIN_TIMEOUT_MS = 5_000;
 
+/**
+ * The hook's JSON, read from fd 0 directly: PostToolUse runs after every file tool, and creating
+ * `process.stdin` (its stream and socket machinery) costs a hook about a tenth of a bare Node
+ * start. `stalled` is set when the input did not end in time: the read left pending would keep
+ * the process alive.
+ */
+const stdin = { stalled: false };
 function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return Promise.resolve("");
+  // A terminal (or /dev/null): nothing to wait for. Checked with fstat, not node:tty, which loads
+  // the socket machinery this read avoids.
+  if (fstatSync(0).isCharacterDevice()) return Promise.resolve("");
   return new Promise((resolve) => {
-    let data = "";
-    const done = () => {
+    const chunks: Buffer[] = [];
+    const buffer = Buffer.alloc(64 * 1024);
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      process.stdin.pause();
-      resolve(data);
+      resolve(Buffer.concat(chunks).toString("utf8"));
     };
-    const timer = setTimeout(done, STDIN_TIMEOUT_MS);
-    process.stdin.setEncoding("utf8");
-    process.stdin.on("data", (chunk) => (data += chunk));
-    process.stdin.on("end", done);
-    process.stdin.on("error", done);
+    const timer = setTimeout(() => {
+      stdin.stalled = true;
+      finish();
+    }, STDIN_TIMEOUT_MS);
+    const next = (): void =>
+      read(0, buffer, 0, buffer.length, null, (error, bytes) => {
+        if (settled) return;
+        if (error?.code === "EAGAIN") return void setTimeout(next, 2);
+        if (error || bytes === 0) return finish();
+        chunks.push(Buffer.from(buffer.subarray(0, bytes)));
+        next();
+      });
+    next();
   });
 }
 
@@ -48,7 +70,11 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     agent: options.agent ?? envSetting(process.env, "ARBEIT_AGENT"),
     list: options.list ?? envSetting(process.env, "ARBEIT_LIST"),
   });
-  process.stdout.write(outcome.stdout);
   process.stderr.write(outcome.stderr);
+  if (stdin.stalled) {
+    process.stdout.write(outcome.stdout, () => process.exit(0));
+    return 0;
+  }
+  process.stdout.write(outcome.stdout);
   return 0;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { nameProblem } from "../domain/identity.js";
 import { type IdKind, idPattern } from "../domain/ids.js";
+import { jsonBytes } from "./json-size.js";
 import { LIMITS } from "./limits.js";
 
 /** zod building blocks shared by the tool catalogue and the query registry. */
@@ -17,10 +18,7 @@ export function text(max: number) {
   return z.string().max(max).refine(noNul, NUL_MESSAGE).refine(wellFormed, SURROGATE_MESSAGE);
 }
 
-/** UTF-8 size of a value's JSON. */
-export function jsonBytes(value: unknown): number {
-  return new TextEncoder().encode(JSON.stringify(value) ?? "").length;
-}
+export { jsonBytes };
 
 /**
  * Why `value` is not plain JSON nested at most LIMITS.json_depth deep, or undefined when it is.

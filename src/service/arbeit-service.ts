@@ -9,7 +9,7 @@ import { type RequestKey, runOnce } from "./idempotency.js";
 import { type MemoryInput, memory } from "./memory.js";
 import type { ServiceDeps, ServiceOptions } from "./operation.js";
 import { addProgress, completeProgress } from "./progress.js";
-import { type QueryName, runQuery } from "./queries.js";
+import type { QueryName } from "./queries.js";
 import { changeRelationship, type RelationshipInput } from "./relationships.js";
 import { type ResumeInput, resume } from "./resume.js";
 import { type CreateTaskInput, createTask, deleteTask, type UpdateTaskInput, updateTask } from "./tasks.js";
@@ -70,7 +70,9 @@ export class ArbeitService {
   relationship(input: RelationshipInput, caller: Caller) {
     return changeRelationship(this.#deps, input, identify(caller));
   }
-  query(input: { query: QueryName; params?: Record<string, unknown> }, caller: Caller) {
+  /** Loaded on first use: the queries' parameter schemas (zod) are not needed by hooks that only write. */
+  async query(input: { query: QueryName; params?: Record<string, unknown> }, caller: Caller) {
+    const { runQuery } = await import("./queries.js");
     return runQuery(this.#deps, input, identify(caller));
   }
   claim(input: ClaimInput, caller: Caller) {

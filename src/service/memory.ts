@@ -1,7 +1,7 @@
 import { ArbeitError } from "../domain/errors.js";
 import { DEFAULT_LIST_ID, type MemoryEntry, type MemoryScope } from "../domain/types.js";
-import { jsonBytes } from "../schemas/common.js";
 import type { MemoryInput } from "../schemas/inputs.js";
+import { jsonBytes } from "../schemas/json-size.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { Caller } from "./caller.js";
 import { requireTask } from "./invariants.js";
