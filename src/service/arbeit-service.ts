@@ -23,6 +23,7 @@ export class ArbeitService {
   readonly store: TaskStore;
   readonly projectRoot: string;
   readonly #deps: ServiceDeps;
+  #queries: Promise<typeof import("./queries.js")> | undefined;
 
   constructor(store: TaskStore, options: ServiceOptions) {
     const now = options.now ?? (() => new Date());
@@ -70,9 +71,13 @@ export class ArbeitService {
   relationship(input: RelationshipInput, caller: Caller) {
     return changeRelationship(this.#deps, input, identify(caller));
   }
-  /** Loaded on first use: the queries' parameter schemas (zod) are not needed by hooks that only write. */
+  /**
+   * The queries (and their zod parameter schemas) load on first use: a hook that only writes
+   * never needs them. The module is kept, so later calls pay no import.
+   */
   async query(input: { query: QueryName; params?: Record<string, unknown> }, caller: Caller) {
-    const { runQuery } = await import("./queries.js");
+    this.#queries ??= import("./queries.js");
+    const { runQuery } = await this.#queries;
     return runQuery(this.#deps, input, identify(caller));
   }
   claim(input: ClaimInput, caller: Caller) {

@@ -146,19 +146,26 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const state = await tx.sessionState(session);
     const taskOf = async (id: string | null | undefined) => (id ? await tx.getTask(id) : undefined);
     const previous = await taskOf(state?.focus_task_id);
-    const working = await taskOf((await tx.activeWork(session))?.task_id);
-    const lastStarted = await taskOf(await tx.lastWorkedTask(session));
+    const workingId = (await tx.activeWork(session))?.task_id;
+    const working = workingId === previous?.id ? previous : await taskOf(workingId);
+    const lastId = await tx.lastWorkedTask(session);
+    const lastStarted = lastId === working?.id ? working : lastId === previous?.id ? previous : await taskOf(lastId);
     const claims = await tx.claimsOf(session, dbNow);
-    const assigned = caller.agent ? await tx.assignedTo(caller.agent, dbNow, 5) : [];
-    const ready = await tx.readyTasks({
-      list_id: scopeList,
-      now: dbNow,
-      agent: caller.agent,
-      session,
-      limit: 1,
-      offset: 0,
-    });
-    const focus = selectFocus({ session, now: dbNow, previous, working, lastStarted, claims, assigned, ready });
+    const known = { session, now: dbNow, previous, working, lastStarted, claims };
+    // Assignments and ready work are read only when the session has nothing of its own.
+    let focus = selectFocus({ ...known, assigned: [], ready: [] });
+    if (focus.task === null) {
+      const assigned = caller.agent ? await tx.assignedTo(caller.agent, dbNow, 5) : [];
+      const ready = await tx.readyTasks({
+        list_id: scopeList,
+        now: dbNow,
+        agent: caller.agent,
+        session,
+        limit: 1,
+        offset: 0,
+      });
+      focus = selectFocus({ ...known, assigned, ready });
+    }
     const task = focus.task;
 
     const cursor = state?.cursor_seq ?? 0;
