@@ -5,6 +5,11 @@ ALTER TABLE tasks ADD COLUMN claim_session TEXT COLLATE "C";
 UPDATE tasks SET claim_session = 'agent:' || owner WHERE owner IS NOT NULL AND lease_expires_at IS NOT NULL;
 UPDATE tasks SET lease_expires_at = NULL WHERE owner IS NULL AND lease_expires_at IS NOT NULL;
 CREATE INDEX idx_tasks_claim_session ON tasks (claim_session) WHERE deleted_at IS NULL AND claim_session IS NOT NULL;
+-- Ready work for a caller leaves out tasks assigned to other agents: the owner is in the ready
+-- index, so the scan in priority order checks it without reading each task's row.
+DROP INDEX idx_tasks_ready_free;
+CREATE INDEX idx_tasks_ready_free ON tasks (priority, created_at, id, owner)
+  WHERE deleted_at IS NULL AND status = 'open' AND lease_expires_at IS NULL;
 
 CREATE TABLE idempotency_v4 (
   session_id TEXT COLLATE "C" NOT NULL,

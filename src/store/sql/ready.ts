@@ -3,17 +3,17 @@ import { toTask } from "../rows.js";
 import type { ReadyFilter } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
 import { type Dialect, perDialect } from "./dialect.js";
-import { openEdgeInto, TASK_ORDER, taskColumns, unfinishedChildExpression } from "./task-columns.js";
+import { openEdgeInto, TASK_ORDER, taskColumns } from "./task-columns.js";
 
 /**
- * Ready work: open, live tasks with no open blocker and no unfinished child (a parent's work is
- * its children), best first, that the caller may take: no live lease but its own session's, and
- * no owner but its own agent (an owner without a live lease is an assignment). A write (claiming the best ready task) takes only tasks nobody holds.
+ * Ready work: open, live tasks with no open blocker, best first, that the caller may take: no
+ * live lease but its own session's, and no owner but its own agent (an owner without a live lease
+ * is an assignment). A write (claiming the best ready task) takes only tasks nobody holds.
  * This is the one read tuned per engine, so both forms stand here side by side.
  */
 const texts = perDialect((d) => {
   const columns = taskColumns(d);
-  const unblocked = `NOT ${openEdgeInto(d, "t")} AND NOT ${unfinishedChildExpression("t")}`;
+  const unblocked = `NOT ${openEdgeInto(d, "t")}`;
   const open = "t.deleted_at IS NULL AND t.status = 'open'";
   const build = (byList: boolean, forUpdate: boolean) => {
     const list = byList ? "AND t.list_id = ?" : "";

@@ -19,13 +19,6 @@ export function isBlockingExpression(alias: string): string {
        AND d.deleted_at IS NULL AND d.status IN ${UNFINISHED})`;
 }
 
-/** A parent's work is its children: it waits while a live child is open or in progress. */
-export function unfinishedChildExpression(alias: string): string {
-  return `EXISTS (SELECT 1 FROM relationships pc JOIN tasks c ON c.id = pc.to_task_id
-     WHERE pc.from_task_id = ${alias}.id AND pc.type = 'parent_of' AND pc.removed_at IS NULL
-       AND c.deleted_at IS NULL AND c.status IN ${UNFINISHED})`;
-}
-
 /**
  * An open edge is a live `blocks` edge whose two ends are live and unfinished, kept in
  * relationships.open_edge by triggers so that graph reads need no join.
