@@ -5,11 +5,56 @@ ALTER TABLE tasks ADD COLUMN claim_session TEXT COLLATE "C";
 UPDATE tasks SET claim_session = 'agent:' || owner WHERE owner IS NOT NULL AND lease_expires_at IS NOT NULL;
 UPDATE tasks SET lease_expires_at = NULL WHERE owner IS NULL AND lease_expires_at IS NOT NULL;
 CREATE INDEX idx_tasks_claim_session ON tasks (claim_session) WHERE deleted_at IS NULL AND claim_session IS NOT NULL;
--- Ready work for a caller leaves out tasks assigned to other agents: the owner is in the ready
--- index, so the scan in priority order checks it without reading each task's row.
+-- A parent is not ready while a live child is unfinished: each task counts them, kept true by
+-- the triggers below (as migrations/sqlite/0004), so ready work stays one index scan.
+ALTER TABLE tasks ADD COLUMN open_children INTEGER NOT NULL DEFAULT 0;
+UPDATE tasks SET open_children = (
+  SELECT COUNT(*) FROM relationships r JOIN tasks c ON c.id = r.to_task_id
+  WHERE r.from_task_id = tasks.id AND r.type = 'parent_of' AND r.removed_at IS NULL
+    AND c.deleted_at IS NULL AND c.status IN ('open', 'in_progress'));
+
+CREATE FUNCTION arbeit_task_is_open(task_id TEXT) RETURNS BOOLEAN LANGUAGE sql STABLE AS $$
+  SELECT EXISTS (SELECT 1 FROM tasks WHERE id = task_id AND deleted_at IS NULL AND status IN ('open', 'in_progress'))
+$$;
+
+CREATE FUNCTION arbeit_child_edge_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    IF NEW.removed_at IS NULL AND arbeit_task_is_open(NEW.to_task_id) THEN
+      UPDATE tasks SET open_children = open_children + 1 WHERE id = NEW.from_task_id;
+    END IF;
+  ELSIF OLD.removed_at IS NULL AND NEW.removed_at IS NOT NULL AND arbeit_task_is_open(NEW.to_task_id) THEN
+    UPDATE tasks SET open_children = open_children - 1 WHERE id = NEW.from_task_id;
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER trg_child_added AFTER INSERT ON relationships
+  FOR EACH ROW WHEN (NEW.type = 'parent_of') EXECUTE FUNCTION arbeit_child_edge_changed();
+CREATE TRIGGER trg_child_removed AFTER UPDATE OF removed_at ON relationships
+  FOR EACH ROW WHEN (NEW.type = 'parent_of') EXECUTE FUNCTION arbeit_child_edge_changed();
+
+CREATE FUNCTION arbeit_child_openness_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE tasks SET open_children = open_children
+    + (CASE WHEN NEW.deleted_at IS NULL AND NEW.status IN ('open', 'in_progress') THEN 1 ELSE -1 END)
+  WHERE id IN (SELECT from_task_id FROM relationships
+               WHERE to_task_id = NEW.id AND type = 'parent_of' AND removed_at IS NULL);
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER trg_child_finished_or_reopened AFTER UPDATE OF status, deleted_at ON tasks
+  FOR EACH ROW WHEN ((OLD.deleted_at IS NULL AND OLD.status IN ('open', 'in_progress'))
+    IS DISTINCT FROM (NEW.deleted_at IS NULL AND NEW.status IN ('open', 'in_progress')))
+  EXECUTE FUNCTION arbeit_child_openness_changed();
+
+-- Ready work, for a caller: open, unleased tasks without unfinished children, in priority order;
+-- the owner is in the index, so leaving out tasks assigned to other agents reads no rows.
 DROP INDEX idx_tasks_ready_free;
 CREATE INDEX idx_tasks_ready_free ON tasks (priority, created_at, id, owner)
-  WHERE deleted_at IS NULL AND status = 'open' AND lease_expires_at IS NULL;
+  WHERE deleted_at IS NULL AND status = 'open' AND lease_expires_at IS NULL AND open_children = 0;
 
 CREATE TABLE idempotency_v4 (
   session_id TEXT COLLATE "C" NOT NULL,

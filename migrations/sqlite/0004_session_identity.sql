@@ -10,11 +10,47 @@ UPDATE tasks SET claim_session = 'agent:' || owner WHERE owner IS NOT NULL AND l
 -- A lease without an owner (left by `owner: null` before v4) holds nothing.
 UPDATE tasks SET lease_expires_at = NULL WHERE owner IS NULL AND lease_expires_at IS NOT NULL;
 CREATE INDEX idx_tasks_claim_session ON tasks (claim_session) WHERE deleted_at IS NULL AND claim_session IS NOT NULL;
--- Ready work for a caller leaves out tasks assigned to other agents: the owner is in the ready
--- index, so the scan in priority order checks it without reading each task's row.
+-- A parent's work is its children: it is not ready while one is open or in progress. Each task
+-- carries how many of its live children are unfinished, kept true by the triggers below in the
+-- same transaction as any change (as relationships.open_edge is), so ready work is still one
+-- index scan. An index of the graph, not state anyone sets: no code writes it.
+ALTER TABLE tasks ADD COLUMN open_children INTEGER NOT NULL DEFAULT 0;
+UPDATE tasks SET open_children = (
+  SELECT COUNT(*) FROM relationships r JOIN tasks c ON c.id = r.to_task_id
+  WHERE r.from_task_id = tasks.id AND r.type = 'parent_of' AND r.removed_at IS NULL
+    AND c.deleted_at IS NULL AND c.status IN ('open', 'in_progress'));
+
+CREATE TRIGGER trg_child_added AFTER INSERT ON relationships
+WHEN NEW.type = 'parent_of' AND NEW.removed_at IS NULL
+BEGIN
+  UPDATE tasks SET open_children = open_children + 1
+  WHERE id = NEW.from_task_id AND EXISTS (SELECT 1 FROM tasks c WHERE c.id = NEW.to_task_id
+    AND c.deleted_at IS NULL AND c.status IN ('open', 'in_progress'));
+END;
+
+CREATE TRIGGER trg_child_removed AFTER UPDATE OF removed_at ON relationships
+WHEN NEW.type = 'parent_of' AND OLD.removed_at IS NULL AND NEW.removed_at IS NOT NULL
+BEGIN
+  UPDATE tasks SET open_children = open_children - 1
+  WHERE id = NEW.from_task_id AND EXISTS (SELECT 1 FROM tasks c WHERE c.id = NEW.to_task_id
+    AND c.deleted_at IS NULL AND c.status IN ('open', 'in_progress'));
+END;
+
+CREATE TRIGGER trg_child_finished_or_reopened AFTER UPDATE OF status, deleted_at ON tasks
+WHEN (OLD.deleted_at IS NULL AND OLD.status IN ('open', 'in_progress'))
+  IS NOT (NEW.deleted_at IS NULL AND NEW.status IN ('open', 'in_progress'))
+BEGIN
+  UPDATE tasks SET open_children = open_children
+    + (CASE WHEN NEW.deleted_at IS NULL AND NEW.status IN ('open', 'in_progress') THEN 1 ELSE -1 END)
+  WHERE id IN (SELECT from_task_id FROM relationships
+               WHERE to_task_id = NEW.id AND type = 'parent_of' AND removed_at IS NULL);
+END;
+
+-- Ready work, for a caller: open, unleased tasks without unfinished children, in priority order.
+-- The owner is in the index, so leaving out tasks assigned to other agents reads no rows.
 DROP INDEX idx_tasks_ready_free;
 CREATE INDEX idx_tasks_ready_free ON tasks (priority, created_at, id, owner)
-  WHERE deleted_at IS NULL AND status = 'open' AND lease_expires_at IS NULL;
+  WHERE deleted_at IS NULL AND status = 'open' AND lease_expires_at IS NULL AND open_children = 0;
 
 -- Idempotency per session and list: two sessions reusing a request id never see each other's
 -- results. list_id is '' when the caller names no list.

@@ -376,10 +376,15 @@ function readyFor(ctx: QueryContext): { agent: string | null; session: string } 
   return { agent: ctx.caller.agent, session: ctx.caller.session ?? agentSession(ctx.caller.agent) };
 }
 
+/** The ids of a task's children still open or in progress. */
+async function unfinishedChildren(ctx: QueryContext, id: string): Promise<string[]> {
+  return (await ctx.tx.children(id)).filter((child) => !isTerminal(child.status)).map((child) => child.id);
+}
+
 async function explainTask(ctx: QueryContext, id: string, now: string) {
   const task = await requireTask(ctx.tx, id);
   const unfinished = (await ctx.tx.blockers(task.id)).filter((b) => !isTerminal(b.status)).map((b) => b.id);
-  const reasons = readinessReasons(task, now, unfinished, readyFor(ctx));
+  const reasons = readinessReasons(task, now, unfinished, readyFor(ctx), await unfinishedChildren(ctx, task.id));
   return { task_id: task.id, ready: reasons.length === 0, reasons: reasons.length === 0 ? [READY_BECAUSE] : reasons };
 }
 
@@ -392,7 +397,7 @@ async function notReady(ctx: QueryContext, list: string | undefined, now: string
     const unfinished = task.blocked
       ? (await ctx.tx.blockers(task.id)).filter((b) => !isTerminal(b.status)).map((b) => b.id)
       : [];
-    const reasons = readinessReasons(task, now, unfinished, readyFor(ctx));
+    const reasons = readinessReasons(task, now, unfinished, readyFor(ctx), await unfinishedChildren(ctx, task.id));
     if (reasons.length > 0) out.push({ id: task.id, title: task.title, reasons });
   }
   return out;

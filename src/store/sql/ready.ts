@@ -6,9 +6,9 @@ import { type Dialect, perDialect } from "./dialect.js";
 import { openEdgeInto, TASK_ORDER, taskColumns } from "./task-columns.js";
 
 /**
- * Ready work: open, live tasks with no open blocker, best first, that the caller may take: no
- * live lease but its own session's, and no owner but its own agent (an owner without a live lease
- * is an assignment). A write (claiming the best ready task) takes only tasks nobody holds.
+ * Ready work: open, live tasks with no open blocker and no unfinished child (a parent's work is
+ * its children), best first, that the caller may take: no live lease but its own session's, and
+ * no owner but its own agent (an owner without a live lease is an assignment). A write (claiming the best ready task) takes only tasks nobody holds.
  * This is the one read tuned per engine, so both forms stand here side by side.
  */
 const texts = perDialect((d) => {
@@ -17,9 +17,10 @@ const texts = perDialect((d) => {
   const open = "t.deleted_at IS NULL AND t.status = 'open'";
   const build = (byList: boolean, forUpdate: boolean) => {
     const list = byList ? "AND t.list_id = ?" : "";
-    const free = `${open} AND t.lease_expires_at IS NULL AND (t.owner IS NULL OR t.owner = ?) ${list} AND ${unblocked}`;
-    const expired = `${open} AND t.lease_expires_at IS NOT NULL AND t.lease_expires_at <= ? ${list} AND ${unblocked}`;
-    const mine = `${open} AND t.claim_session = ? AND t.lease_expires_at > ? ${list} AND ${unblocked}`;
+    // open_children: a parent's work is its children (a count the schema's triggers keep).
+    const free = `${open} AND t.lease_expires_at IS NULL AND t.open_children = 0 AND (t.owner IS NULL OR t.owner = ?) ${list} AND ${unblocked}`;
+    const expired = `${open} AND t.lease_expires_at IS NOT NULL AND t.lease_expires_at <= ? AND t.open_children = 0 ${list} AND ${unblocked}`;
+    const mine = `${open} AND t.claim_session = ? AND t.lease_expires_at > ? AND t.open_children = 0 ${list} AND ${unblocked}`;
     if (d.name === "sqlite") {
       // SQLite: ordered sources merged (it merges a compound ORDER BY and stops at the LIMIT):
       // unleased open tasks in priority order, the few whose lease has run out, and (reads only)

@@ -54,6 +54,21 @@ export function readyClaimsContract(factory: StoreFactory): void {
       );
     });
 
+    it("leaves a parent out while any child is unfinished: its work is its children", async () => {
+      const epic = await p().task("epic", { priority: 0 });
+      const first = await p().task("first child", { parent_id: epic, priority: 1 });
+      const second = await p().task("second child", { parent_id: epic, priority: 2 });
+      const ready = async () => ids((await p().ok("arbeit_query", { query: "ready" })).tasks);
+      assert.deepEqual(await ready(), [first, second]);
+      const why = await p().ok("arbeit_query", { query: "ready", params: { task_id: epic } });
+      assert.equal(why.ready, false);
+      assert.ok(why.reasons.some((r: string) => r.includes("unfinished children") && r.includes(first)));
+      await p().ok("arbeit_task_update", { task_id: first, status: "completed" });
+      await p().ok("arbeit_task_update", { task_id: second, status: "cancelled" });
+      assert.deepEqual(await ready(), [epic]);
+      assert.equal((await p().ok("arbeit_task_claim", { next: true }, bob)).task.id, epic);
+    });
+
     it("says so when nothing is ready", async () => {
       const next = await p().ok("arbeit_query", { query: "next" });
       assert.equal(next.task, null);
