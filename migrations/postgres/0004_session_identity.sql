@@ -52,8 +52,7 @@ CREATE TRIGGER trg_child_finished_or_reopened AFTER UPDATE OF status, deleted_at
 
 -- Ready work, for a caller: open, unleased tasks without unfinished children, in priority order;
 -- the owner is in the index, so leaving out tasks assigned to other agents reads no rows.
-DROP INDEX idx_tasks_ready_free;
-CREATE INDEX idx_tasks_ready_free ON tasks (priority, created_at, id, owner)
+CREATE INDEX idx_tasks_ready_leaves ON tasks (priority, created_at, id, owner)
   WHERE deleted_at IS NULL AND status = 'open' AND lease_expires_at IS NULL AND open_children = 0;
 
 CREATE TABLE idempotency_v4 (

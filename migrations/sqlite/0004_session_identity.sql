@@ -47,9 +47,9 @@ BEGIN
 END;
 
 -- Ready work, for a caller: open, unleased tasks without unfinished children, in priority order.
--- The owner is in the index, so leaving out tasks assigned to other agents reads no rows.
-DROP INDEX idx_tasks_ready_free;
-CREATE INDEX idx_tasks_ready_free ON tasks (priority, created_at, id, owner)
+-- The owner is in the index, so leaving out tasks assigned to other agents reads no rows. (The
+-- graph analysis keeps reading every open, unleased task in order from idx_tasks_ready_free.)
+CREATE INDEX idx_tasks_ready_leaves ON tasks (priority, created_at, id, owner)
   WHERE deleted_at IS NULL AND status = 'open' AND lease_expires_at IS NULL AND open_children = 0;
 
 -- Idempotency per session and list: two sessions reusing a request id never see each other's

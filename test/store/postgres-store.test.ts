@@ -243,7 +243,7 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
     };
     for (const forUpdate of [false, true]) {
       const text = await plan(forUpdate);
-      assert.match(text, /idx_tasks_ready_free/, text);
+      assert.match(text, /idx_tasks_ready_leaves/, text);
       assert.doesNotMatch(text, /Seq Scan on tasks/, text);
     }
     const ready = await service.query({ query: "ready", params: { limit: 3 } }, caller);

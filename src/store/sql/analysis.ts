@@ -89,7 +89,7 @@ export function analysisStatements(db: SqlDb) {
         total = Number(row?.n ?? 0);
       }
       const rows = await db.all(
-        `${scope.cte}SELECT ${taskColumns(d)} FROM tasks t
+        `${scope.cte}SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_ready_free")}
          WHERE t.deleted_at IS NULL AND t.status = 'open' AND t.lease_expires_at IS NULL ${scope.clause}
            AND NOT ${openEdgeInto(d, "t")}
          ORDER BY ${TASK_ORDER} LIMIT ?`,

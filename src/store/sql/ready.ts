@@ -29,7 +29,7 @@ const texts = perDialect((d) => {
       const own = forUpdate
         ? ""
         : `UNION ALL SELECT ${columns} FROM tasks t ${d.indexedBy("idx_tasks_claim_session")} WHERE ${mine}`;
-      return `SELECT ${columns} FROM tasks t ${d.indexedBy("idx_tasks_ready_free")} WHERE ${free}
+      return `SELECT ${columns} FROM tasks t ${d.indexedBy("idx_tasks_ready_leaves")} WHERE ${free}
          UNION ALL
          SELECT ${columns} FROM tasks t ${d.indexedBy("idx_tasks_lease")} WHERE ${expired}
          ${own}
