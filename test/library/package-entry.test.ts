@@ -86,8 +86,11 @@ describe('the "arbeit" package entry', () => {
 
       const briefing = (await service.getTask({ task_id: child.id, include: ["context", "parent"] })).data;
       assert.match(arbeit.taskFragment(briefing), /- decision: Markdown in docs\//);
-      const ready = (await service.query({ query: "ready" }, caller)).data as { tasks: unknown[] };
+      // The epic waits for its child, which is in progress: a task of its own is what is ready.
+      const next = (await service.createTask({ title: "Plan v2" }, caller)).data.task;
+      const ready = (await service.query({ query: "ready" }, caller)).data as { tasks: Array<{ id: string }> };
       assert.equal(arbeit.tasksFragment(ready.tasks as never).split("\n")[0], "Tasks (1):");
+      assert.equal(ready.tasks[0]!.id, next.id);
 
       // The catalogue runs the same way every front end runs it.
       const ctx = { caller, cwd: dir, service: async () => service };
