@@ -68,7 +68,7 @@ export async function takeClaim(w: WriteContext, task: Task, leaseSeconds: numbe
   return { ...task, owner, claim_session: session, lease_expires_at, version: task.version + 1, updated_at: now };
 }
 
-export type ReleaseReason = "released" | "work_stopped" | "task_finished" | "forced" | "owner_changed";
+export type ReleaseReason = "released" | "work_stopped" | "task_finished" | "forced";
 
 /** Clears the task's claim, recording why and whose it was. */
 export async function releaseClaim(w: WriteContext, task: Task, reason: ReleaseReason): Promise<void> {

@@ -1,16 +1,14 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import type { Task } from "../../src/domain/types.js";
 import type { ArbeitService } from "../../src/service/arbeit-service.js";
 import { ANONYMOUS } from "../../src/service/caller.js";
-import { openProject } from "../../src/service/project.js";
-import { CLI, runCli } from "../helpers/cli.js";
+import { CLI } from "../helpers/cli.js";
 import { requirement } from "../helpers/requirements.js";
-import { type ClaudeRun, type ClaudeSandbox, claudeMissing, createSandbox, REPO, runClaude } from "./claude-harness.js";
+import { type ArbeitProject, setUpArbeitProject } from "./arbeit-project.js";
+import { type ClaudeRun, type ClaudeSandbox, claudeMissing, createSandbox, runClaude } from "./claude-harness.js";
 import {
   type FakeAnthropic,
   firstUserText,
@@ -62,8 +60,6 @@ const RACERS = ["RACE-A", "RACE-B"] as const;
 const HOOK_CONTEXT = "SessionStart hook additional context: ";
 
 const cannotRun = requirement("the real-Claude-Code end-to-end test", claudeMissing());
-
-const execFileAsync = promisify(execFile);
 
 /** The text of one message (string or blocks, tool_results included). */
 const messageText = (message: Message) => textOf(message.content);
@@ -166,49 +162,16 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     return { run, requests: fake.requests.slice(from) };
   }
 
-  /** The built CLI (dist/cli/main.js) in the project; a JSON envelope that must be a success. */
-  async function arbeit(...args: string[]): Promise<any> {
-    const result = await runCli(args, { cwd: project });
-    assert.equal(result.code, 0, `arbeit ${args.join(" ")}: ${result.stderr}${result.stdout}`);
-    assert.equal(result.json?.success, true, result.stdout);
-    return result.json.data;
-  }
-
-  async function withStore<T>(read: (service: ArbeitService) => Promise<T>): Promise<T> {
-    // `db` names the SQLite file the hooks and MCP servers used, whatever ARBEIT_DATABASE_URL says.
-    const service = await openProject({ cwd: project, db: join(project, ".arbeit", "arbeit.db") });
-    try {
-      return await read(service);
-    } finally {
-      await service.close();
-    }
-  }
-
-  const getTask = (id: string) =>
-    withStore(async (service) => (await service.getTask({ task_id: id, include: ["files", "sessions"] })).data);
+  let setup: ArbeitProject;
+  const arbeit = (...args: string[]) => setup.arbeit(...args);
+  const withStore = <T>(read: (service: ArbeitService) => Promise<T>) => setup.withStore(read);
+  const getTask = (id: string) => setup.getTask(id);
 
   before(
     async () => {
       sandbox = createSandbox();
       project = sandbox.project;
-      await arbeit("init");
-      await arbeit("setup", "claude", "--json");
-      // docs/claude-code.md: `npm install --save-dev /path/to/arbeit`, here offline and hermetic.
-      writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "e2e-project", private: true })}\n`);
-      await execFileAsync(
-        "npm",
-        ["install", "--save-dev", REPO, "--offline", "--no-audit", "--no-fund", "--ignore-scripts"],
-        {
-          cwd: project,
-          timeout: 60_000,
-          env: {
-            PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-            HOME: sandbox.home,
-            npm_config_cache: join(sandbox.home, ".npm"),
-            npm_config_update_notifier: "false",
-          },
-        },
-      );
+      setup = await setUpArbeitProject(sandbox, "e2e-project");
       taskId = (await arbeit("call", "arbeit_task_create", JSON.stringify(TASK))).task.id;
       raceTaskId = (await arbeit("call", "arbeit_task_create", JSON.stringify(RACE_TASK))).task.id;
       writeFileSync(join(project, READ), "export const router = [];\n");

@@ -65,6 +65,18 @@ describe("request_id makes every mutating tool safe to retry", () => {
     assert.notEqual(mine.task.id, theirs.task.id);
   });
 
+  it("keeps request ids apart per session, even of one agent, and per list", async () => {
+    const one = { agent: "claude-code", session: "conversation-1" };
+    const two = { agent: "claude-code", session: "conversation-2" };
+    const args = { title: "Same words", request_id: "step-1" };
+    const first = await project.ok("arbeit_task_create", args, one);
+    const second = await project.ok("arbeit_task_create", args, two);
+    assert.notEqual(second.task.id, first.task.id, "another session's id is not a replay");
+    const inList = await project.ok("arbeit_task_create", args, { ...one, list_id: "ops" });
+    assert.notEqual(inList.task.id, first.task.id, "the same session in another list is not a replay");
+    assert.equal((await project.ok("arbeit_task_create", args, one)).task.id, first.task.id);
+  });
+
   it("lets a failed call be retried: failures are not remembered", async () => {
     const failed = await callAny(
       project,

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { Task } from "../../src/domain/types.js";
+import type { ArbeitService } from "../../src/service/arbeit-service.js";
+import { openProject } from "../../src/service/project.js";
+import { runCli } from "../helpers/cli.js";
+import { type ClaudeSandbox, REPO } from "./claude-harness.js";
+
+const execFileAsync = promisify(execFile);
+
+/** A sandbox project with Arbeit set up for Claude Code, and what the tests read it through. */
+export interface ArbeitProject {
+  /** The built CLI (dist/cli/main.js) in the project; a JSON envelope that must be a success. */
+  arbeit(...args: string[]): Promise<any>;
+  /** The project's store, opened on the SQLite file the hooks and MCP servers used. */
+  withStore<T>(read: (service: ArbeitService) => Promise<T>): Promise<T>;
+  /** A task with its files and sessions. */
+  getTask(id: string): Promise<{ task: Task; files: any[]; sessions: any[] }>;
+}
+
+/**
+ * `arbeit init` and `arbeit setup claude` in the sandbox's project, then the install
+ * docs/claude-code.md describes (`npm install --save-dev /path/to/arbeit`), offline and hermetic,
+ * so the `npx arbeit ...` that setup writes resolves to this checkout's built CLI.
+ */
+export async function setUpArbeitProject(sandbox: ClaudeSandbox, name: string): Promise<ArbeitProject> {
+  const project = sandbox.project;
+  const arbeit = async (...args: string[]) => {
+    const result = await runCli(args, { cwd: project });
+    assert.equal(result.code, 0, `arbeit ${args.join(" ")}: ${result.stderr}${result.stdout}`);
+    assert.equal(result.json?.success, true, result.stdout);
+    return result.json.data;
+  };
+  const withStore = async <T>(read: (service: ArbeitService) => Promise<T>): Promise<T> => {
+    // `db` names the SQLite file the hooks and MCP servers used, whatever ARBEIT_DATABASE_URL says.
+    const service = await openProject({ cwd: project, db: join(project, ".arbeit", "arbeit.db") });
+    try {
+      return await read(service);
+    } finally {
+      await service.close();
+    }
+  };
+  await arbeit("init");
+  await arbeit("setup", "claude", "--json");
+  writeFileSync(join(project, "package.json"), `${JSON.stringify({ name, private: true })}\n`);
+  await execFileAsync(
+    "npm",
+    ["install", "--save-dev", REPO, "--offline", "--no-audit", "--no-fund", "--ignore-scripts"],
+    {
+      cwd: project,
+      timeout: 60_000,
+      env: {
+        PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+        HOME: sandbox.home,
+        npm_config_cache: join(sandbox.home, ".npm"),
+        npm_config_update_notifier: "false",
+      },
+    },
+  );
+  return {
+    arbeit,
+    withStore,
+    getTask: (id) =>
+      withStore(
+        async (service) => (await service.getTask({ task_id: id, include: ["files", "sessions"] })).data as any,
+      ),
+  };
+}
