@@ -35,6 +35,19 @@ export const ERROR_SUGGESTIONS = {
   INVALID_METADATA: ['metadata must be a JSON object, e.g. {"source": "docs"}.'],
   UNKNOWN_QUERY: ["Use one of the query names listed in arbeit_query's schema."],
   SCHEMA_TOO_NEW: ["This database was written by a newer Arbeit; upgrade the arbeit package."],
+  INVALID_IMPORT: [
+    "Nothing was imported. Fix the line the message names, or write the file again with `arbeit export`.",
+  ],
+  INPUT_TOO_LARGE: ["Send less at once; put long material in a file and pass its path."],
+  STORE_READ_ONLY: [
+    "The database or its folder cannot be written (read-only file system or permissions); reads still work. Make it writable, or set ARBEIT_DB to a writable copy.",
+  ],
+  STORE_DAMAGED: [
+    "The database file is damaged. Restore the newest backup (`arbeit backup` writes them), or import an export into a new store with `arbeit init` and `arbeit import`.",
+  ],
+  STORE_UNAVAILABLE: [
+    "The database could not be reached or written (disk full, permissions, server down). Fix that and retry; nothing was written.",
+  ],
   INTERNAL_ERROR: ["This is a bug in Arbeit; nothing was written. Retry once, then report it."],
 } as const satisfies Record<string, readonly string[]>;
 
