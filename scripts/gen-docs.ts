@@ -9,6 +9,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { z } from "zod";
+import { ERROR_CODES, ERROR_SUGGESTIONS } from "../src/domain/errors.js";
 import { inputJsonSchema, type JsonSchema, toolInputJsonSchema } from "../src/mcp/tool-json-schema.js";
 import { QUERIES } from "../src/service/queries.js";
 import { TOOLS } from "../src/tools/catalogue.js";
@@ -125,6 +126,16 @@ function querySection(name: string, def: { summary: string; params: z.ZodType })
   return [`### ${name}`, def.summary, parameterTable(inputJsonSchema(def.params) as Schema)].join("\n\n");
 }
 
+/** Every error code with the advice that comes with it by default (messages add the specifics). */
+function errorSection(): string {
+  const rows = ERROR_CODES.map((code) => `| \`${code}\` | ${cell(ERROR_SUGGESTIONS[code].join(" "))} |`);
+  return [
+    "## Error codes",
+    "Every failure has one of these codes, with a message naming what was wrong and `suggestions` (by default the advice below). Codes starting `STORE_` are the machine's, not the call's: a read-only, full, damaged or unreachable store; their `details.path` names it. `INTERNAL_ERROR` alone means a bug in Arbeit.",
+    `| code | what to do |\n|---|---|\n${rows.join("\n")}`,
+  ].join("\n\n");
+}
+
 export function renderToolsDoc(): string {
   const summary = TOOLS.map((tool) => {
     const a = tool.annotations;
@@ -142,6 +153,7 @@ export function renderToolsDoc(): string {
     "## Named queries",
     `\`arbeit_query\` takes \`query\` (one of the ${queries.length} names below) and \`params\`, an object with that query's parameters.`,
     ...queries.map(([name, def]) => querySection(name, def)),
+    errorSection(),
   ].join("\n\n")}\n`;
 }
 

@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { findTool, TOOL_NAMES } from "../tools/catalogue.js";
-import { invokeTool } from "../tools/envelope.js";
+import { failure, invokeTool } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { printEnvelope } from "./output.js";
+import { readStdinSync } from "./stdin.js";
 import { closest } from "./suggest.js";
 import { cliToolContext } from "./tool-context.js";
 import { UsageError } from "./usage-error.js";
@@ -39,7 +39,7 @@ function unknownTool(name: string): UsageError {
 }
 
 function readArguments(raw: string | undefined): unknown {
-  const text = raw === "-" ? readFileSync(0, "utf8") : (raw ?? "{}");
+  const text = raw === "-" ? readStdinSync() : (raw ?? "{}");
   try {
     return text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
@@ -64,7 +64,13 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   if (!tool) throw unknownTool(name);
   if (extra.length > 0)
     throw new UsageError(`Unexpected argument ${JSON.stringify(extra[0])}; pass all arguments as one JSON object.`);
-  const args = readArguments(raw);
+  let args: unknown;
+  try {
+    args = readArguments(raw);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    return printEnvelope(failure(error), true);
+  }
   const ctx = cliToolContext(options);
   try {
     // JSON in, JSON out: call is for scripts, so it prints JSON even on a terminal.

@@ -14,6 +14,11 @@ Arbeit-side problems never fail the hook: they are noted on stderr and the exit 
 
 /** Claude Code always sends a payload and closes stdin; never wait forever for one that doesn't. */
 const STDIN_TIMEOUT_MS = 5_000;
+/**
+ * Far above any payload Arbeit reads (a tool call's input and a part of its output), far below
+ * what would exhaust memory: a larger one is skipped with a note, and the hook still succeeds.
+ */
+export const MAX_HOOK_PAYLOAD_BYTES = 32 * 1024 * 1024;
 
 /**
  * The hook's JSON, read from fd 0 directly: PostToolUse runs after every file tool, and creating
@@ -21,7 +26,7 @@ const STDIN_TIMEOUT_MS = 5_000;
  * start. `stalled` is set when the input did not end in time: the read left pending would keep
  * the process alive.
  */
-const stdin = { stalled: false };
+const stdin = { stalled: false, oversized: false };
 function readStdin(): Promise<string> {
   // A terminal (or /dev/null): nothing to wait for. Checked with fstat, not node:tty, which loads
   // the socket machinery this read avoids.
@@ -29,6 +34,7 @@ function readStdin(): Promise<string> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     const buffer = Buffer.alloc(64 * 1024);
+    let total = 0;
     let settled = false;
     const finish = () => {
       if (settled) return;
@@ -45,6 +51,13 @@ function readStdin(): Promise<string> {
         if (settled) return;
         if (error?.code === "EAGAIN") return void setTimeout(next, 2);
         if (error || bytes === 0) return finish();
+        total += bytes;
+        if (total > MAX_HOOK_PAYLOAD_BYTES) {
+          // Stop reading: the rest is never needed, and the writer is told by the closed pipe.
+          stdin.oversized = true;
+          chunks.length = 0;
+          return finish();
+        }
         chunks.push(Buffer.from(buffer.subarray(0, bytes)));
         next();
       });
@@ -65,7 +78,15 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     );
     return 1;
   }
-  const outcome = await runClaudeHook(name as HookName, await readStdin(), {
+  const payload = await readStdin();
+  if (stdin.oversized) {
+    process.stderr.write(
+      `arbeit: the ${name} hook's input is over ${MAX_HOOK_PAYLOAD_BYTES / (1024 * 1024)} MiB; skipped it (nothing recorded).\n`,
+    );
+    // The unread rest of the input must not keep the process waiting.
+    process.exit(0);
+  }
+  const outcome = await runClaudeHook(name as HookName, payload, {
     db: options.db ?? process.env.ARBEIT_DB,
     agent: options.agent ?? envSetting(process.env, "ARBEIT_AGENT"),
     list: options.list ?? envSetting(process.env, "ARBEIT_LIST"),

@@ -54,11 +54,20 @@ async function main(argv: string[]): Promise<number> {
   return runToolCommand(words, options);
 }
 
+// A stream write to a closed pipe fails later, as an 'error' event nobody listens for; end as
+// quietly as the direct writes do (output.ts) instead of printing a stack trace.
+process.on("uncaughtException", (error) => {
+  if ((error as NodeJS.ErrnoException).code === "EPIPE") process.exit(0);
+  process.stderr.write(`arbeit: unexpected failure: ${error.stack ?? error.message}\n`);
+  process.exit(1);
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
+    if ((error as NodeJS.ErrnoException | null)?.code === "EPIPE") process.exit(0);
     if (error instanceof UsageError) {
       const help = error.command ? `arbeit ${error.command} --help` : "arbeit --help";
       process.stderr.write(

@@ -23,8 +23,8 @@ export async function run(
     const { UsageError } = await import("./usage-error.js");
     throw new UsageError(`arbeit mcp takes no arguments, not ${JSON.stringify(argv[0])}.`, USAGE);
   }
-  const [{ StdioServerTransport }, { createMcpServer }, { version }] = await Promise.all([
-    import("@modelcontextprotocol/sdk/server/stdio.js"),
+  const [{ LineTransport }, { createMcpServer }, { version }] = await Promise.all([
+    import("../mcp/stdio-transport.js"),
     import("../mcp/server.js"),
     import("./version.js"),
   ]);
@@ -46,7 +46,7 @@ export async function run(
   process.stdin.once("end", stop);
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
-  await server.connect(new StdioServerTransport());
+  await server.connect(new LineTransport());
   await closed;
   process.off("SIGTERM", stop);
   process.off("SIGINT", stop);

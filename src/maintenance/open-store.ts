@@ -16,5 +16,5 @@ export async function openProjectStore(options: { cwd: string; db?: string | und
     const { PostgresTaskStore } = await import("../store/postgres/postgres-task-store.js");
     return PostgresTaskStore.open(postgres.url, { schema: postgres.schema });
   }
-  return SqliteTaskStore.open(location.dbPath);
+  return SqliteTaskStore.open(location.dbPath, { existing: true });
 }

@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
 import { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
 import { openPostgresStore, postgresTarget } from "../store/postgres/target.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
+import { storeFailure } from "../store/store-errors.js";
 import { ArbeitService } from "./arbeit-service.js";
 
 /** Where a project's data lives: the nearest ancestor holding `.arbeit/`, like git. */
@@ -105,7 +107,9 @@ export async function openProject(options: LocateOptions & { now?: () => Date })
   const location = locate(options);
   if (!location) throw notInitialized(options);
   const postgres = postgresTarget(options);
-  const store = postgres ? await openPostgresStore(postgres) : await SqliteTaskStore.open(location.dbPath);
+  const store = postgres
+    ? await openPostgresStore(postgres)
+    : await SqliteTaskStore.open(location.dbPath, { existing: true });
   return new ArbeitService(store, {
     projectRoot: safeRealpath(location.root),
     now: options.now,
@@ -154,8 +158,41 @@ export async function initProject(
     mkdirSync(folder, { recursive: true });
     return { initialized: true, path: shared.location, root: cwd };
   }
-  mkdirSync(folder, { recursive: true });
-  const store = await SqliteTaskStore.open(dbPath);
-  await store.close();
+  const made = !existsSync(folder);
+  try {
+    mkdirSync(folder, { recursive: true });
+    await createDatabase(dbPath);
+  } catch (error) {
+    // A failed init leaves nothing behind: no empty database, no folder that says "initialised".
+    if (made) rmSync(folder, { recursive: true, force: true });
+    if (error instanceof ArbeitError) throw error;
+    throw storeFailure(error, dbPath) ?? error;
+  }
   return { initialized: true, path: dbPath, root: rootForDb(dbPath, cwd) };
+}
+
+/**
+ * Builds the database under a temporary name beside its place and links it in only when it is
+ * complete: nobody ever sees a half-made (or 0-byte) database, and two inits racing cannot
+ * overwrite each other (linking onto an existing name fails).
+ */
+async function createDatabase(dbPath: string): Promise<void> {
+  const scratch = `${dbPath}.init-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    const store = await SqliteTaskStore.open(scratch);
+    await store.close();
+    try {
+      linkSync(scratch, dbPath);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A file system without hard links: a rename, after a last look that the name is free.
+      if (code !== "EEXIST" && !existsSync(dbPath)) return renameSync(scratch, dbPath);
+      if (code !== "EEXIST") throw error;
+      throw new ArbeitError("ALREADY_INITIALIZED", `Arbeit is already initialised here (${dbPath}).`, {
+        details: { path: dbPath },
+      });
+    }
+  } finally {
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${scratch}${suffix}`, { force: true });
+  }
 }

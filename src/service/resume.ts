@@ -139,6 +139,8 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
   const session = caller.session ?? agentSession(caller.agent);
   const maxTokens = input.max_tokens ?? DEFAULT_RESUME_TOKENS;
   const scopeList = input.list_id ?? caller.list_id;
+  // A store that cannot be written still briefs: as a peek, whose cursor stays where it was.
+  if (deps.store.readOnly !== undefined) input = { ...input, peek: true };
   const run = async (tx: StoreTx): Promise<Result<ResumePacket>> => {
     if (!input.peek) await sweepExpiredClaims(writeContext(tx, deps, caller));
     const now = deps.now();

@@ -30,6 +30,8 @@ export interface TaskStore {
   close(): Promise<void>;
   /** Where the data lives, for messages (a file path, or a connection description). */
   readonly location: string;
+  /** Why nothing can be written (a read-only file system, say), when that is so: writes are STORE_READ_ONLY. */
+  readonly readOnly?: string | undefined;
 }
 
 export interface NewTask {

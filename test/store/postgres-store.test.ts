@@ -138,7 +138,7 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
       PostgresTaskStore.open("postgres://nobody:pw@127.0.0.1:1/none", { schema: "x" }),
       (error: unknown) =>
         error instanceof ArbeitError &&
-        error.code === "INTERNAL_ERROR" &&
+        error.code === "STORE_UNAVAILABLE" &&
         /Could not connect to Postgres at postgres:\/\/nobody@127\.0\.0\.1:1\/none/.test(error.message) &&
         !error.message.includes("pw@"),
     );

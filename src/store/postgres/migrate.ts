@@ -32,6 +32,14 @@ export async function applyPostgresMigrations(
   migrations: Migration[] = listPostgresMigrations(),
 ): Promise<number> {
   const quoted = `"${schema}"`;
+  const latest = migrations.length;
+  // A schema already up to date needs no lock: a reader must not wait behind a long write (an
+  // import holds the write lock for its whole transaction).
+  const settled = await currentVersion(client, quoted);
+  if (settled !== undefined && settled >= latest) {
+    if (settled > latest) throw schemaTooNew(quoted, settled, latest);
+    return latest;
+  }
   await client.query(`BEGIN; ${lockSql}`);
   try {
     // Checked before creating so that a role without CREATE can use a schema its DBA made.
@@ -40,16 +48,8 @@ export async function applyPostgresMigrations(
     await client.query(`SET LOCAL search_path TO ${quoted}`);
     const table = await client.query("SELECT to_regclass($1) AS oid", [`${quoted}.schema_migrations`]);
     if (table.rows[0]?.oid === null) await client.query(VERSION_TABLE);
-    const row = await client.query("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations");
-    const current = Number(row.rows[0]?.version ?? 0);
-    const latest = migrations.length;
-    if (current > latest) {
-      throw new ArbeitError(
-        "SCHEMA_TOO_NEW",
-        `The Postgres schema ${quoted} is at version ${current}, but this Arbeit only knows up to ${latest}.`,
-        { details: { database_version: current, supported_version: latest } },
-      );
-    }
+    const current = (await currentVersion(client, quoted)) ?? 0;
+    if (current > latest) throw schemaTooNew(quoted, current, latest);
     for (const migration of migrations.slice(current)) {
       await client.query(readFileSync(migration.path, "utf8"));
       await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
@@ -68,6 +68,22 @@ export async function applyPostgresMigrations(
     await client.query("ROLLBACK").catch(() => {});
     throw error;
   }
+}
+
+/** The schema's version, or undefined when it has no version table yet. */
+async function currentVersion(client: Queryable, quoted: string): Promise<number | undefined> {
+  const table = await client.query("SELECT to_regclass($1) AS oid", [`${quoted}.schema_migrations`]);
+  if (table.rows[0]?.oid === null || table.rows[0]?.oid === undefined) return undefined;
+  const row = await client.query(`SELECT COALESCE(MAX(version), 0) AS version FROM ${quoted}.schema_migrations`);
+  return Number(row.rows[0]?.version ?? 0);
+}
+
+function schemaTooNew(quoted: string, current: number, latest: number): ArbeitError {
+  return new ArbeitError(
+    "SCHEMA_TOO_NEW",
+    `The Postgres schema ${quoted} is at version ${current}, but this Arbeit only knows up to ${latest}.`,
+    { details: { database_version: current, supported_version: latest } },
+  );
 }
 
 /** ANALYZE every table of `schema` (after a migration or an import). */

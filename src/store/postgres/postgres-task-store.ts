@@ -13,6 +13,7 @@ import { ArbeitError } from "../../domain/errors.js";
 import type { SqlDb, SqlStore } from "../sql/database.js";
 import { postgresDialect } from "../sql/dialect.js";
 import { sqlStoreTx } from "../sql/sql-tx.js";
+import { rethrowAsStoreFailure } from "../store-errors.js";
 import type { StoreTx, TaskStore } from "../task-store.js";
 import {
   checkSchemaName,
@@ -232,12 +233,15 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
         }
         if (isLockTimeout(error)) {
           throw new ArbeitError(
-            "INTERNAL_ERROR",
+            "STORE_UNAVAILABLE",
             `A write to the Arbeit store at ${this.location} waited over ${LOCK_TIMEOUT} for another writer's lock.`,
-            { suggestions: ["Retry the call; check for a session holding a long transaction on this schema."] },
+            {
+              suggestions: ["Retry the call; check for a session holding a long transaction on this schema."],
+              details: { path: this.location, cause: "lock_timeout" },
+            },
           );
         }
-        throw error;
+        rethrowAsStoreFailure(error, this.location);
       } finally {
         client.release(broken);
       }
@@ -255,8 +259,10 @@ async function connect(pool: Pool, location: string): Promise<PoolClient> {
     return await pool.connect();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new ArbeitError("INTERNAL_ERROR", `Could not connect to Postgres at ${location}: ${reason}`, {
+    const code = (error as { code?: unknown }).code;
+    throw new ArbeitError("STORE_UNAVAILABLE", `Could not connect to Postgres at ${location}: ${reason}`, {
       suggestions: ["Check ARBEIT_DATABASE_URL and that the Postgres server is running and reachable."],
+      details: { path: location, ...(typeof code === "string" ? { cause: code } : {}) },
     });
   }
 }

@@ -1,8 +1,11 @@
 import { Database } from "bun:sqlite";
-import type { SqlDriver, SqlStatement, SqlValue } from "./driver.js";
+import { type DriverMode, immutableUri, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.js";
 
-export function openBunDriver(path: string): SqlDriver {
-  const db = new Database(path, { create: true });
+export function openBunDriver(path: string, mode: DriverMode = {}): SqlDriver {
+  const db =
+    mode.immutable || mode.readonly
+      ? new Database(mode.immutable ? immutableUri(path) : path, { readonly: true })
+      : new Database(path, { create: true });
   return {
     runtime: "bun",
     prepare(sql: string): SqlStatement {

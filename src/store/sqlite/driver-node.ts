@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import type { SqlDriver, SqlStatement, SqlValue } from "./driver.js";
+import { type DriverMode, immutableUri, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.js";
 
 /**
  * Where the compiled addon is, when it sits in the usual place. better-sqlite3 otherwise finds it
@@ -19,9 +19,27 @@ function addonPath(): string | undefined {
   }
 }
 
-export function openNodeDriver(path: string): SqlDriver {
+/**
+ * better-sqlite3 reads SQLITE_USE_URI once, when its addon loads (at the first open): set for that
+ * moment only, so an immutable open can pass its URI. Our paths are always absolute, so no
+ * ordinary path starts with "file:" and is taken for a URI.
+ */
+function newDatabase(filename: string, options: Database.Options): Database.Database {
+  const before = process.env.SQLITE_USE_URI;
+  process.env.SQLITE_USE_URI = "1";
+  try {
+    return new Database(filename, options);
+  } finally {
+    if (before === undefined) delete process.env.SQLITE_USE_URI;
+    else process.env.SQLITE_USE_URI = before;
+  }
+}
+
+export function openNodeDriver(path: string, mode: DriverMode = {}): SqlDriver {
   const addon = addonPath();
-  const db = addon === undefined ? new Database(path) : new Database(path, { nativeBinding: addon });
+  const options: Database.Options = { readonly: mode.readonly === true || mode.immutable === true };
+  if (addon !== undefined) options.nativeBinding = addon;
+  const db = newDatabase(mode.immutable ? immutableUri(path) : path, options);
 
   return {
     runtime: "node",

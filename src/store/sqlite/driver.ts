@@ -39,3 +39,19 @@ export function isUniqueViolation(error: unknown): boolean {
   if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") return true;
   return /UNIQUE constraint failed/i.test(error.message);
 }
+
+export interface DriverMode {
+  /** Open without write access: nothing can be written through this connection. */
+  readonly?: boolean;
+  /**
+   * Promise SQLite that nothing changes the file while it is open, so it needs no lock and no
+   * shared-memory file: how a WAL database on a read-only file system can be read at all.
+   */
+  immutable?: boolean;
+}
+
+/** The URI SQLite reads `immutable` from; every other open takes the plain path. */
+export function immutableUri(path: string): string {
+  const encoded = path.replace(/[%?#]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `file:${encoded.startsWith("/") ? "" : "/"}${encoded.replace(/\\/g, "/")}?immutable=1`;
+}

@@ -1,13 +1,15 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { resolve } from "node:path";
+import { accessSync, closeSync, constants, existsSync, openSync, readSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { ArbeitError } from "../../domain/errors.js";
 import { Mutex, mutexForFile } from "../mutex.js";
 import type { SqlDb, SqlStore } from "../sql/database.js";
 import { sqliteDialect } from "../sql/dialect.js";
 import { sqlStoreTx } from "../sql/sql-tx.js";
+import { rethrowAsStoreFailure } from "../store-errors.js";
 import type { StoreTx, TaskStore } from "../task-store.js";
 import { isBusyError, type SqlDriver } from "./driver.js";
-import { applyMigrations } from "./migrate.js";
+import { applyMigrations, listMigrations, schemaVersion } from "./migrate.js";
 import { openDriver } from "./open-driver.js";
 import { SqliteDb } from "./sqlite-db.js";
 
@@ -28,6 +30,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface SqliteStoreOptions {
   /** The database's clock, which leases run on. Default: this machine's. */
   clock?: () => Date;
+  /**
+   * The file must already hold a database (a project's store, found by looking for it): an
+   * empty or foreign file is STORE_DAMAGED instead of being taken for a new, empty store.
+   */
+  existing?: boolean;
 }
 
 /**
@@ -56,25 +63,32 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
   readonly #clock: () => Date;
   /** The database's time, read when the open transaction began. */
   #now = "";
+  /** Why nothing can be written here (a read-only file or file system), when that is so. */
+  readonly readOnly: string | undefined;
 
-  private constructor(driver: SqlDriver, location: string, clock: () => Date) {
+  private constructor(driver: SqlDriver, location: string, clock: () => Date, readOnly: string | undefined) {
     this.#driver = driver;
     this.location = location;
     this.#clock = clock;
+    this.readOnly = readOnly;
     this.#writers = location === ":memory:" ? new Mutex() : mutexForFile(resolve(location));
     this.#db = new SqliteDb(driver);
     this.#tx = sqlStoreTx(this.#db, () => this.#now);
   }
 
   /**
-   * Opens (creating if needed) and migrates the database at `path` (":memory:" for none).
-   * `clock` is the database's clock: for a file on this machine, the machine's (settable in tests).
+   * Opens (creating if needed, unless `existing`) and migrates the database at `path` (":memory:"
+   * for none). A database that cannot be written (read-only file system, no permission) is opened
+   * for reading: every write is then STORE_READ_ONLY. Opening takes the write lock only to
+   * migrate, so a reader never waits behind a long write. `clock` is the database's clock: for a
+   * file on this machine, the machine's (settable in tests).
    */
   static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteTaskStore> {
-    const driver = await openDriver(path);
+    if (options.existing && path !== ":memory:") checkDatabaseFile(path);
+    const { driver, readOnly } = await openWritableOrNot(path);
     try {
       driver.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      if (path !== ":memory:") driver.exec("PRAGMA journal_mode = WAL");
+      if (path !== ":memory:" && !readOnly) driver.exec("PRAGMA journal_mode = WAL");
       driver.exec("PRAGMA synchronous = NORMAL");
       // Checkpoint every ~40 MB of WAL rather than SQLite's ~4 MB: agents' writes keep dirtying
       // the same hot pages (the head of the ready index, the tail of the event log), and a longer
@@ -82,12 +96,25 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
       // file grows to that size between checkpoints.
       driver.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
       driver.exec("PRAGMA foreign_keys = ON");
-      const store = new SqliteTaskStore(driver, path, options.clock ?? (() => new Date()));
-      await store.#writers.run(() => store.#immediate(async () => applyMigrations(driver)));
+      const store = new SqliteTaskStore(driver, path, options.clock ?? (() => new Date()), readOnly);
+      const current = schemaVersion(driver);
+      const latest = listMigrations().length;
+      if (current !== latest) {
+        // Also the check for a schema newer than this code, which it refuses.
+        if (current > latest) applyMigrations(driver);
+        if (readOnly !== undefined) {
+          throw new ArbeitError(
+            "STORE_READ_ONLY",
+            `The Arbeit database at ${path} is at schema version ${current} and needs upgrading to ${latest}, but it cannot be written (${readOnly}).`,
+            { details: { path, database_version: current, supported_version: latest } },
+          );
+        }
+        await store.#writers.run(() => store.#immediate(async () => applyMigrations(driver)));
+      }
       return store;
     } catch (error) {
       driver.close();
-      throw error;
+      rethrowAsStoreFailure(error, path);
     }
   }
 
@@ -103,6 +130,17 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
     const open = this.#inTransaction.getStore();
     if (open === "write") return fn(this.#tx);
     if (open === "read") return Promise.reject(new Error("A write cannot start inside a read transaction."));
+    if (this.readOnly !== undefined) {
+      return Promise.reject(
+        new ArbeitError(
+          "STORE_READ_ONLY",
+          `The Arbeit database at ${this.location} cannot be written: ${this.readOnly}.`,
+          {
+            details: { path: this.location },
+          },
+        ),
+      );
+    }
     return this.#mutex.run(() =>
       this.#writers.run(() => this.#inTransaction.run("write", () => this.#immediate(() => fn(this.#tx)))),
     );
@@ -117,13 +155,26 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
     return this.#mutex.run(() =>
       this.#inTransaction.run("read", async () => {
         this.#assertOpen();
-        this.#driver.exec("BEGIN");
-        this.#now = this.#clock().toISOString();
         try {
-          return await fn(this.#tx);
-        } finally {
-          this.#driver.exec("COMMIT");
+          this.#driver.exec("BEGIN");
+        } catch (error) {
+          rethrowAsStoreFailure(error, this.location);
         }
+        this.#now = this.#clock().toISOString();
+        let result: T;
+        try {
+          result = await fn(this.#tx);
+        } catch (error) {
+          // On a damaged file SQLite may have ended the transaction already.
+          rollback(this.#driver);
+          rethrowAsStoreFailure(error, this.location);
+        }
+        try {
+          this.#driver.exec("COMMIT");
+        } catch (error) {
+          rethrowAsStoreFailure(error, this.location);
+        }
+        return result;
       }),
     );
   }
@@ -155,11 +206,11 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
     let result: T;
     try {
       result = await fn();
+      this.#driver.exec("COMMIT");
     } catch (error) {
-      this.#driver.exec("ROLLBACK");
-      throw error;
+      rollback(this.#driver);
+      rethrowAsStoreFailure(error, this.location);
     }
-    this.#driver.exec("COMMIT");
     return result;
   }
 
@@ -175,7 +226,7 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
       this.#driver.exec("BEGIN IMMEDIATE");
       return;
     } catch (error) {
-      if (!isBusyError(error)) throw error;
+      if (!isBusyError(error)) rethrowAsStoreFailure(error, this.location);
     }
     const started = Date.now();
     this.#driver.exec("PRAGMA busy_timeout = 0");
@@ -190,9 +241,12 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
         }
         if (Date.now() - started > BUSY_RETRY_BUDGET_MS) {
           throw new ArbeitError(
-            "INTERNAL_ERROR",
-            `The database stayed locked by other writers for over ${BUSY_RETRY_BUDGET_MS / 1000} s.`,
-            { suggestions: ["Retry the call; check for a process holding a long transaction."] },
+            "STORE_UNAVAILABLE",
+            `The database at ${this.location} stayed locked by other writers for over ${BUSY_RETRY_BUDGET_MS / 1000} s.`,
+            {
+              suggestions: ["Retry the call; check for a process holding a long transaction."],
+              details: { path: this.location, cause: "locked" },
+            },
           );
         }
         // Let the rest of this process run now and then while it waits.
@@ -202,6 +256,93 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
       this.#driver.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
   }
+}
+
+/** A failed COMMIT (disk full) may leave the transaction open, or SQLite may have ended it already. */
+function rollback(driver: SqlDriver): void {
+  try {
+    driver.exec("ROLLBACK");
+  } catch {
+    // No transaction left to roll back.
+  }
+}
+
+const SQLITE_HEADER = "SQLite format 3\0";
+
+/**
+ * A project's database file must be a database: an empty file (a crash while it was created, a
+ * copy that failed) would otherwise become a new, empty store and hide what was lost.
+ */
+function checkDatabaseFile(path: string): void {
+  let header: Buffer;
+  try {
+    const fd = openSync(path, "r");
+    try {
+      header = Buffer.alloc(16);
+      header = header.subarray(0, readSync(fd, header, 0, 16, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    // A missing file is created as a new store, as a first open always does.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    rethrowAsStoreFailure(error, path);
+  }
+  if (header.length === 0) {
+    throw new ArbeitError(
+      "STORE_DAMAGED",
+      `The Arbeit database at ${path} is an empty file (0 bytes), not a database.`,
+      {
+        details: { path, cause: "empty_file" },
+      },
+    );
+  }
+  if (header.toString("latin1") !== SQLITE_HEADER) {
+    throw new ArbeitError("STORE_DAMAGED", `The file at ${path} is not an SQLite database.`, {
+      details: { path, cause: "not_a_database" },
+    });
+  }
+}
+
+/**
+ * Opens the file for writing when it can be written, else for reading: a file on a read-only file
+ * system (where the WAL's shared-memory file cannot be made, so only an immutable open reads it)
+ * or one the user may read but not write.
+ */
+async function openWritableOrNot(path: string): Promise<{ driver: SqlDriver; readOnly: string | undefined }> {
+  const blocker = path === ":memory:" || !existsSync(path) ? undefined : writeBlocker(path);
+  if (blocker === undefined) return { driver: await openDriver(path), readOnly: undefined };
+  let failure: unknown;
+  for (const mode of [{ readonly: true }, { immutable: true }]) {
+    try {
+      const driver = await openDriver(path, mode);
+      try {
+        // Opening is lazy: reading the schema is the first real access to the file.
+        driver.exec("PRAGMA schema_version");
+      } catch (error) {
+        driver.close();
+        throw error;
+      }
+      return { driver, readOnly: blocker };
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  throw failure;
+}
+
+/** Why the file cannot be written, in words: a read-only file system or missing permission. */
+function writeBlocker(path: string): string | undefined {
+  for (const target of [path, dirname(path)]) {
+    try {
+      accessSync(target, constants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EROFS") return `${target} is on a read-only file system`;
+      if (code === "EACCES" || code === "EPERM") return `no permission to write ${target}`;
+    }
+  }
+  return undefined;
 }
 
 const pauseCell = new Int32Array(new SharedArrayBuffer(4));
