@@ -37,5 +37,14 @@ export function readStdinSync(limit = MAX_STDIN_BYTES, what = "Standard input"):
     if (total > limit) throw inputTooLarge(what, limit);
     chunks.push(Buffer.from(buffer.subarray(0, bytes)));
   }
-  return Buffer.concat(chunks).toString("utf8");
+  try {
+    return UTF8.decode(Buffer.concat(chunks));
+  } catch {
+    throw new ArbeitError("INVALID_ARGUMENT", `${what} is not valid UTF-8; nothing was read.`, {
+      suggestions: ["Send UTF-8 text: JSON is UTF-8 by definition."],
+    });
+  }
 }
+
+/** Decoding that refuses invalid bytes, instead of turning them into U+FFFD unseen. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });

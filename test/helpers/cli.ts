@@ -14,7 +14,7 @@ export interface CliResult {
 
 export function runCli(
   args: string[],
-  options: { cwd: string; env?: Record<string, string>; input?: string },
+  options: { cwd: string; env?: Record<string, string>; input?: string | Buffer },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...options.env };

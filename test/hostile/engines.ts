@@ -28,7 +28,7 @@ export interface HostileProject {
   call(tool: string, args: unknown, caller?: Partial<Caller>): Promise<Envelope<any>>;
   /** Like call, but throws unless the envelope is a success; returns data. */
   ok(tool: string, args: unknown, caller?: Partial<Caller>): Promise<any>;
-  cli(args: string[], options?: { input?: string; env?: Record<string, string> }): Promise<CliResult>;
+  cli(args: string[], options?: { input?: string | Buffer; env?: Record<string, string> }): Promise<CliResult>;
 }
 
 /**
