@@ -1,10 +1,10 @@
 import { createReadStream, existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { ArbeitError } from "../domain/errors.js";
 import { importStore } from "../maintenance/import.js";
 import { openProjectStore } from "../maintenance/open-store.js";
 import { failure } from "../tools/envelope.js";
+import { boundedLines } from "./bounded-lines.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
 import { printEnvelope, wantsJson } from "./output.js";
@@ -17,6 +17,9 @@ sequence number and timestamp: run \`arbeit init\` in a new folder, then \`arbei
 The database must be empty; --replace deletes everything in it first. All or nothing: a bad or
 truncated file changes nothing. Exports from an older schema are migrated on the way in.
 `;
+
+/** An export line is one row: fields are limited to tens of KiB, so no real line comes near this. */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
   if (options.help) {
@@ -35,7 +38,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
       });
     }
     const input = source === "-" ? process.stdin : createReadStream(resolve(source));
-    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    const lines = boundedLines(input, MAX_LINE_BYTES, source === "-" ? "Standard input" : resolve(source));
     const summary = await importStore(store, lines, { replace: flags.has("replace"), onProgress: bar.update });
     bar.finish();
     return printEnvelope({ success: true, data: summary }, wantsJson(options.json));

@@ -48,13 +48,15 @@ function holdWriteLock(engine: string, dir: string, env: Record<string, string>)
 }
 
 forEachEngine("reads while another process holds the write lock", (project, engine) => {
-  it("query, get, resume --peek and export all answer without waiting for it", async () => {
+  it("queries, get, resume --peek and export all answer without waiting for it", async () => {
     const { dir, env, ok, cli } = await project();
     const { task } = await ok("arbeit_task_create", { title: "readable" });
     const holder = await holdWriteLock(engine, dir, env);
     try {
       for (const args of [
         ["query", "tasks", "--json"],
+        ["query", "ready", "--json"],
+        ["query", "critical_path", "--json"],
         ["task", "get", task.id, "--json"],
         ["resume", "--peek", "--json"],
       ]) {

@@ -105,6 +105,27 @@ forEachEngine("bounded input and closed output", (project) => {
     assert.equal(JSON.parse(result.stdout).data.task.title, "padded");
   });
 
+  it("an import line over 64 MiB is INVALID_IMPORT naming the line; nothing is imported", async () => {
+    const { cli } = await project();
+    const exported = await cli(["export"]);
+    assert.equal(exported.code, 0, exported.stderr);
+    const header = exported.stdout.split("\n")[0]!;
+    const fresh = await project();
+    const result = await run(["import", "-", "--json"], {
+      cwd: fresh.dir,
+      env: fresh.env,
+      head: `${header}\n{"table":"tasks","row":{"title":"`,
+      bytes: 65 * 1024 * 1024,
+      tail: '"}}\n',
+    });
+    assert.equal(result.code, 1, result.stderr);
+    const envelope = JSON.parse(result.stdout);
+    assert.equal(envelope.error.code, "INVALID_IMPORT");
+    assert.equal(envelope.error.details.line, 2);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+    assert.deepEqual((await fresh.ok("arbeit_query", { query: "tasks" })).tasks, []);
+  });
+
   it("a hook payload over its bound is skipped with a note, exit 0, nothing recorded", async () => {
     const { dir, env, ok } = await project();
     const { task } = await ok("arbeit_task_create", { title: "watched" });
