@@ -133,9 +133,13 @@ function safeRealpath(path: string): string {
   }
 }
 
-/** arbeit_init: creates `.arbeit/arbeit.db` in the working directory (or the --db file). */
+/**
+ * arbeit_init: creates `.arbeit/arbeit.db` in the working directory (or the --db file). Inside a
+ * project that already has one (a subfolder, a linked worktree) a second store would silently
+ * shadow the first for everything run below it: refused unless `nested` asks for exactly that.
+ */
 export async function initProject(
-  options: LocateOptions,
+  options: LocateOptions & { nested?: boolean | undefined },
 ): Promise<{ initialized: boolean; path: string; root: string }> {
   const cwd = resolve(options.cwd);
   const dbPath = options.db ? resolve(cwd, options.db) : join(cwd, ARBEIT_DIR, DB_FILE);
@@ -146,6 +150,20 @@ export async function initProject(
       `Arbeit is already initialised here (${options.db ? dbPath : folder}).`,
       {
         details: { path: dbPath },
+      },
+    );
+  }
+  const enclosing = options.db || options.nested ? undefined : locate({ cwd });
+  if (enclosing) {
+    throw new ArbeitError(
+      "ALREADY_INITIALIZED",
+      `${cwd} is inside the Arbeit project at ${enclosing.root} (its store: ${enclosing.dbPath}); every command here already uses it.`,
+      {
+        suggestions: [
+          "Nothing to do: run Arbeit commands here as they are.",
+          "To keep a separate store for this folder anyway, run `arbeit init --nested`.",
+        ],
+        details: { path: enclosing.dbPath, root: enclosing.root },
       },
     );
   }

@@ -14,9 +14,12 @@ export const init = defineTool({
   name: "arbeit_init",
   title: "Initialise Arbeit",
   description: "Create .arbeit/ and its database in the project root; once per project, before other arbeit tools.",
-  input: () => z.strictObject({}),
+  input: () =>
+    z.strictObject({
+      nested: z.boolean().optional().describe("Inside another project: make a separate store anyway"),
+    }),
   annotations: WRITE,
-  run: async (ctx) => ok(await initProject({ cwd: ctx.cwd, db: ctx.db })),
+  run: async (ctx, args) => ok(await initProject({ cwd: ctx.cwd, db: ctx.db, nested: args.nested })),
 });
 
 export const startWork = defineTool({

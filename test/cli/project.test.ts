@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { assertToolError, type CliProject, cliProject } from "./support.js";
 
@@ -42,13 +43,23 @@ describe("project discovery", () => {
     );
   });
 
-  it("init creates .arbeit/ in the current directory, not in a parent project", async () => {
+  it("init inside an initialised project is ALREADY_INITIALIZED naming it; --nested makes a separate store", async () => {
     const project = await open();
+    await project.ok(["task", "create", "In the outer project"]);
     const nested = join(project.dir, "vendor", "lib");
     mkdirSync(nested, { recursive: true });
-    const data = await project.ok(["init"], { cwd: nested });
+    const refused = await runCli(["init", "--json"], { cwd: nested });
+    assert.equal(refused.code, 1);
+    assert.equal(refused.json.error.code, "ALREADY_INITIALIZED");
+    assert.equal(refused.json.error.details.root, project.dir);
+    assert.match(refused.json.error.message, new RegExp(project.dir.replaceAll("/", "\\/")));
+    assert.ok(!existsSync(join(nested, ".arbeit")), "no second store shadows the first");
+    // Commands below the root keep using the outer store.
+    assert.equal((await project.ok(["query", "tasks"], { cwd: nested })).tasks.length, 1);
+
+    const data = await project.ok(["init", "--nested"], { cwd: nested });
     assert.equal(data.path, join(nested, ".arbeit", "arbeit.db"));
-    assert.ok(existsSync(join(nested, ".arbeit", "arbeit.db")));
+    assert.equal((await project.ok(["query", "tasks"], { cwd: nested })).tasks.length, 0);
   });
 
   it("--db uses the given database file instead of the discovered one", async () => {
