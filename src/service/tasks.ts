@@ -65,7 +65,8 @@ async function statusWarnings(tx: StoreTx, task: Task, previous: TaskStatus | nu
       });
     }
   }
-  if (task.status === "in_progress" && task.blocked) warnings.push(blockersWarning(task));
+  const blockers = task.status === "in_progress" ? await blockersWarning(tx, task) : undefined;
+  if (blockers) warnings.push(blockers);
   return warnings;
 }
 

@@ -45,7 +45,8 @@ export async function startWork(
       );
     }
     const warnings: Warning[] = [];
-    if (task.blocked) warnings.push(blockersWarning(task));
+    const blockers = await blockersWarning(tx, task);
+    if (blockers) warnings.push(blockers);
     const stale = await staleContextWarning(tx, deps, task.id);
     if (stale) warnings.push(stale);
     // Working on a task claims it: nobody else will take it while this session works.
