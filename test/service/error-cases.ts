@@ -94,6 +94,28 @@ export const ERROR_CASES: ErrorCase[] = [
     },
   },
   {
+    code: "TASK_NOT_FOUND",
+    tool: "arbeit_relationship",
+    name: "remove naming a task that does not exist",
+    setup: async (p) => ({
+      action: "remove",
+      from_task_id: await oneTask(p),
+      to_task_id: UNKNOWN_TASK,
+      type: "blocks",
+    }),
+  },
+  {
+    code: "TASK_NOT_FOUND",
+    tool: "arbeit_relationship",
+    name: "remove from a task that does not exist",
+    setup: async (p) => ({
+      action: "remove",
+      from_task_id: UNKNOWN_TASK,
+      to_task_id: await oneTask(p),
+      type: "child_of",
+    }),
+  },
+  {
     code: "RELATIONSHIP_EXISTS",
     tool: "arbeit_relationship",
     name: "a second parent",
