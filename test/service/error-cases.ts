@@ -180,6 +180,12 @@ export const ERROR_CASES: ErrorCase[] = [
     setup: async () => ({ title: "   " }),
   },
   {
+    code: "TITLE_REQUIRED",
+    tool: "arbeit_task_create",
+    name: "a null title",
+    setup: async () => ({ title: null }),
+  },
+  {
     code: "INTENT_REQUIRED",
     tool: "arbeit_task_update",
     name: "starting an epic without intent",

@@ -71,6 +71,7 @@ describe("TITLE_REQUIRED", () => {
     ["missing", {}],
     ["empty", { title: "" }],
     ["whitespace", { title: " \t\n" }],
+    ["null", { title: null }],
   ] as const) {
     it(`is raised for a ${what} title on create`, async () => {
       await expectCallError(project(), "arbeit_task_create", args, "TITLE_REQUIRED");
@@ -82,6 +83,7 @@ describe("TITLE_REQUIRED", () => {
     const task = await createTask(p, "t");
     await expectCallError(p, "arbeit_task_update", { task_id: task.id, title: "" }, "TITLE_REQUIRED");
     await expectCallError(p, "arbeit_task_update", { task_id: task.id, title: "  " }, "TITLE_REQUIRED");
+    await expectCallError(p, "arbeit_task_update", { task_id: task.id, title: null }, "TITLE_REQUIRED");
   });
 });
 
