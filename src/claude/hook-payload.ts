@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
+import { fromDirectory } from "../domain/paths.js";
 import type { FileOperation } from "../domain/types.js";
 
 /**
@@ -63,7 +63,10 @@ const FILE_TOOLS: Record<string, { field: string; operation: FileOperation }> = 
   NotebookEdit: { field: "notebook_path", operation: "write" },
 };
 
-/** The file a PostToolUse call touched, as an absolute path (relative ones are taken from cwd). */
+/**
+ * The file a PostToolUse call touched, as an absolute path (relative ones are taken from cwd,
+ * their `..` left for trackFile to apply after it has followed symlinks).
+ */
 export function touchFromPostToolUse(
   payload: HookPayload,
   baseDir: string,
@@ -72,5 +75,5 @@ export function touchFromPostToolUse(
   if (!spec || !isRow(payload.tool_input)) return undefined;
   const path = text(payload.tool_input[spec.field]);
   if (!path) return undefined;
-  return { path: isAbsolute(path) ? path : resolve(payload.cwd ?? baseDir, path), operation: spec.operation };
+  return { path: fromDirectory(payload.cwd ?? baseDir, path), operation: spec.operation };
 }

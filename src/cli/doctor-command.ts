@@ -4,6 +4,7 @@ import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
 import { printEnvelope, wantsJson } from "./output.js";
+import { terminalSafe } from "./terminal-text.js";
 
 const USAGE = `Usage: arbeit doctor [--fix]
 
@@ -19,7 +20,10 @@ function renderText(report: DoctorReport): string {
     const head = `${check.ok ? "ok  " : "FAIL"} ${check.name}${check.total ? ` (${check.total})` : ""}${check.fixed ? `, fixed ${check.fixed}` : ""}`;
     return [head, ...check.findings.map((finding) => `       ${finding.message}`)].join("\n");
   });
-  return `${lines.join("\n")}\n${report.ok ? "No problems found." : "Problems found."}\n`;
+  // Findings quote stored values (a title the history disagrees with), as they are.
+  return terminalSafe(`${lines.join("\n")}\n${report.ok ? "No problems found." : "Problems found."}\n`, {
+    newlines: true,
+  });
 }
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {

@@ -1,6 +1,7 @@
 import { fstatSync, read } from "node:fs";
 import { HOOK_NAMES, type HookName, runClaudeHook } from "../claude/hooks.js";
 import { envSetting, type GlobalOptions } from "./global-options.js";
+import { terminalSafe } from "./terminal-text.js";
 
 const USAGE = `Usage: arbeit hook <${HOOK_NAMES.join(" | ")}>
 
@@ -91,7 +92,8 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     agent: options.agent ?? envSetting(process.env, "ARBEIT_AGENT"),
     list: options.list ?? envSetting(process.env, "ARBEIT_LIST"),
   });
-  process.stderr.write(outcome.stderr);
+  // Claude Code shows a hook's stderr to the person; the note may quote a path or a message.
+  process.stderr.write(terminalSafe(outcome.stderr, { newlines: true }));
   if (stdin.stalled) {
     process.stdout.write(outcome.stdout, () => process.exit(0));
     return 0;

@@ -9,6 +9,7 @@
  */
 import { EXTRA_COMMANDS } from "./extra-commands.js";
 import { extractGlobalOptions } from "./global-options.js";
+import { terminalSafe } from "./terminal-text.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -70,14 +71,20 @@ main(process.argv.slice(2)).then(
     if ((error as NodeJS.ErrnoException | null)?.code === "EPIPE") process.exit(0);
     if (error instanceof UsageError) {
       const help = error.command ? `arbeit ${error.command} --help` : "arbeit --help";
+      // A usage message may quote an argument as typed, control characters and all.
       process.stderr.write(
-        `arbeit: ${error.message}\n${error.hint ? `${error.hint}\n` : ""}Run \`${help}\` for usage.\n`,
+        terminalSafe(`arbeit: ${error.message}\n${error.hint ? `${error.hint}\n` : ""}Run \`${help}\` for usage.\n`, {
+          newlines: true,
+        }),
       );
       process.exitCode = 2;
       return;
     }
     process.stderr.write(
-      `arbeit: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      terminalSafe(
+        `arbeit: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        { newlines: true },
+      ),
     );
     process.exitCode = 1;
   },

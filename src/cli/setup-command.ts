@@ -4,6 +4,7 @@ import { setupOpencode } from "../setup/opencode.js";
 import { projectDir, type SetupReport } from "../setup/report.js";
 import type { GlobalOptions } from "./global-options.js";
 import { wantsJson } from "./output.js";
+import { terminalSafe } from "./terminal-text.js";
 import { UsageError } from "./usage-error.js";
 
 const USAGE = `Usage: arbeit setup claude [--command <cmd>] [--dir <path>]
@@ -54,8 +55,13 @@ function printText(report: SetupReport): void {
   const lines = report.files.map(
     (file) => `${file.action.padEnd(9)} ${file.path}${file.detail ? `  (${file.detail})` : ""}`,
   );
-  process.stdout.write(`Arbeit setup for ${report.target} in ${report.dir}\n${lines.join("\n")}\n`);
-  for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
+  const notes = report.notes.map((note) => `note: ${note}\n`).join("");
+  // Folder names and notes quoting file contents are shown to a person, on a terminal.
+  process.stdout.write(
+    terminalSafe(`Arbeit setup for ${report.target} in ${report.dir}\n${lines.join("\n")}\n${notes}`, {
+      newlines: true,
+    }),
+  );
 }
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
@@ -75,7 +81,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     return 0;
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
-    process.stderr.write(`arbeit: setup ${flags.target} refused: ${error.message}\n`);
+    process.stderr.write(terminalSafe(`arbeit: setup ${flags.target} refused: ${error.message}\n`, { newlines: true }));
     return 1;
   }
 }

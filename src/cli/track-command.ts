@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { fromDirectory } from "../domain/paths.js";
 import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { printEnvelope, wantsJson } from "./output.js";
@@ -30,7 +30,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   const ctx = cliToolContext(options);
   try {
     const service = await ctx.service();
-    const result = await service.trackFile({ path: resolve(path), operation: op }, ctx.caller);
+    const result = await service.trackFile({ path: fromDirectory(process.cwd(), path), operation: op }, ctx.caller);
     return printEnvelope({ success: true, data: result.data }, wantsJson(options.json));
   } catch (error) {
     return printEnvelope(failure(error), wantsJson(options.json));

@@ -19,6 +19,24 @@ export function isAbsolutePath(path: string): boolean {
   return /^([A-Za-z]:)?[\\/]/.test(path);
 }
 
+/**
+ * Forms only Windows gives a meaning to: a drive (`C:\x`, `C:/x`, the drive-relative `c:x`) or a
+ * UNC share (`\\server\share`, `//server/share`). Under a POSIX root none of them names a file
+ * in the project, whatever a folder happens to be called.
+ */
+export function isWindowsOnlyPath(path: string): boolean {
+  return /^[A-Za-z]:/.test(path) || /^[\\/]{2}/.test(path);
+}
+
+/**
+ * `path` taken from the folder `base` without collapsing any `..`: only the resolver may do
+ * that, after following symlinks, since `link/..` is the parent of the link's target.
+ */
+export function fromDirectory(base: string, path: string): string {
+  if (isAbsolutePath(path) || isWindowsOnlyPath(path)) return path;
+  return `${base.replace(/[\\/]+$/, "")}/${path}`;
+}
+
 /** Returns the project-relative form of `path`, or null when it points outside `root`. */
 export function projectRelative(root: string, path: string): string | null {
   if (path.includes("\0")) return null;

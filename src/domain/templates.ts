@@ -7,6 +7,8 @@ export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 export interface Template {
   name: TemplateName;
   type: TaskType;
+  /** A few words on when to pick it; every tool schema carries them, so they stay short. */
+  use_for: string;
   notes: string;
   plan_template: string;
 }
@@ -18,6 +20,7 @@ export const TEMPLATES: Record<TemplateName, Template> = {
   epic: {
     name: "epic",
     type: "epic",
+    use_for: "goal spanning tasks",
     notes: "High-level scope and goals",
     plan_template: stub([
       ["Goals", "outcomes to deliver"],
@@ -28,6 +31,7 @@ export const TEMPLATES: Record<TemplateName, Template> = {
   feature: {
     name: "feature",
     type: "feature",
+    use_for: "new behaviour",
     notes: "Implementation-focused",
     plan_template: stub([
       ["Changes", "steps"],
@@ -39,6 +43,7 @@ export const TEMPLATES: Record<TemplateName, Template> = {
   bug: {
     name: "bug",
     type: "bug",
+    use_for: "a defect",
     notes: "Requires repro and verification",
     plan_template: stub([
       ["Repro", "steps"],
@@ -50,6 +55,7 @@ export const TEMPLATES: Record<TemplateName, Template> = {
   investigation: {
     name: "investigation",
     type: "investigation",
+    use_for: "research",
     notes: "Requires a research plan",
     plan_template: stub([
       ["Questions", "what to answer"],
@@ -60,6 +66,7 @@ export const TEMPLATES: Record<TemplateName, Template> = {
   chore: {
     name: "chore",
     type: "chore",
+    use_for: "upkeep",
     notes: "Operational or maintenance work",
     plan_template: stub([
       ["Changes", "steps"],
@@ -69,3 +76,8 @@ export const TEMPLATES: Record<TemplateName, Template> = {
     ]),
   },
 };
+
+/** "epic: multi-task goal; feature: ...": what each template is for, in one line. */
+export function templateGuide(): string {
+  return TEMPLATE_NAMES.map((name) => `${name}: ${TEMPLATES[name].use_for}`).join("; ");
+}

@@ -1,3 +1,4 @@
+import { withArticle } from "./article.js";
 import { ArbeitError, type ErrorCode } from "./errors.js";
 import type { TaskStatus, TaskType } from "./types.js";
 
@@ -46,19 +47,32 @@ export function fieldsRequiredFor(type: TaskType | null, next: TaskStatus): Requ
   return [];
 }
 
-/** Throws the error code of the first missing field of a status transition. */
-export function assertTransition(type: TaskType | null, next: TaskStatus, task: TaskText): void {
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/**
+ * Throws the error code of the first missing field of a status transition. `on` is the call that
+ * asked for it: a failed create is fixed on the create call itself, a task that exists by an update.
+ */
+export function assertTransition(
+  type: TaskType | null,
+  next: TaskStatus,
+  task: TaskText,
+  on: "create" | "existing" = "existing",
+): void {
   const missing = fieldsRequiredFor(type, next).filter((field) => isBlank(task[field]));
   const first = missing[0];
   if (first === undefined) return;
   throw new ArbeitError(
     FIELD_ERROR[first],
-    `A ${type} task needs ${missing.join(", ")} before it can move to ${next}.`,
+    `${capitalized(withArticle(String(type)))} task needs ${missing.join(", ")} before it can move to ${next}.`,
     {
       details: { missing_fields: missing, status: next },
-      suggestions: [
-        `Fill ${missing.join(", ")} with arbeit_task_update (you can set them and the status in one call).`,
-      ],
+      suggestions:
+        on === "create"
+          ? [
+              `Pass ${missing.join(", ")} in the same arbeit_task_create call, or create the task open and fill them in before moving it to ${next}.`,
+            ]
+          : [`Fill ${missing.join(", ")} with arbeit_task_update (you can set them and the status in one call).`],
     },
   );
 }

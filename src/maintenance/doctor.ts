@@ -1,3 +1,4 @@
+import { withArticle } from "../domain/article.js";
 import type { SqlDb, SqlStore } from "../store/sql/database.js";
 import type { StoreTx, TaskStore } from "../store/task-store.js";
 import { engineOf } from "./engine.js";
@@ -87,7 +88,7 @@ const CHECKS: Check[] = [
     name: "foreign_keys",
     find: async (db) =>
       (await engineOf(db).foreignKeyProblems(db)).map((row) => ({
-        message: `${row.table} row ${row.rowid} points at a ${row.parent} row that does not exist`,
+        message: `${row.table} row ${row.rowid} points at ${withArticle(row.parent)} row that does not exist`,
         table: row.table,
         rowid: row.rowid,
         parent: row.parent,

@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { withArticle } from "../domain/article.js";
 import { ArbeitError } from "../domain/errors.js";
 import type { SqlDb, SqlStore, SqlValue } from "../store/sql/database.js";
 import type { SqlDriver } from "../store/sqlite/driver.js";
@@ -187,7 +188,7 @@ async function loadRows(
   if (broken.length > 0) {
     const first = broken[0]!;
     throw badExport(
-      `The export breaks ${broken.length} foreign key(s), e.g. a ${first.table} row pointing at a missing ${first.parent} row.`,
+      `The export breaks ${broken.length} foreign key(s), e.g. ${withArticle(first.table)} row pointing at a missing ${first.parent} row.`,
     );
   }
   return counts;

@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
+import { fromDirectory } from "../domain/paths.js";
 import type { FileOperation } from "../domain/types.js";
 
 /** A file a host tool read or wrote, as an absolute path, ready for ArbeitService.trackFile. */
@@ -20,9 +20,12 @@ type Row = Record<string, unknown>;
 const isRow = (value: unknown): value is Row => typeof value === "object" && value !== null;
 const nonEmpty = (value: unknown): value is string => typeof value === "string" && value.length > 0;
 
-/** OpenCode resolves a relative filePath against the session's directory; so do we. */
+/**
+ * OpenCode resolves a relative filePath against the session's directory; so do we, leaving its
+ * `..` for trackFile to apply after it has followed symlinks.
+ */
 function absolute(directory: string, path: string): string {
-  return isAbsolute(path) ? path : resolve(directory, path);
+  return fromDirectory(directory, path);
 }
 
 /**

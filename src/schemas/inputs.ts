@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_LEASE_SECONDS } from "../domain/claims.js";
-import { TEMPLATE_NAMES } from "../domain/templates.js";
+import { TEMPLATE_NAMES, templateGuide } from "../domain/templates.js";
 import {
   CONTEXT_TYPES,
   INVERSE_RELATIONSHIP_TYPES,
@@ -26,7 +26,7 @@ export const taskCreateInput = () =>
   z.strictObject({
     title: text(LIMITS.title).min(1),
     type: z.enum(TASK_TYPES).nullable().optional(),
-    template: z.enum(TEMPLATE_NAMES).optional().describe("Sets type and returns a plan stub"),
+    template: z.enum(TEMPLATE_NAMES).optional().describe(`Sets type, returns a plan stub. ${templateGuide()}`),
     intent: longText().optional().describe("Why; immutable once set"),
     description: longText().optional(),
     plan: longText().optional(),

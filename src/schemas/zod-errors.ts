@@ -41,6 +41,11 @@ function isMissing(issue: z.core.$ZodIssue): boolean {
   return issue.code === "invalid_type" && /received undefined/.test(issue.message);
 }
 
+/** An explicit null where a value is required: for a title, the same as leaving it out. */
+function isNull(issue: z.core.$ZodIssue): boolean {
+  return issue.code === "invalid_type" && /received null/.test(issue.message);
+}
+
 /** A union (e.g. a status filter: one status or a list) fails on an enum miss inside it. */
 function enumMissInUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue | undefined {
   if (issue.code !== "invalid_union") return undefined;
@@ -56,7 +61,7 @@ function codeFor(issue: z.core.$ZodIssue): ErrorCode {
   if (issue.code === "too_big") return issue.origin === "number" ? "INVALID_ARGUMENT" : "FIELD_TOO_LARGE";
   if (issue.code === "custom" && (issue.params as { tooLarge?: boolean } | undefined)?.tooLarge)
     return "FIELD_TOO_LARGE";
-  if (field === "title" && (issue.code === "too_small" || isMissing(issue))) {
+  if (field === "title" && (issue.code === "too_small" || isMissing(issue) || isNull(issue))) {
     return "TITLE_REQUIRED";
   }
   if (field === "metadata") return "INVALID_METADATA";

@@ -11,6 +11,7 @@ import type { ServiceDeps, ServiceOptions } from "./operation.js";
 import { addProgress, completeProgress } from "./progress.js";
 import type { QueryName } from "./queries.js";
 import { changeRelationship, type RelationshipInput } from "./relationships.js";
+import { resolveLikeKernel } from "./resolve-path.js";
 import { type ResumeInput, resume } from "./resume.js";
 import { type CreateTaskInput, createTask, deleteTask, type UpdateTaskInput, updateTask } from "./tasks.js";
 import { startWork, stopWork, trackFile } from "./work.js";
@@ -34,7 +35,7 @@ export class ArbeitService {
       projectRoot: options.projectRoot,
       now: () => now().toISOString(),
       nowDate: now,
-      realpath: options.realpath ?? ((path) => path),
+      realpath: options.realpath ?? resolveLikeKernel,
     };
   }
 

@@ -1,3 +1,4 @@
+import { withArticle } from "../domain/article.js";
 import { ArbeitError } from "../domain/errors.js";
 import { agentSession, nameProblem } from "../domain/identity.js";
 
@@ -32,7 +33,7 @@ function check(field: string, value: string | null | undefined): void {
   if (problem) {
     throw new ArbeitError("INVALID_ARGUMENT", `The caller's ${field} ${problem}.`, {
       details: { field },
-      suggestions: [`Give a ${field} of 1-128 printable characters.`],
+      suggestions: [`Give ${withArticle(field)} of 1-128 printable characters.`],
     });
   }
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_LEASE_SECONDS, leaseState, leaseUntil } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
-import { isTerminal, type Task, type Warning } from "../domain/types.js";
+import { isTerminal, type Task } from "../domain/types.js";
 import type { ClaimInput } from "../schemas/inputs.js";
 import type { Caller } from "./caller.js";
 import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
@@ -86,10 +86,6 @@ export async function releaseClaim(w: WriteContext, task: Task, reason: ReleaseR
   });
 }
 
-function claimWarnings(task: Task): Warning[] {
-  return task.blocked ? [blockersWarning(task)] : [];
-}
-
 export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller): Promise<Result<ClaimResult>> {
   const action = input.action ?? "claim";
   if (input.next && action !== "claim")
@@ -148,7 +144,7 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
     const claimed = await takeClaim(w, task, leaseSeconds);
     return ok(
       { claimed: true, task: claimed, lease_expires_at: claimed.lease_expires_at!, renewed: state === "mine" },
-      claimWarnings(claimed),
+      [await blockersWarning(tx, claimed)].filter((warning) => warning !== undefined),
     );
   });
 }

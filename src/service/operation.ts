@@ -9,8 +9,11 @@ export interface ServiceOptions {
   projectRoot: string;
   /** The clock, injectable so that time-based rules (stale context, stale tasks) can be tested. */
   now?: () => Date;
-  /** Resolves symlinks in a path before it is checked against the project root. */
-  realpath?: (path: string) => string;
+  /**
+   * Resolves symlinks in an absolute path before it is checked against the project root; null
+   * when it cannot be resolved (a symlink loop). Defaults to walking the real filesystem.
+   */
+  realpath?: (path: string) => string | null;
 }
 
 export interface ServiceDeps {
@@ -18,7 +21,7 @@ export interface ServiceDeps {
   projectRoot: string;
   now(): string;
   nowDate(): Date;
-  realpath: (path: string) => string;
+  realpath: (path: string) => string | null;
 }
 
 /** What every operation returns: its data and any non-fatal warnings. */

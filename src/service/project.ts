@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
 import { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
@@ -7,6 +7,7 @@ import { openPostgresStore, postgresTarget } from "../store/postgres/target.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import { storeFailure } from "../store/store-errors.js";
 import { ArbeitService } from "./arbeit-service.js";
+import { resolveLikeKernel } from "./resolve-path.js";
 
 /** Where a project's data lives: the nearest ancestor holding `.arbeit/`, like git. */
 export { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
@@ -111,26 +112,10 @@ export async function openProject(options: LocateOptions & { now?: () => Date })
     ? await openPostgresStore(postgres)
     : await SqliteTaskStore.open(location.dbPath, { existing: true });
   return new ArbeitService(store, {
-    projectRoot: safeRealpath(location.root),
+    // The real root, so that it compares with resolved paths (a temp folder may sit behind a symlink).
+    projectRoot: resolveLikeKernel(location.root) ?? location.root,
     now: options.now,
-    realpath: safeRealpath,
   });
-}
-
-/**
- * Symlinks are resolved before a path is checked against the project root. A file that does not
- * exist yet is resolved through its nearest existing ancestor, so `link-to-outside/new.txt` is
- * seen for where it would really be written.
- */
-function safeRealpath(path: string): string {
-  try {
-    // .native asks the kernel, which follows a symlink before a `..` after it; the JS version
-    // collapses `link/..` lexically first and so would believe `link-out/../x` is inside.
-    return realpathSync.native(path);
-  } catch {
-    const parent = dirname(path);
-    return parent === path ? path : join(safeRealpath(parent), basename(path));
-  }
 }
 
 /**

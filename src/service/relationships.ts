@@ -28,7 +28,9 @@ export async function changeRelationship(
     await tx.lockGraph();
     const touched = affectedTask(edge);
     if (input.action === "remove") {
-      // Removal works even when an end was deleted: that is how orphans get cleaned up.
+      // Removal works even when an end was deleted: that is how orphans get cleaned up. An end
+      // that never existed is a mistake in the call, not an edge that is already gone.
+      for (const id of [edge.from, edge.to]) if (!(await tx.taskExists(id)).exists) throw taskNotFound(id);
       const existing = await tx.findRelationship(edge.from, edge.to, edge.type);
       if (existing === undefined) return ok({ removed: false });
       await tx.removeRelationship(existing.id, now);

@@ -1,3 +1,4 @@
+import { withArticle } from "../domain/article.js";
 import { ArbeitError } from "../domain/errors.js";
 import { TEMPLATES, type TemplateName } from "../domain/templates.js";
 import {
@@ -65,7 +66,8 @@ async function statusWarnings(tx: StoreTx, task: Task, previous: TaskStatus | nu
       });
     }
   }
-  if (task.status === "in_progress" && task.blocked) warnings.push(blockersWarning(task));
+  const blockers = task.status === "in_progress" ? await blockersWarning(tx, task) : undefined;
+  if (blockers) warnings.push(blockers);
   return warnings;
 }
 
@@ -75,7 +77,7 @@ function resolveType(input: { type?: TaskType | null; template?: TemplateName })
   if (input.type !== undefined && input.type !== null && input.type !== templateType) {
     throw new ArbeitError(
       "INVALID_TEMPLATE",
-      `Template ${input.template} makes a ${templateType} task, but type ${input.type} was given.`,
+      `Template ${input.template} makes ${withArticle(templateType)} task, but type ${input.type} was given.`,
       { details: { template: input.template, type: input.type } },
     );
   }
@@ -115,7 +117,7 @@ export async function createTask(
   assertTitle(input.title);
   const type = resolveType(input);
   const status = input.status ?? "open";
-  assertTransition(type, status, input);
+  assertTransition(type, status, input, "create");
   return mutate(deps, caller, async (w) => {
     const { tx, now } = w;
     const blockers = input.blocked_by ?? [];

@@ -1,4 +1,4 @@
-import type { Task, Warning } from "../domain/types.js";
+import { isTerminal, type Task, type Warning } from "../domain/types.js";
 import type { RelationshipRow, StoreTx } from "../store/task-store.js";
 import type { ServiceDeps } from "./operation.js";
 
@@ -34,10 +34,16 @@ export function orphanWarning(taskId: string, relationships: RelationshipRow[]):
   };
 }
 
-/** The task is still blocked: a warning, never an error, when work on it starts anyway. */
-export function blockersWarning(task: Task): Warning {
+/**
+ * Work is starting on a task something unfinished still blocks: a warning, never an error. Only
+ * the unfinished blockers are named; a completed or cancelled one no longer stands in the way.
+ */
+export async function blockersWarning(tx: StoreTx, task: Task): Promise<Warning | undefined> {
+  if (!task.blocked) return undefined;
+  const unfinished = (await tx.blockers(task.id)).filter((blocker) => !isTerminal(blocker.status));
+  if (unfinished.length === 0) return undefined;
   return {
     code: "HAS_BLOCKERS",
-    message: `${task.id} is still blocked by unfinished work (${task.blocked_by.join(", ")}); check it before going on.`,
+    message: `${task.id} is still blocked by unfinished work (${unfinished.map((b) => b.id).join(", ")}); check it before going on.`,
   };
 }

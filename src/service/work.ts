@@ -1,6 +1,6 @@
 import { DEFAULT_LEASE_SECONDS, leaseState } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
-import { isAbsolutePath, projectRelative } from "../domain/paths.js";
+import { isAbsolutePath, isWindowsOnlyPath, projectRelative } from "../domain/paths.js";
 import { ARBEIT_DIR } from "../domain/project-layout.js";
 import { type FileOperation, isTerminal, type Task, type Warning } from "../domain/types.js";
 import { assertTransition } from "../domain/validation.js";
@@ -45,7 +45,8 @@ export async function startWork(
       );
     }
     const warnings: Warning[] = [];
-    if (task.blocked) warnings.push(blockersWarning(task));
+    const blockers = await blockersWarning(tx, task);
+    if (blockers) warnings.push(blockers);
     const stale = await staleContextWarning(tx, deps, task.id);
     if (stale) warnings.push(stale);
     // Working on a task claims it: nobody else will take it while this session works.
@@ -158,14 +159,12 @@ export async function trackFile(
       details: { field: "path", limit: LIMITS.file_path },
     });
   }
-  const absolute = isAbsolutePath(input.path) ? input.path : `${deps.projectRoot}/${input.path}`;
-  let resolved: string;
-  try {
-    resolved = deps.realpath(absolute);
-  } catch {
-    resolved = absolute;
-  }
-  const relative = projectRelative(deps.projectRoot, resolved);
+  const root = deps.projectRoot.replaceAll("\\", "/");
+  const foreign = root.startsWith("/") && isWindowsOnlyPath(input.path);
+  const spelled = input.path.replaceAll("\\", "/");
+  const resolved =
+    foreign || spelled.includes("\0") ? null : deps.realpath(isAbsolutePath(spelled) ? spelled : `${root}/${spelled}`);
+  const relative = resolved === null ? null : projectRelative(deps.projectRoot, resolved);
   if (relative === null) return ok({ tracked: false, reason: "outside_project" });
   // Arbeit's own database is not project work.
   if (relative === ARBEIT_DIR || relative.startsWith(`${ARBEIT_DIR}/`))

@@ -16,7 +16,7 @@ export const init = defineTool({
   description: "Create .arbeit/ and its database in the project root; once per project, before other arbeit tools.",
   input: () =>
     z.strictObject({
-      nested: z.boolean().optional().describe("Inside another project: make a separate store anyway"),
+      nested: z.boolean().optional().describe("Own store inside another project"),
     }),
   annotations: WRITE,
   run: async (ctx, args) => ok(await initProject({ cwd: ctx.cwd, db: ctx.db, nested: args.nested })),

@@ -228,6 +228,16 @@ describe("PostToolUse payloads to file touches", () => {
       { tool_name: "NotebookEdit", tool_input: { file_path: "/p/n.ipynb" } },
       undefined,
     ],
+    [
+      "relative with .., left for trackFile to resolve after symlinks",
+      { tool_name: "Edit", cwd: "/p", tool_input: { file_path: "link/../a.ts" } },
+      { path: "/p/link/../a.ts", operation: "write" },
+    ],
+    [
+      "a Windows drive-relative path is not joined to cwd",
+      { tool_name: "Edit", cwd: "/p", tool_input: { file_path: "c:a.ts" } },
+      { path: "c:a.ts", operation: "write" },
+    ],
     ["Glob", { tool_name: "Glob", tool_input: { pattern: "*.ts" } }, undefined],
     ["no tool_input", { tool_name: "Read" }, undefined],
   ];

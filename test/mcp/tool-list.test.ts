@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { TEMPLATE_NAMES } from "../../src/domain/templates.js";
 import { toolInputJsonSchema } from "../../src/mcp/tool-json-schema.js";
 import { TOOLS } from "../../src/tools/catalogue.js";
 import { serverInTempProject } from "./mcp-client.js";
@@ -39,5 +40,17 @@ describe("arbeit mcp: tool list", () => {
     assert.deepEqual(create.properties.status.enum, ["open", "in_progress", "completed", "cancelled"]);
     assert.equal(create.properties.title.maxLength, 500);
     assert.equal(create.$schema, undefined);
+  });
+
+  it("says what each template is for, in the schema of every tool that takes one", async () => {
+    const { tools } = await server.mcp.client.listTools();
+    const withTemplate = tools.filter((tool) => (tool.inputSchema as any).properties?.template);
+    assert.ok(withTemplate.length > 0);
+    for (const tool of withTemplate) {
+      const template = (tool.inputSchema as any).properties.template;
+      assert.deepEqual(template.enum, [...TEMPLATE_NAMES], tool.name);
+      for (const name of TEMPLATE_NAMES)
+        assert.match(template.description, new RegExp(`\\b${name}: [a-z]`), `${tool.name}: ${name}`);
+    }
   });
 });

@@ -21,6 +21,13 @@ import { tempDir } from "../helpers/temp.js";
  *   <base>/outside/link-in   -> <base>/proj/src
  *   <base>/alias             -> <base>/proj
  *   <base>/proj-evil/a.ts       shares a prefix with the root, but is outside it
+ *   <base>/proj/sub/deep
+ *   <base>/proj/deep-link    -> <base>/proj/sub/deep   (deep-link/.. is sub, not the root)
+ *   <base>/proj/up-out       -> <base>/outside/inner   (up-out/.. is outside)
+ *   <base>/proj/loop-a       -> loop-b -> loop-a
+ *   <base>/proj/dangling-in  -> <base>/proj/src/not-yet.ts
+ *   <base>/proj/dangling-out -> <base>/outside/nothing-here
+ *   <base>/proj/dangling-rel -> ../outside/missing
  */
 let base: string;
 let root: string;
@@ -43,6 +50,15 @@ before(async () => {
   symlinkSync(join(outside, "secret.txt"), join(root, "file-link"));
   symlinkSync(join(root, "src"), join(outside, "link-in"));
   symlinkSync(root, join(base, "alias"));
+  mkdirSync(join(root, "sub", "deep"), { recursive: true });
+  mkdirSync(join(outside, "inner"));
+  symlinkSync(join(root, "sub", "deep"), join(root, "deep-link"));
+  symlinkSync(join(outside, "inner"), join(root, "up-out"));
+  symlinkSync("loop-b", join(root, "loop-a"));
+  symlinkSync("loop-a", join(root, "loop-b"));
+  symlinkSync(join(root, "src", "not-yet.ts"), join(root, "dangling-in"));
+  symlinkSync(join(outside, "nothing-here"), join(root, "dangling-out"));
+  symlinkSync("../outside/missing", join(root, "dangling-rel"));
   await initProject({ cwd: root });
   service = await openProject({ cwd: root });
   const { task } = (await service.createTask({ title: "paths" }, caller)).data;
@@ -74,6 +90,10 @@ describe("paths through the service (real files, real symlinks)", () => {
     ["a symlink outside -> inside", () => join(outside, "link-in", "a.ts"), "src/a.ts"],
     ["the root reached through a symlinked alias", () => join(base, "alias", "src", "a.ts"), "src/a.ts"],
     ["a new file in a real folder", () => "src/new-file.ts", "src/new-file.ts"],
+    ["link/.. as the kernel does: .. of the symlink's target", () => "deep-link/../a.ts", "sub/a.ts"],
+    ["an absolute link/.. spelled out", () => `${root}/deep-link/../b.ts`, "sub/b.ts"],
+    ["a missing folder and .. back into a real one", () => "nope/../src/a.ts", "src/a.ts"],
+    ["a symlink to a file inside that does not exist yet, as its target", () => "dangling-in", "src/not-yet.ts"],
   ];
   for (const [label, path, expected] of INSIDE) {
     it(`records ${label} as ${expected}`, async () => {
@@ -96,6 +116,19 @@ describe("paths through the service (real files, real symlinks)", () => {
     ["a .. after a symlink (resolved as the kernel does, not lexically)", () => "link-out/../outside/secret.txt"],
     ["Windows-style .. escape", () => "..\\outside\\secret.txt"],
     ["a Windows drive path", () => "C:\\Windows\\system32\\drivers\\etc\\hosts"],
+    ["a missing folder, .. and a symlinked folder out", () => "nope/../link-out/x"],
+    ["a missing folder, .. and a file through a symlink out", () => "nope/../link-out/secret.txt"],
+    ["link/.. where the target's parent is outside", () => "up-out/../secret.txt"],
+    ["a symlink to a missing file outside", () => "dangling-out"],
+    ["a new file under a symlink to a missing folder outside", () => "dangling-out/x.txt"],
+    ["a relative symlink to a missing file outside", () => "dangling-rel"],
+    ["a symlink loop", () => "loop-a"],
+    ["a path through a symlink loop", () => "loop-a/x.ts"],
+    ["a drive path with forward slashes", () => "C:/x"],
+    ["a drive path with backslashes", () => "C:\\x"],
+    ["a drive-relative path", () => "c:x"],
+    ["a UNC path", () => "\\\\server\\share\\x"],
+    ["a UNC path with forward slashes", () => "//server/share/x"],
     ["a NUL byte", () => "src/a\u0000.ts"],
     ["the root itself", () => root],
     ["the root as .", () => "."],
@@ -139,6 +172,16 @@ describe("paths through the real CLI (arbeit track)", () => {
       ["link-out/secret.txt", null],
       [join(outside, "secret.txt"), null],
       ["b.ts", "src/b.ts", join(root, "src")],
+      ["deep-link/../cli.ts", "sub/cli.ts"],
+      ["link-out/../outside/cli.txt", null],
+      ["nope/../link-out/cli.txt", null],
+      ["loop-a/cli.ts", null],
+      ["dangling-out", null],
+      ["C:\\x", null],
+      ["C:/x", null],
+      ["c:x", null],
+      ["\\\\server\\share\\x", null],
+      ["//server/share/x", null],
     ];
     for (const [path, expected, cwd] of cases) {
       const result = await runCli(["track", path, "--json"], { cwd: cwd ?? root, env });
@@ -146,6 +189,28 @@ describe("paths through the real CLI (arbeit track)", () => {
       assert.equal(result.json.data.tracked, expected !== null, `${path}: ${result.stdout}`);
       if (expected !== null) assert.equal(result.json.data.file_path, expected);
     }
+  });
+});
+
+describe("paths through a Claude Code hook (arbeit hook post-tool-use)", () => {
+  it("a relative path keeps its .. until symlinks are resolved", async () => {
+    const session = "ses-hook-paths";
+    const env = { ARBEIT_SESSION: session };
+    const created = await runCli(["call", "arbeit_task_create", '{"title": "hook paths"}'], { cwd: root, env });
+    await runCli(["task", "start", created.json.data.task.id, "--json"], { cwd: root, env });
+    for (const file_path of ["deep-link/../hook.ts", "nope/../link-out/hook.txt", "c:hook.ts"]) {
+      const input = JSON.stringify({
+        session_id: session,
+        cwd: root,
+        hook_event_name: "PostToolUse",
+        tool_name: "Write",
+        tool_input: { file_path },
+      });
+      const result = await runCli(["hook", "post-tool-use"], { cwd: root, input, env: { CLAUDE_PROJECT_DIR: "" } });
+      assert.equal(result.code, 0, result.stderr);
+    }
+    const hooked = recorded().filter((path) => path.includes("hook."));
+    assert.deepEqual(hooked, ["sub/hook.ts"]);
   });
 });
 

@@ -94,6 +94,28 @@ export const ERROR_CASES: ErrorCase[] = [
     },
   },
   {
+    code: "TASK_NOT_FOUND",
+    tool: "arbeit_relationship",
+    name: "remove naming a task that does not exist",
+    setup: async (p) => ({
+      action: "remove",
+      from_task_id: await oneTask(p),
+      to_task_id: UNKNOWN_TASK,
+      type: "blocks",
+    }),
+  },
+  {
+    code: "TASK_NOT_FOUND",
+    tool: "arbeit_relationship",
+    name: "remove from a task that does not exist",
+    setup: async (p) => ({
+      action: "remove",
+      from_task_id: UNKNOWN_TASK,
+      to_task_id: await oneTask(p),
+      type: "child_of",
+    }),
+  },
+  {
     code: "RELATIONSHIP_EXISTS",
     tool: "arbeit_relationship",
     name: "a second parent",
@@ -156,6 +178,12 @@ export const ERROR_CASES: ErrorCase[] = [
     tool: "arbeit_task_create",
     name: "a whitespace title",
     setup: async () => ({ title: "   " }),
+  },
+  {
+    code: "TITLE_REQUIRED",
+    tool: "arbeit_task_create",
+    name: "a null title",
+    setup: async () => ({ title: null }),
   },
   {
     code: "INTENT_REQUIRED",

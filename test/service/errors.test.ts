@@ -71,6 +71,7 @@ describe("TITLE_REQUIRED", () => {
     ["missing", {}],
     ["empty", { title: "" }],
     ["whitespace", { title: " \t\n" }],
+    ["null", { title: null }],
   ] as const) {
     it(`is raised for a ${what} title on create`, async () => {
       await expectCallError(project(), "arbeit_task_create", args, "TITLE_REQUIRED");
@@ -82,6 +83,7 @@ describe("TITLE_REQUIRED", () => {
     const task = await createTask(p, "t");
     await expectCallError(p, "arbeit_task_update", { task_id: task.id, title: "" }, "TITLE_REQUIRED");
     await expectCallError(p, "arbeit_task_update", { task_id: task.id, title: "  " }, "TITLE_REQUIRED");
+    await expectCallError(p, "arbeit_task_update", { task_id: task.id, title: null }, "TITLE_REQUIRED");
   });
 });
 
@@ -250,5 +252,73 @@ describe("INVALID_METADATA", () => {
         "INVALID_METADATA",
       );
     }
+  });
+});
+
+describe("messages name types with the right article", () => {
+  const project = useProject();
+
+  it("an epic and an investigation missing fields for a transition", async () => {
+    const p = project();
+    const epic = await createTask(p, "e", { type: "epic" });
+    const research = await createTask(p, "r", { type: "investigation" });
+    const feature = await createTask(p, "f", { type: "feature" });
+    const message = async (id: string, code: string) =>
+      (await expectCallError(p, "arbeit_task_update", { task_id: id, status: "in_progress" }, code)).message;
+    assert.match(await message(epic.id, "INTENT_REQUIRED"), /^An epic task needs/);
+    assert.match(await message(research.id, "DESCRIPTION_REQUIRED"), /^An investigation task needs/);
+    assert.match(await message(feature.id, "INTENT_REQUIRED"), /^A feature task needs/);
+  });
+
+  it("a template that makes an epic or an investigation", async () => {
+    const p = project();
+    for (const [template, type, expected] of [
+      ["epic", "bug", /makes an epic task/],
+      ["investigation", "chore", /makes an investigation task/],
+      ["bug", "epic", /makes a bug task/],
+    ] as const) {
+      const error = await expectCallError(p, "arbeit_task_create", { title: "t", template, type }, "INVALID_TEMPLATE");
+      assert.match(error.message, expected);
+    }
+  });
+
+  it("an agent name the caller got wrong", async () => {
+    const p = project();
+    const error = await expectCallError(p, "arbeit_task_create", { title: "t" }, "INVALID_ARGUMENT", {
+      agent: "bad\u0000agent",
+    });
+    assert.match(error.suggestions!.join(" "), /Give an agent /);
+  });
+});
+
+describe("a failed create suggests fixing the create", () => {
+  const project = useProject();
+
+  for (const [what, args, code] of [
+    ["a typed task created in progress without intent", { type: "feature", status: "in_progress" }, "INTENT_REQUIRED"],
+    [
+      "an investigation created in progress without a plan",
+      { type: "investigation", description: "d", status: "in_progress" },
+      "PLAN_REQUIRED",
+    ],
+    [
+      "an epic created completed without a description",
+      { type: "epic", intent: "i", status: "completed" },
+      "DESCRIPTION_REQUIRED",
+    ],
+  ] as const) {
+    it(what, async () => {
+      const error = await expectCallError(project(), "arbeit_task_create", { title: "t", ...args }, code);
+      const suggestions = error.suggestions!.join(" ");
+      assert.match(suggestions, /arbeit_task_create/);
+      assert.doesNotMatch(suggestions, /arbeit_task_update/);
+    });
+  }
+
+  it("while start_work on an existing task still suggests filling it in with an update", async () => {
+    const p = project();
+    const task = await createTask(p, "t", { type: "feature" });
+    const error = await expectCallError(p, "arbeit_task_start_work", { task_id: task.id }, "INTENT_REQUIRED");
+    assert.match(error.suggestions!.join(" "), /arbeit_task_update/);
   });
 });

@@ -140,6 +140,26 @@ describe("arbeit_relationship remove", () => {
     assert.deepEqual(await relateOk(p, "remove", a, "blocks", b), { removed: false });
   });
 
+  it("is TASK_NOT_FOUND naming a task that does not exist, at either end", async () => {
+    const p = project();
+    const [a] = await createTasks(p, "a");
+    for (const [from, to] of [
+      [a!.id, "tkt-zzzzzzzz"],
+      ["tkt-zzzzzzzz", a!.id],
+    ]) {
+      const error = expectError(await relate(p, "remove", from!, "blocks", to!), "TASK_NOT_FOUND");
+      assert.match(error.message, /tkt-zzzzzzzz/);
+    }
+  });
+
+  it("still removes an edge to a deleted task", async () => {
+    const p = project();
+    const [a, b] = await pair(p);
+    await relateOk(p, "add", a, "relates_to", b);
+    await p.ok("arbeit_task_delete", { task_id: b });
+    assert.deepEqual(await relateOk(p, "remove", a, "relates_to", b), { removed: true });
+  });
+
   it("lets the same edge be added again after removal", async () => {
     const p = project();
     const [a, b] = await pair(p);

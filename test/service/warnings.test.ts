@@ -50,6 +50,28 @@ describe("HAS_BLOCKERS", () => {
     assert.deepEqual(warningCodes(envelope), ["HAS_BLOCKERS"]);
   });
 
+  it("lists only the blockers still unfinished, on start_work, update and claim", async () => {
+    const p = project();
+    const [done, dropped, open] = await createTasks(p, "done", "dropped", "open");
+    await updateTask(p, done!.id, { status: "completed" });
+    await updateTask(p, dropped!.id, { status: "cancelled" });
+    const blocked_by = [done!.id, dropped!.id, open!.id];
+    const viaWork = await createTask(p, "via work", { blocked_by });
+    const viaUpdate = await createTask(p, "via update", { blocked_by });
+    const viaClaim = await createTask(p, "via claim", { blocked_by });
+    const envelopes = [
+      await p.call("arbeit_task_start_work", { task_id: viaWork.id }),
+      await p.call("arbeit_task_update", { task_id: viaUpdate.id, status: "in_progress" }),
+      await p.call("arbeit_task_claim", { task_id: viaClaim.id }),
+    ];
+    for (const envelope of envelopes) {
+      assert.deepEqual(warningCodes(envelope), ["HAS_BLOCKERS"]);
+      const message = envelope.warnings![0]!.message;
+      assert.match(message, new RegExp(`\\(${open!.id}\\)`));
+      assert.doesNotMatch(message, new RegExp(`${done!.id}|${dropped!.id}`));
+    }
+  });
+
   it("stays quiet once the blockers are finished", async () => {
     const p = project();
     const blocker = await createTask(p, "blocker");
