@@ -183,6 +183,9 @@ async function createDatabase(dbPath: string): Promise<void> {
   const scratch = `${dbPath}.init-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     const store = await SqliteTaskStore.open(scratch);
+    // Folds the write-ahead log into the file before it moves: bun:sqlite leaves the log behind
+    // on close, and a database without its log is missing its schema. Every open turns WAL on again.
+    store.driver.exec("PRAGMA journal_mode = DELETE");
     await store.close();
     try {
       linkSync(scratch, dbPath);
