@@ -1,19 +1,23 @@
-import { closeSync, openSync, rmSync, writeSync } from "node:fs";
-import { resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { ArbeitError } from "../domain/errors.js";
 import { exportStore } from "../maintenance/export.js";
 import { openProjectStore } from "../maintenance/open-store.js";
 import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
-import { printEnvelope, wantsJson } from "./output.js";
+import { printEnvelope, wantsJson, write } from "./output.js";
 import { progressBar } from "./progress-bar.js";
 
-const USAGE = `Usage: arbeit export [<file> | -]
+const USAGE = `Usage: arbeit export [<file> | -] [--force]
 
 Writes every table (tasks, relationships, context, progress, sessions, files, events, claims,
 memory ...) as JSON Lines: a header line with the format and schema version, then one line per
-row. To <file> (a new file; never overwritten) with a summary on stdout, or to stdout when no
-file or "-" is given. Taken from one snapshot while agents keep working. Format: docs/maintenance.md.
+row. To <file> with a summary on stdout, or to stdout when no file or "-" is given. The file
+appears only when the export is complete (it is written under a temporary name first), and an
+existing file is replaced only with --force. Taken from one snapshot while agents keep working.
+Format: docs/maintenance.md.
 `;
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
@@ -21,33 +25,112 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     process.stdout.write(USAGE);
     return 0;
   }
-  const { positionals } = maintenanceArgs(argv, { flags: [], positionals: { min: 0, max: 1 } }, USAGE);
+  const { flags, positionals } = maintenanceArgs(argv, { flags: ["force"], positionals: { min: 0, max: 1 } }, USAGE);
   const target = positionals[0] === undefined || positionals[0] === "-" ? undefined : resolve(positionals[0]);
   let store: Awaited<ReturnType<typeof openProjectStore>> | undefined;
-  let fd: number | undefined;
+  let partial: PartialFile | undefined;
   const bar = progressBar("export");
   try {
+    if (target !== undefined && !flags.has("force") && existsSync(target)) throw exists(target);
     store = await openProjectStore({ cwd: process.cwd(), db: options.db ?? process.env.ARBEIT_DB });
     if (target === undefined) {
-      await exportStore(store, (chunk) => void process.stdout.write(chunk), { onProgress: bar.update });
+      // Synchronous writes: the export streams out at the pace of its reader, never piling up in memory.
+      await exportStore(store, (chunk) => write(1, chunk), { onProgress: bar.update });
       return 0;
     }
-    fd = openSync(target, "wx");
-    const out = fd;
-    const summary = await exportStore(store, (chunk) => void writeSync(out, chunk), { onProgress: bar.update });
-    closeSync(fd);
-    fd = undefined;
+    partial = new PartialFile(target);
+    const file = partial;
+    const summary = await exportStore(
+      store,
+      (chunk) => {
+        file.write(chunk);
+        // Let the event loop turn between chunks, so that an interrupt is handled mid-export.
+        return new Promise<void>((resolve) => setImmediate(resolve));
+      },
+      { onProgress: bar.update },
+    );
+    file.finish(flags.has("force"));
+    partial = undefined;
     bar.finish();
     return printEnvelope({ success: true, data: { path: target, ...summary } }, wantsJson(options.json));
   } catch (error) {
     bar.finish();
-    if (fd !== undefined) {
-      closeSync(fd);
-      rmSync(target!, { force: true });
-    }
+    partial?.discard();
     return printEnvelope(failure(error), wantsJson(options.json));
   } finally {
     bar.finish();
     await store?.close();
+  }
+}
+
+function exists(target: string): ArbeitError {
+  return new ArbeitError("INVALID_ARGUMENT", `${target} already exists; the export did not replace it.`, {
+    suggestions: ["Name a new file, or pass --force to replace this one."],
+    details: { path: target },
+  });
+}
+
+/**
+ * The export's file while it is written: a temporary name beside the target, moved into place
+ * when complete, removed if the export fails or the process is interrupted. A reader never sees
+ * half an export under the real name.
+ */
+class PartialFile {
+  readonly path: string;
+  readonly #target: string;
+  #fd: number | undefined;
+  readonly #onSignal = (signal: NodeJS.Signals) => {
+    this.discard();
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+
+  constructor(target: string) {
+    this.#target = target;
+    this.path = join(
+      dirname(target),
+      `.${basename(target)}.arbeit-export-${process.pid}-${randomBytes(4).toString("hex")}`,
+    );
+    this.#fd = openSync(this.path, "wx", 0o600);
+    process.once("SIGINT", this.#onSignal);
+    process.once("SIGTERM", this.#onSignal);
+    process.once("SIGHUP", this.#onSignal);
+  }
+
+  write(chunk: string): void {
+    write(this.#fd!, chunk);
+  }
+
+  /** Flushes to disk, then moves into place: replacing an existing file only when `force`. */
+  finish(force: boolean): void {
+    fsyncSync(this.#fd!);
+    closeSync(this.#fd!);
+    this.#fd = undefined;
+    chmodSync(this.path, 0o644 & ~process.umask());
+    if (force) renameSync(this.path, this.#target);
+    else {
+      try {
+        // Linking fails if the name was taken meanwhile: nothing is overwritten without --force.
+        linkSync(this.path, this.#target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "EEXIST") throw exists(this.#target);
+        throw error;
+      } finally {
+        rmSync(this.path, { force: true });
+      }
+    }
+    this.#release();
+  }
+
+  discard(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+    rmSync(this.path, { force: true });
+    this.#release();
+  }
+
+  #release(): void {
+    process.off("SIGINT", this.#onSignal);
+    process.off("SIGTERM", this.#onSignal);
+    process.off("SIGHUP", this.#onSignal);
   }
 }

@@ -6,7 +6,7 @@ import { renderText } from "./render-text.js";
  * Output goes straight to the file descriptors: merely touching process.stdout builds a stream
  * object, a few milliseconds of every CLI call's start-up for one line of JSON.
  */
-function write(fd: 1 | 2, text: string): void {
+export function write(fd: number, text: string): void {
   let buffer = Buffer.from(text);
   while (buffer.length > 0) {
     try {
