@@ -327,7 +327,9 @@ export function expectedEvents(tool: string, args: Record<string, unknown>, data
     case "arbeit_task_start_work":
       return [
         ...repeat("claim_expired", pre.expired),
-        ...(pre.alreadyWorking ? [] : [...(pre.leaseFree ? ["task_claimed"] : []), "work_started"]),
+        // A session still working on the task whose lease ran out claims it again.
+        ...(pre.leaseFree ? ["task_claimed"] : []),
+        ...(pre.alreadyWorking ? [] : ["work_started"]),
       ];
     case "arbeit_task_stop_work": {
       // Stopping hands back the session's live claim on the task.
