@@ -1,12 +1,11 @@
-import { rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
 import type { SqlDb, SqlStore, SqlValue } from "../store/sql/database.js";
 import type { SqlDriver } from "../store/sqlite/driver.js";
 import { applyMigrations, listMigrations } from "../store/sqlite/migrate.js";
 import { openDriver } from "../store/sqlite/open-driver.js";
 import { SqliteDb } from "../store/sqlite/sqlite-db.js";
+import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import { type Counter, engineOf, isEmpty, quoteName, SEQUENCE_TABLE, type TableInfo } from "./engine.js";
 import type { Progress } from "./export.js";
 import {
@@ -21,6 +20,7 @@ import {
   tableRows,
 } from "./export-format.js";
 import { RowRules, rowKey } from "./row-rules.js";
+import { createScratch, type Scratch } from "./scratch.js";
 
 export interface ImportOptions {
   /** Delete everything in the store first (in the same transaction) instead of refusing. */
@@ -67,13 +67,12 @@ export async function importStore(
   const header = parseHeader(first.done ? undefined : first.value, latest);
   const rest: AsyncIterable<string> = { [Symbol.asyncIterator]: () => iterator };
 
-  let scratch: { driver: SqlDriver; path: string } | undefined;
+  let scratch: Scratch | undefined;
   try {
     let source: { header: ExportHeader; rows: Rows; migratedFrom?: number };
     if (header.schema_version < latest) {
-      const migrated = await migrateInScratch(header, rest, options.onProgress);
-      scratch = migrated;
-      const { driver, origin } = migrated;
+      scratch = createScratch(scratchFolder(store));
+      const { driver, origin } = await migrateInScratch(scratch, header, rest, options.onProgress);
       const db = new SqliteDb(driver);
       source = {
         header: await scratchHeader(db, header),
@@ -123,11 +122,13 @@ export async function importStore(
       replaced: options.replace === true,
     };
   } finally {
-    if (scratch) {
-      scratch.driver.close();
-      rmSync(scratch.path, { force: true });
-    }
+    scratch?.remove();
   }
+}
+
+/** Beside a SQLite store (its folder is the project's own); elsewhere a private temp folder. */
+function scratchFolder(store: SqlStore): string | undefined {
+  return store instanceof SqliteTaskStore && store.location !== ":memory:" ? dirname(store.location) : undefined;
 }
 
 async function* parseRows(lines: AsyncIterable<string>): AsyncGenerator<SourceRow> {
@@ -321,36 +322,31 @@ function refusedColumn(error: unknown): string | undefined {
   return typeof message === "string" ? /constraint failed: [^.\s]+\.([^,\s]+)/.exec(message)?.[1] : undefined;
 }
 
-/** Loads an older export into a scratch file at its own schema version, then migrates it. */
+/** Loads an older export into the scratch database at its own schema version, then migrates it. */
 async function migrateInScratch(
+  scratch: Scratch,
   header: ExportHeader,
   lines: AsyncIterable<string>,
   onProgress: Progress | undefined,
-): Promise<{ driver: SqlDriver; path: string; origin: Origin }> {
-  const path = join(tmpdir(), `arbeit-import-${process.pid}-${Date.now()}.db`);
-  const driver = await openDriver(path);
+): Promise<{ driver: SqlDriver; origin: Origin }> {
+  const driver = await openDriver(scratch.path);
+  scratch.onRemove(() => driver.close());
+  driver.exec("PRAGMA foreign_keys = ON");
+  driver.exec("BEGIN IMMEDIATE");
+  applyMigrations(driver, listMigrations().slice(0, header.schema_version));
+  const db = new SqliteDb(driver);
+  await engineOf(db).deferForeignKeys(db);
+  const origin: Origin = new Map();
+  await loadRows(db, header, parseRows(lines), { onProgress, origin });
   try {
-    driver.exec("PRAGMA foreign_keys = ON");
-    driver.exec("BEGIN IMMEDIATE");
-    applyMigrations(driver, listMigrations().slice(0, header.schema_version));
-    const db = new SqliteDb(driver);
-    await engineOf(db).deferForeignKeys(db);
-    const origin: Origin = new Map();
-    await loadRows(db, header, parseRows(lines), { onProgress, origin });
-    try {
-      applyMigrations(driver);
-    } catch (error) {
-      throw badExport(
-        `the export's rows could not be migrated from schema version ${header.schema_version}: ${error instanceof Error ? error.message : String(error)}.`,
-      );
-    }
-    driver.exec("COMMIT");
-    return { driver, path, origin };
+    applyMigrations(driver);
   } catch (error) {
-    driver.close();
-    rmSync(path, { force: true });
-    throw error;
+    throw badExport(
+      `the export's rows could not be migrated from schema version ${header.schema_version}: ${error instanceof Error ? error.message : String(error)}.`,
+    );
   }
+  driver.exec("COMMIT");
+  return { driver, origin };
 }
 
 async function scratchHeader(db: SqlDb, original: ExportHeader): Promise<ExportHeader> {
