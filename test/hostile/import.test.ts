@@ -581,6 +581,15 @@ forEachEngine("import refuses what the tools would refuse", (project) => {
       ["already here"],
     );
   });
+
+  it("the file as exported still imports, with history such as deleted tasks, and doctor finds nothing", async () => {
+    const target = await project();
+    const result = await importText(target, renderDump(dump));
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const doctor = await target.cli(["doctor"]);
+    assert.equal(doctor.code, 0, doctor.stdout);
+    assert.ok(doctor.json.checks.some((c: { name: string }) => c.name === "rules"));
+  });
 });
 
 forEachEngine("the row rules", (project, engine) => {
