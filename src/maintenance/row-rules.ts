@@ -62,7 +62,8 @@ const title = text(LIMITS.title).superRefine((value, ctx) => {
   try {
     assertTitle(value);
   } catch (error) {
-    ctx.addIssue({ code: "custom", message: error instanceof ArbeitError ? error.message : String(error) });
+    if (!(error instanceof ArbeitError)) throw error;
+    ctx.addIssue({ code: "custom", message: "must not be blank: every task needs a title" });
   }
 });
 const longText = text(LIMITS.text).nullable();
@@ -280,6 +281,17 @@ interface Link {
 
 const SHOWN = 60;
 
+/** The tools' wording for a field, read after a column name. */
+function columnMessage(issue: z.core.$ZodIssue, present: boolean): string {
+  if (issue.code === "invalid_type" && present)
+    return `must be ${issue.expected === "null" ? "null" : `a ${issue.expected}`}`;
+  if (issue.code === "too_small") {
+    return issue.origin === "number" ? `must be at least ${String(issue.minimum)}` : "must not be empty";
+  }
+  const message = messageFor(issue);
+  return message.startsWith("too ") ? `is ${message}` : message;
+}
+
 function show(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > SHOWN ? `${text.slice(0, SHOWN)}…` : text;
@@ -329,7 +341,7 @@ export class RowRules {
       const message =
         issue.code === "unrecognized_keys"
           ? `unknown column ${column}: ${table} has no such column`
-          : `${table}.${column} ${messageFor(issue)}${column !== undefined && column in row ? ` (it holds ${show(row[column])})` : ""}`;
+          : `${table}.${column} ${columnMessage(issue, column !== undefined && column in row)}${column !== undefined && column in row ? ` (it holds ${show(row[column])})` : ""}`;
       return {
         table,
         ...(column !== undefined ? { column } : {}),
