@@ -1,4 +1,4 @@
-import { type DoctorReport, runDoctor } from "../maintenance/doctor.js";
+import { type DoctorReport, INFORMATIONAL_CHECKS, runDoctor } from "../maintenance/doctor.js";
 import { openProjectStore } from "../maintenance/open-store.js";
 import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
@@ -8,16 +8,20 @@ import { terminalSafe } from "./terminal-text.js";
 
 const USAGE = `Usage: arbeit doctor [--fix]
 
-Checks the database: integrity_check, foreign keys, relationships to deleted tasks, claims whose
-lease ran out, and that every task, relationship, context entry and progress item matches its
-event history. Prints {ok, checks: [{name, ok, findings, total}]}; exit 0 when all is well, 1 when
-anything was found. --fix removes relationships to deleted tasks and releases expired claims,
-recording each repair as an event; it never touches anything else.
+Checks the database: integrity_check, foreign keys, relationships whose end is missing (or that
+were made to a task after it was deleted), claims whose lease ran out, broken leases, that every
+task, relationship, context entry and progress item matches its event history, and that every row
+keeps the rules the tools keep (ids, enums, limits, JSON, no cycles, depth, the event counter).
+Relationships left to deleted tasks are history: listed for information, never a failure.
+Prints {ok, checks: [{name, ok, findings, total}]}; exit 0 when all is well, 1 when anything was
+found. --fix removes relationships to deleted tasks and releases expired claims, recording each
+repair as an event; it never touches anything else.
 `;
 
 function renderText(report: DoctorReport): string {
   const lines = report.checks.map((check) => {
-    const head = `${check.ok ? "ok  " : "FAIL"} ${check.name}${check.total ? ` (${check.total})` : ""}${check.fixed ? `, fixed ${check.fixed}` : ""}`;
+    const status = !check.ok ? "FAIL" : INFORMATIONAL_CHECKS.includes(check.name) && check.total > 0 ? "info" : "ok  ";
+    const head = `${status} ${check.name}${check.total ? ` (${check.total})` : ""}${check.fixed ? `, fixed ${check.fixed}` : ""}`;
     return [head, ...check.findings.map((finding) => `       ${finding.message}`)].join("\n");
   });
   // Findings quote stored values (a title the history disagrees with), as they are.

@@ -14,8 +14,10 @@ const USAGE = `Usage: arbeit import <file | -> [--replace]
 
 Loads a file written by \`arbeit export\` into this project's database, reproducing every id,
 sequence number and timestamp: run \`arbeit init\` in a new folder, then \`arbeit import dump.jsonl\`.
-The database must be empty; --replace deletes everything in it first. All or nothing: a bad or
-truncated file changes nothing. Exports from an older schema are migrated on the way in.
+The database must be empty; --replace deletes everything in it first. Every row is checked with
+the rules the tools apply; a file that breaks one is INVALID_IMPORT naming the line to fix. All or
+nothing: a bad or truncated file changes nothing. Exports from an older schema are migrated on the
+way in, in a private scratch database beside the store.
 `;
 
 /** An export line is one row: fields are limited to tens of KiB, so no real line comes near this. */

@@ -139,14 +139,16 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export type EntityType =
-  | "memory"
-  | "task"
-  | "context_entry"
-  | "progress_item"
-  | "relationship"
-  | "session_link"
-  | "file_association";
+export const ENTITY_TYPES = [
+  "memory",
+  "task",
+  "context_entry",
+  "progress_item",
+  "relationship",
+  "session_link",
+  "file_association",
+] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
 
 export interface Warning {
   code: WarningCode;

@@ -2,13 +2,16 @@ import { withArticle } from "../domain/article.js";
 import type { SqlDb, SqlStore } from "../store/sql/database.js";
 import type { StoreTx, TaskStore } from "../store/task-store.js";
 import { engineOf } from "./engine.js";
+import { exportTables, tableRows } from "./export-format.js";
 import { type Finding, historyFindings } from "./history-check.js";
+import { RowRules, type RuleProblem } from "./row-rules.js";
 
 /**
  * `arbeit doctor`: checks a store for what should never happen (corruption, broken keys, rows
- * that disagree with their event history) and for what can linger (relationships to deleted
- * tasks, claims whose lease ran out). `fix` repairs only the lingering kind, each repair recorded
- * as the event the service would have written.
+ * that disagree with their event history or break the rules the tools keep) and for what can
+ * linger (claims whose lease ran out). Relationships left to soft-deleted tasks are history, not
+ * damage: reported for information, never a failure. `fix` repairs only the lingering kind and
+ * tidies that history, each change recorded as the event the service would have written.
  */
 export interface CheckResult {
   name: string;
@@ -36,27 +39,67 @@ const MAX_FINDINGS = 200;
 
 interface Check {
   name: string;
+  /** Its findings are for information: expected history, never a failure. */
+  informational?: boolean;
   find(db: SqlDb, now: string): Promise<Finding[]>;
   /** Repairs what `find` reported, inside one write transaction; returns how many. */
   fix?(db: SqlDb, tx: StoreTx, now: string): Promise<number>;
 }
 
-interface OrphanRow {
+interface LinkRow {
   id: string;
   from_task_id: string;
   to_task_id: string;
   type: string;
-  to_live: number;
+  created_at: string;
+  from_missing: unknown;
+  to_missing: unknown;
+  from_deleted_at: string | null;
+  to_deleted_at: string | null;
+  to_live: unknown;
 }
 
-async function orphans(db: SqlDb): Promise<OrphanRow[]> {
-  return (await db.all(
-    `SELECT r.id, r.from_task_id, r.to_task_id, r.type, f.deleted_at IS NOT NULL OR f.id IS NULL AS from_gone,
-         t.deleted_at IS NOT NULL OR t.id IS NULL AS to_gone, t.id IS NOT NULL AND t.deleted_at IS NULL AS to_live
+/** A live relationship with an end that is deleted or missing, and what that says about it. */
+interface DeadEndLink extends LinkRow {
+  /** Why it is damage, or undefined when it is history a soft delete leaves. */
+  damage: string | undefined;
+  /** The deleted end (history), with when it was deleted. */
+  gone: { task: string; at: string } | undefined;
+}
+
+async function deadEndLinks(db: SqlDb): Promise<DeadEndLink[]> {
+  const rows = (await db.all(
+    `SELECT r.id, r.from_task_id, r.to_task_id, r.type, r.created_at,
+         f.id IS NULL AS from_missing, t.id IS NULL AS to_missing,
+         f.deleted_at AS from_deleted_at, t.deleted_at AS to_deleted_at,
+         t.id IS NOT NULL AND t.deleted_at IS NULL AS to_live
        FROM relationships r LEFT JOIN tasks f ON f.id = r.from_task_id LEFT JOIN tasks t ON t.id = r.to_task_id
        WHERE r.removed_at IS NULL AND (f.id IS NULL OR t.id IS NULL OR f.deleted_at IS NOT NULL OR t.deleted_at IS NOT NULL)
        ORDER BY r.rowid`,
-  )) as unknown as OrphanRow[];
+  )) as unknown as LinkRow[];
+  return rows.map((row) => {
+    const ends = [
+      { task: row.from_task_id, missing: Boolean(row.from_missing), deletedAt: row.from_deleted_at },
+      { task: row.to_task_id, missing: Boolean(row.to_missing), deletedAt: row.to_deleted_at },
+    ];
+    let damage: string | undefined;
+    for (const end of ends) {
+      if (end.missing) damage ??= `points at ${end.task}, which is no task at all`;
+      // No tool links a deleted task: a link newer than the deletion was written some other way.
+      else if (end.deletedAt !== null && row.created_at > end.deletedAt) {
+        damage ??= `was made at ${row.created_at}, after ${end.task} was deleted (${end.deletedAt})`;
+      }
+    }
+    const deleted = ends.find((end) => end.deletedAt !== null);
+    return { ...row, damage, gone: deleted ? { task: deleted.task, at: deleted.deletedAt! } : undefined };
+  });
+}
+
+const describeLink = (row: LinkRow) => `relationship ${row.id} (${row.from_task_id} ${row.type} ${row.to_task_id})`;
+
+/** Links a soft delete left in place: history, which --fix may tidy away as arbeit_relationship remove would. */
+async function historyLinks(db: SqlDb): Promise<DeadEndLink[]> {
+  return (await deadEndLinks(db)).filter((row) => row.damage === undefined);
 }
 
 async function expiredClaims(db: SqlDb, now: string) {
@@ -97,16 +140,24 @@ const CHECKS: Check[] = [
   {
     name: "orphan_relationships",
     find: async (db) =>
-      (await orphans(db)).map((row) => ({
-        message: `relationship ${row.id} (${row.from_task_id} ${row.type} ${row.to_task_id}) points at a deleted task`,
+      (await deadEndLinks(db))
+        .filter((row) => row.damage !== undefined)
+        .map((row) => ({ message: `${describeLink(row)} ${row.damage}`, relationship_id: row.id })),
+  },
+  {
+    name: "relationships_to_deleted",
+    informational: true,
+    find: async (db) =>
+      (await historyLinks(db)).map((row) => ({
+        message: `${describeLink(row)} links ${row.gone!.task}, deleted at ${row.gone!.at}: kept as history`,
         relationship_id: row.id,
       })),
     async fix(db, tx, now) {
-      const rows = await orphans(db);
+      const rows = await historyLinks(db);
       for (const row of rows) {
         await tx.removeRelationship(row.id, now);
         // As arbeit_relationship remove does: the live task whose parent_id/blocked_by it was moves on.
-        const touches = (row.type === "parent_of" || row.type === "blocks") && row.to_live;
+        const touches = (row.type === "parent_of" || row.type === "blocks") && Boolean(row.to_live);
         if (touches) await tx.touchTask(row.to_task_id, now);
         await tx.appendEvent({
           event_type: "relationship_removed",
@@ -167,9 +218,33 @@ const CHECKS: Check[] = [
     },
   },
   { name: "history", find: (db) => historyFindings(db) },
+  { name: "rules", find: (db) => ruleFindings(db) },
 ];
 
 export const CHECK_NAMES = CHECKS.map((check) => check.name);
+/** The checks whose findings inform and never fail (`ok` stays true). */
+export const INFORMATIONAL_CHECKS = CHECKS.filter((check) => check.informational).map((check) => check.name);
+
+/** Every row of every table held to the rules the tools and `arbeit import` hold rows to. */
+export async function ruleFindings(db: SqlDb): Promise<Finding[]> {
+  const rules = new RowRules();
+  const findings: Finding[] = [];
+  const finding = (problem: RuleProblem): Finding => ({
+    message: problem.key === undefined ? problem.message : `${problem.table} row ${problem.key}: ${problem.message}`,
+    table: problem.table,
+    ...(problem.column !== undefined ? { column: problem.column } : {}),
+    ...(problem.key !== undefined ? { id: problem.key } : {}),
+  });
+  let read = 0;
+  for (const table of await exportTables(db)) {
+    for await (const { row } of tableRows(db, table)) {
+      const problem = rules.check(table.name, row, ++read);
+      if (problem) findings.push(finding(problem));
+    }
+  }
+  for (const problem of rules.finish()) findings.push(finding(problem));
+  return findings;
+}
 
 /** A check that cannot even run (a corrupt page under its query) is itself a finding. */
 async function findSafely(check: Check, db: SqlDb, now: string): Promise<Finding[]> {
@@ -191,7 +266,7 @@ async function inspect(store: MaintainedStore, now: string): Promise<CheckResult
         const findings = await findSafely(check, db, now);
         results.push({
           name: check.name,
-          ok: findings.length === 0,
+          ok: check.informational === true || findings.length === 0,
           findings: findings.slice(0, MAX_FINDINGS),
           total: findings.length,
         });
@@ -211,7 +286,7 @@ async function inspect(store: MaintainedStore, now: string): Promise<CheckResult
 export async function runDoctor(store: MaintainedStore, options: DoctorOptions = {}): Promise<DoctorReport> {
   const now = () => (options.now?.() ?? new Date()).toISOString();
   let checks = await inspect(store, now());
-  if (options.fix && checks.some((check) => !check.ok && CHECKS.find((c) => c.name === check.name)?.fix)) {
+  if (options.fix && checks.some((check) => check.total > 0 && CHECKS.find((c) => c.name === check.name)?.fix)) {
     const at = now();
     const fixed = await store.write((tx) =>
       store.transaction("write", async (db) => {

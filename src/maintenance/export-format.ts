@@ -1,4 +1,6 @@
+import { z } from "zod";
 import { ArbeitError } from "../domain/errors.js";
+import { messageFor } from "../schemas/zod-errors.js";
 import type { SqlDb, SqlValue } from "../store/sql/database.js";
 import { engineOf, quoteName, rowCount, SEQUENCE_TABLE, type TableInfo } from "./engine.js";
 
@@ -39,11 +41,19 @@ export interface ExportRow {
 
 const PAGE = 500;
 
-/** A file import cannot use; nothing is imported. */
-export function badExport(message: string): ArbeitError {
-  return new ArbeitError("INVALID_ARGUMENT", message, {
-    suggestions: ["Nothing was imported. Pass a file written by `arbeit export`, unchanged."],
-  });
+/** Where in a file import found it unusable: the line (the header is line 1), table and column. */
+export interface ExportPlace {
+  line?: number | undefined;
+  table?: string | undefined;
+  column?: string | undefined;
+}
+
+/** A file import cannot use; nothing is imported. The message names the line to fix. */
+export function badExport(message: string, place: ExportPlace = {}): ArbeitError {
+  const details: Record<string, unknown> = {};
+  for (const key of ["line", "table", "column"] as const) if (place[key] !== undefined) details[key] = place[key];
+  const at = place.line === undefined ? "" : `Line ${place.line} of the export: `;
+  return new ArbeitError("INVALID_IMPORT", `${at}${message}`, { details });
 }
 
 /** What an export holds: every user table, then the event counter. */
@@ -68,12 +78,13 @@ function encodeCell(value: unknown): CellValue {
   return value as CellValue;
 }
 
-export function decodeCell(value: unknown): SqlValue | Uint8Array {
+export function decodeCell(value: unknown, place: ExportPlace = {}): SqlValue | Uint8Array {
   if (value === null || typeof value === "string" || typeof value === "number") return value;
   if (typeof value === "object" && typeof (value as { $base64?: unknown }).$base64 === "string") {
     return new Uint8Array(Buffer.from((value as { $base64: string }).$base64, "base64"));
   }
-  throw badExport(`The export holds a value the store cannot keep: ${JSON.stringify(value)}.`);
+  const where = place.table && place.column ? ` in ${place.table}.${place.column}` : "";
+  throw badExport(`a value the store cannot keep${where}: ${JSON.stringify(value)?.slice(0, 60)}.`, place);
 }
 
 /** Every row of `table` in rowid order, a page at a time. Call inside one read transaction. */
@@ -109,32 +120,36 @@ function toRow(table: string, raw: Record<string, unknown>): ExportRow {
   return { table, row };
 }
 
+const headerTables = z.array(
+  z.object({
+    name: z.string().min(1),
+    columns: z.array(z.string().min(1)),
+    rows: z.number().int().min(0),
+    rowid: z.boolean(),
+  }),
+);
+
 /** Checks that the first line of a file is an export header this code can read. */
 export function parseHeader(line: string | undefined, latestSchema: number): ExportHeader {
-  let header: Partial<ExportHeader> | undefined;
+  const header = { line: 1 };
+  let parsed: Partial<ExportHeader> | undefined;
   try {
-    header = line === undefined ? undefined : (JSON.parse(line) as Partial<ExportHeader>);
+    parsed = line === undefined ? undefined : (JSON.parse(line) as Partial<ExportHeader>);
   } catch {
-    header = undefined;
+    parsed = undefined;
   }
-  if (header?.format !== EXPORT_FORMAT || !Array.isArray(header.tables)) {
-    throw new ArbeitError(
-      "INVALID_ARGUMENT",
-      "This is not an Arbeit export: its first line is not the export header.",
-      {
-        suggestions: ["Pass a file written by `arbeit export`."],
-      },
+  if (parsed?.format !== EXPORT_FORMAT || !Array.isArray(parsed.tables)) {
+    throw badExport("this is not an Arbeit export: its first line is not the export header.", header);
+  }
+  if (parsed.format_version !== EXPORT_FORMAT_VERSION) {
+    throw badExport(
+      `the export is in format version ${String(parsed.format_version)}; this Arbeit reads version ${EXPORT_FORMAT_VERSION}.`,
+      header,
     );
   }
-  if (header.format_version !== EXPORT_FORMAT_VERSION) {
-    throw new ArbeitError(
-      "INVALID_ARGUMENT",
-      `The export is in format version ${String(header.format_version)}; this Arbeit reads version ${EXPORT_FORMAT_VERSION}.`,
-    );
-  }
-  const schema = header.schema_version;
+  const schema = parsed.schema_version;
   if (typeof schema !== "number" || !Number.isInteger(schema) || schema < 1) {
-    throw badExport("The export header has no valid schema_version.");
+    throw badExport("the export header has no valid schema_version.", header);
   }
   if (schema > latestSchema) {
     throw new ArbeitError(
@@ -143,5 +158,15 @@ export function parseHeader(line: string | undefined, latestSchema: number): Exp
       { details: { export_version: schema, supported_version: latestSchema } },
     );
   }
-  return header as ExportHeader;
+  const tables = headerTables.safeParse(parsed.tables);
+  if (!tables.success) {
+    const issue = tables.error.issues[0]!;
+    throw badExport(`the export header's tables.${issue.path.join(".")} ${messageFor(issue)}.`, header);
+  }
+  const names = new Set<string>();
+  for (const table of tables.data) {
+    if (names.has(table.name)) throw badExport(`the export header lists the table ${table.name} twice.`, header);
+    names.add(table.name);
+  }
+  return parsed as ExportHeader;
 }

@@ -1,6 +1,4 @@
-import { rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname } from "node:path";
 import { withArticle } from "../domain/article.js";
 import { ArbeitError } from "../domain/errors.js";
 import type { SqlDb, SqlStore, SqlValue } from "../store/sql/database.js";
@@ -8,6 +6,7 @@ import type { SqlDriver } from "../store/sqlite/driver.js";
 import { applyMigrations, listMigrations } from "../store/sqlite/migrate.js";
 import { openDriver } from "../store/sqlite/open-driver.js";
 import { SqliteDb } from "../store/sqlite/sqlite-db.js";
+import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import { type Counter, engineOf, isEmpty, quoteName, SEQUENCE_TABLE, type TableInfo } from "./engine.js";
 import type { Progress } from "./export.js";
 import {
@@ -15,11 +14,14 @@ import {
   decodeCell,
   describeTable,
   type ExportHeader,
+  type ExportPlace,
   type ExportRow,
   exportTables,
   parseHeader,
   tableRows,
 } from "./export-format.js";
+import { RowRules, rowKey } from "./row-rules.js";
+import { createScratch, type Scratch } from "./scratch.js";
 
 export interface ImportOptions {
   /** Delete everything in the store first (in the same transaction) instead of refusing. */
@@ -36,14 +38,24 @@ export interface ImportSummary {
   replaced: boolean;
 }
 
-type Rows = AsyncIterable<ExportRow>;
+/** A row to load, with the line of the file it came from (unknown for a row a migration made). */
+interface SourceRow {
+  row: ExportRow;
+  line: number | undefined;
+}
+
+type Rows = AsyncIterable<SourceRow>;
+
+/** Where each row of a file loaded into the scratch database came from: table -> row key -> line. */
+type Origin = Map<string, Map<string, number>>;
 
 /**
  * Loads an export into `store` (SQLite or Postgres), reproducing ids, sequence numbers and
- * timestamps exactly, in one transaction: a bad or truncated file leaves the store as it was. The
- * store must be empty unless `replace` is set. An export from an older schema is loaded into a
- * scratch SQLite database at its own version and migrated forward first, so the rows go through
- * the real migrations.
+ * timestamps exactly, in one transaction: a bad or truncated file leaves the store as it was. Every
+ * row is held to the rules the tools hold their input to (row-rules.ts), and a file that breaks one
+ * is INVALID_IMPORT naming its line. The store must be empty unless `replace` is set. An export from
+ * an older schema is loaded into a scratch SQLite database at its own version and migrated forward
+ * first, so the rows go through the real migrations.
  */
 export async function importStore(
   store: SqlStore,
@@ -56,16 +68,30 @@ export async function importStore(
   const header = parseHeader(first.done ? undefined : first.value, latest);
   const rest: AsyncIterable<string> = { [Symbol.asyncIterator]: () => iterator };
 
-  let source: { header: ExportHeader; rows: Rows };
-  let scratch: { driver: SqlDriver; path: string } | undefined;
-  if (header.schema_version < latest) {
-    scratch = await migrateInScratch(header, rest, options.onProgress);
-    const db = new SqliteDb(scratch.driver);
-    source = { header: await scratchHeader(db, header), rows: allRows(db) };
-  } else source = { header, rows: parseRows(rest) };
-
+  let scratch: Scratch | undefined;
   try {
+    let source: { header: ExportHeader; rows: Rows; migratedFrom?: number };
+    if (header.schema_version < latest) {
+      scratch = createScratch(scratchFolder(store));
+      const { driver, origin } = await migrateInScratch(scratch, header, rest, options.onProgress);
+      const db = new SqliteDb(driver);
+      source = {
+        header: await scratchHeader(db, header),
+        rows: scratchRows(db, origin),
+        migratedFrom: header.schema_version,
+      };
+    } else source = { header, rows: parseRows(rest) };
+
+    let attempts = 0;
     const result = await store.transaction("write", async (db) => {
+      // The file is read as it loads: a transaction the store re-runs (a lost race) has no rows left.
+      if (++attempts > 1) {
+        throw new ArbeitError(
+          "STORE_UNAVAILABLE",
+          "Another writer got in the import's way and its transaction was rolled back; nothing was imported.",
+          { suggestions: ["Run the import again, with no agent writing to this store."] },
+        );
+      }
       const engine = engineOf(db);
       const empty = await isEmpty(db);
       if (!empty && !options.replace) {
@@ -81,7 +107,11 @@ export async function importStore(
       }
       await engine.deferForeignKeys(db);
       if (!empty) await clearAll(db);
-      const tables = await loadRows(db, source.header, source.rows, options.onProgress);
+      const tables = await loadRows(db, source.header, source.rows, {
+        onProgress: options.onProgress,
+        rules: new RowRules(),
+        migratedFrom: source.migratedFrom,
+      });
       await engine.analyze(db);
       return { tables, version: await engine.schemaVersion(db) };
     });
@@ -93,28 +123,37 @@ export async function importStore(
       replaced: options.replace === true,
     };
   } finally {
-    if (scratch) {
-      scratch.driver.close();
-      rmSync(scratch.path, { force: true });
-    }
+    scratch?.remove();
   }
 }
 
-async function* parseRows(lines: AsyncIterable<string>): AsyncGenerator<ExportRow> {
-  let number = 1;
-  for await (const line of lines) {
-    number++;
-    if (line.trim() === "") continue;
+/** Beside a SQLite store (its folder is the project's own); elsewhere a private temp folder. */
+function scratchFolder(store: SqlStore): string | undefined {
+  return store instanceof SqliteTaskStore && store.location !== ":memory:" ? dirname(store.location) : undefined;
+}
+
+async function* parseRows(lines: AsyncIterable<string>): AsyncGenerator<SourceRow> {
+  let line = 1;
+  for await (const text of lines) {
+    line++;
+    if (text.trim() === "") continue;
     let row: ExportRow;
     try {
-      row = JSON.parse(line) as ExportRow;
+      row = JSON.parse(text) as ExportRow;
     } catch {
-      throw badExport(`Line ${number} of the export is not valid JSON.`);
+      throw badExport("this line is not valid JSON.", { line });
     }
-    if (typeof row?.table !== "string" || typeof row.row !== "object" || row.row === null) {
-      throw badExport(`Line ${number} of the export is not a row ({"table", "row"}).`);
+    if (
+      typeof row !== "object" ||
+      row === null ||
+      typeof row.table !== "string" ||
+      typeof row.row !== "object" ||
+      row.row === null ||
+      Array.isArray(row.row)
+    ) {
+      throw badExport('this line is not a row ({"table", "row"}).', { line });
     }
-    yield row;
+    yield { row, line };
   }
 }
 
@@ -124,28 +163,40 @@ async function clearAll(db: SqlDb): Promise<void> {
   for (const table of tables.reverse()) await db.run(`DELETE FROM ${quoteName(table.name)}`);
 }
 
+interface LoadOptions {
+  onProgress?: Progress | undefined;
+  /** Held to every row; left out only for the scratch load of an older schema, which they do not describe. */
+  rules?: RowRules;
+  /** Filled with the line each row came from (the scratch load). */
+  origin?: Origin;
+  /** The schema an older export was migrated from, for rows no line can be named for. */
+  migratedFrom?: number | undefined;
+}
+
 /**
- * Inserts every row, checks the counts against the header and the foreign keys, restores the
- * counters; returns the counts. Rows come back exactly as exported, including what triggers
- * derived when they were first written: the triggers are set aside while loading.
+ * Inserts every row, checks the counts against the header, the rules and the foreign keys,
+ * restores the counters; returns the counts. Rows come back exactly as exported, including what
+ * triggers derived when they were first written: the triggers are set aside while loading.
  */
 async function loadRows(
   db: SqlDb,
   header: ExportHeader,
   rows: Rows,
-  onProgress: Progress | undefined,
+  options: LoadOptions,
 ): Promise<Record<string, number>> {
+  const { onProgress, rules, origin, migratedFrom } = options;
   const engine = engineOf(db);
   const here = await engine.tables(db);
   const byName = new Map(here.map((table) => [table.name, table]));
-  const declared = new Map(header.tables.map((table) => [table.name, table]));
+  const declared = new Map(header.tables.map((table) => [table.name, { ...table, known: new Set(table.columns) }]));
   const inserts = new Map<string, { sql: string; columns: string[]; rowid: boolean }>();
   for (const table of header.tables) {
     if (table.name === SEQUENCE_TABLE) continue;
     const target = byName.get(table.name);
     if (!target || target.columns.join(",") !== table.columns.join(",")) {
       throw badExport(
-        `The export's table ${table.name} (${table.columns.join(", ")}) does not match this schema${target ? ` (${target.columns.join(", ")})` : ""}.`,
+        `the export's table ${table.name} (${table.columns.join(", ")}) does not match this schema${target ? ` (${target.columns.join(", ")})` : ""}.`,
+        { line: 1, table: table.name },
       );
     }
     const columns = [...(table.rowid ? ["rowid"] : []), ...table.columns];
@@ -156,13 +207,43 @@ async function loadRows(
       rowid: table.rowid,
     });
   }
+  /** A row of the scratch database that no line can be named for: said so, by its key. */
+  const refuse = (message: string, place: ExportPlace, key: string | undefined) => {
+    if (place.line !== undefined || migratedFrom === undefined) return badExport(message, place);
+    const which = key === undefined ? `a ${place.table} row` : `the ${place.table} row ${key}`;
+    return badExport(`${which}, as migrated from the export's schema version ${migratedFrom}: ${message}`, place);
+  };
   const total = header.tables.reduce((sum, table) => sum + table.rows, 0);
   const counts: Record<string, number> = Object.fromEntries(header.tables.map((table) => [table.name, 0]));
   const counters: Counter[] = [];
   let done = 0;
+  let lastLine = 1;
   await engine.withoutTriggers(db, async () => {
-    for await (const { table, rowid, row } of rows) {
-      if (!declared.has(table)) throw badExport(`The export has rows for ${table}, which its header does not list.`);
+    for await (const { row: exported, line } of rows) {
+      const { table, rowid, row } = exported;
+      lastLine = line ?? lastLine;
+      const place = { line, table };
+      const key = rowKey(table, row);
+      const describedAs = declared.get(table);
+      if (!describedAs) throw badExport(`the export has rows for ${table}, which its header does not list.`, place);
+      for (const column of Object.keys(row)) {
+        if (!describedAs.known.has(column)) {
+          throw refuse(`unknown column ${column}: ${table} has no such column.`, { ...place, column }, key);
+        }
+      }
+      if (describedAs.rowid ? !Number.isSafeInteger(rowid) || rowid! < 1 : rowid !== undefined) {
+        const message = describedAs.rowid
+          ? `the ${table} row needs a rowid, a whole number from 1 (it has ${JSON.stringify(rowid)}).`
+          : `${table} rows carry no rowid.`;
+        throw refuse(message, { ...place, column: "rowid" }, key);
+      }
+      const problem = rules?.check(table, row, line ?? -(done + 1));
+      if (problem) throw refuse(`${problem.message}.`, { ...place, column: problem.column }, key);
+      if (origin && key !== undefined && line !== undefined) {
+        const lines = origin.get(table) ?? new Map<string, number>();
+        origin.set(table, lines);
+        lines.set(key, line);
+      }
       counts[table] = (counts[table] ?? 0) + 1;
       done++;
       if (done % 1000 === 0) onProgress?.(done, total);
@@ -171,52 +252,102 @@ async function loadRows(
         continue;
       }
       const insert = inserts.get(table)!;
-      const values = insert.columns.map((column) => decodeCell(row[column] ?? null) as SqlValue);
-      await db.run(insert.sql, ...(insert.rowid ? [rowid ?? null] : []), ...values);
+      const values: SqlValue[] = [];
+      for (const column of insert.columns) {
+        const value = row[column] ?? null;
+        // Text, numbers and null go in as they are; only anything else needs decoding (or refusing).
+        values.push(
+          typeof value === "object" && value !== null
+            ? (decodeCell(value, { ...place, column }) as SqlValue)
+            : (value as SqlValue),
+        );
+      }
+      try {
+        await db.run(insert.sql, ...(insert.rowid ? [rowid ?? null] : []), ...values);
+      } catch (error) {
+        if (!isRowRefusal(error)) throw error;
+        const message = `the store refuses this ${table} row: ${(error as Error).message}.`;
+        throw refuse(message, { ...place, column: refusedColumn(error) }, key);
+      }
     }
   });
   onProgress?.(done, total);
   for (const table of header.tables) {
     if (counts[table.name] !== table.rows) {
       throw badExport(
-        `The export is incomplete: its header promises ${table.rows} row(s) of ${table.name}, the file holds ${counts[table.name]}.`,
+        `the export is incomplete: its header promises ${table.rows} row(s) of ${table.name}, the file holds ${counts[table.name]} (it ends at line ${lastLine}).`,
+        { line: lastLine, table: table.name },
       );
     }
+  }
+  const [problem] = (rules?.finish() ?? []).sort((a, b) => lineRank(a.ref) - lineRank(b.ref));
+  if (problem) {
+    const line = problem.ref > 0 ? problem.ref : undefined;
+    throw refuse(`${problem.message}.`, { line, table: problem.table, column: problem.column }, problem.key);
   }
   await engine.restoreCounters(db, counters, here);
   const broken = await engine.foreignKeyProblems(db);
   if (broken.length > 0) {
     const first = broken[0]!;
     throw badExport(
-      `The export breaks ${broken.length} foreign key(s), e.g. ${withArticle(first.table)} row pointing at a missing ${first.parent} row.`,
+      `the export breaks ${broken.length} foreign key(s), e.g. ${withArticle(first.table)} row pointing at a missing ${first.parent} row.`,
+      { table: first.table },
     );
   }
   return counts;
 }
 
-/** Loads an older export into a scratch file at its own schema version, then migrates it. */
+/** Lines first in file order, then rows no line is known for. */
+function lineRank(ref: number): number {
+  return ref > 0 ? ref : Number.MAX_SAFE_INTEGER + ref;
+}
+
+/**
+ * The database refused the row itself (a constraint, a type it cannot hold), as opposed to
+ * failing (disk full, connection lost): SQLite's constraint and mismatch errors in either
+ * driver's wording, Postgres's data exceptions (22xxx) and integrity violations (23xxx).
+ */
+function isRowRefusal(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = String((error as { code?: unknown }).code ?? "");
+  if (/^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/.test(code) || /^2[23][0-9A-Z]{3}$/.test(code)) return true;
+  return /constraint failed|datatype mismatch|string or blob too big/i.test(error.message);
+}
+
+/** The column a refusal names, where it names one. */
+function refusedColumn(error: unknown): string | undefined {
+  const { column, detail, message } = error as { column?: unknown; detail?: unknown; message?: unknown };
+  if (typeof column === "string") return column;
+  const key = typeof detail === "string" ? /^Key \(([^,)]+)/.exec(detail)?.[1] : undefined;
+  if (key) return key;
+  return typeof message === "string" ? /constraint failed: [^.\s]+\.([^,\s]+)/.exec(message)?.[1] : undefined;
+}
+
+/** Loads an older export into the scratch database at its own schema version, then migrates it. */
 async function migrateInScratch(
+  scratch: Scratch,
   header: ExportHeader,
   lines: AsyncIterable<string>,
   onProgress: Progress | undefined,
-): Promise<{ driver: SqlDriver; path: string }> {
-  const path = join(tmpdir(), `arbeit-import-${process.pid}-${Date.now()}.db`);
-  const driver = await openDriver(path);
+): Promise<{ driver: SqlDriver; origin: Origin }> {
+  const driver = await openDriver(scratch.path);
+  scratch.onRemove(() => driver.close());
+  driver.exec("PRAGMA foreign_keys = ON");
+  driver.exec("BEGIN IMMEDIATE");
+  applyMigrations(driver, listMigrations().slice(0, header.schema_version));
+  const db = new SqliteDb(driver);
+  await engineOf(db).deferForeignKeys(db);
+  const origin: Origin = new Map();
+  await loadRows(db, header, parseRows(lines), { onProgress, origin });
   try {
-    driver.exec("PRAGMA foreign_keys = ON");
-    driver.exec("BEGIN IMMEDIATE");
-    applyMigrations(driver, listMigrations().slice(0, header.schema_version));
-    const db = new SqliteDb(driver);
-    await engineOf(db).deferForeignKeys(db);
-    await loadRows(db, header, parseRows(lines), onProgress);
     applyMigrations(driver);
-    driver.exec("COMMIT");
-    return { driver, path };
   } catch (error) {
-    driver.close();
-    rmSync(path, { force: true });
-    throw error;
+    throw badExport(
+      `the export's rows could not be migrated from schema version ${header.schema_version}: ${error instanceof Error ? error.message : String(error)}.`,
+    );
   }
+  driver.exec("COMMIT");
+  return { driver, origin };
 }
 
 async function scratchHeader(db: SqlDb, original: ExportHeader): Promise<ExportHeader> {
@@ -227,6 +358,12 @@ async function scratchHeader(db: SqlDb, original: ExportHeader): Promise<ExportH
   };
 }
 
-async function* allRows(db: SqlDb): AsyncGenerator<ExportRow> {
-  for (const table of await exportTables(db)) yield* tableRows(db, table as TableInfo);
+async function* scratchRows(db: SqlDb, origin: Origin): AsyncGenerator<SourceRow> {
+  for (const table of await exportTables(db)) {
+    const lines = origin.get(table.name);
+    for await (const row of tableRows(db, table as TableInfo)) {
+      const key = rowKey(row.table, row.row);
+      yield { row, line: key === undefined ? undefined : lines?.get(key) };
+    }
+  }
 }

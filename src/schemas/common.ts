@@ -96,6 +96,22 @@ export const listId = nameSchema({
   message: "may hold letters, digits and . _ : / - only",
 });
 
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether `value` is a real instant in the one form both stores write (checked without a Date: imports check thousands). */
+function isInstant(value: string): boolean {
+  const match = INSTANT.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= MONTH_DAYS[month - 1]! + (leap ? 1 : 0);
+}
+
+/** An instant as both stores write it: UTC to the millisecond, `2026-01-01T00:00:00.000Z`. */
+export const timestamp = z.string().refine(isInstant, "must be a UTC timestamp like 2026-01-01T00:00:00.000Z");
+
 export const limit = z.number().int().min(1).max(LIMITS.query_limit);
 export const offset = z.number().int().min(0);
 

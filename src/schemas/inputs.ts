@@ -20,7 +20,7 @@ import { LIMITS } from "./limits.js";
 
 const longText = () => text(LIMITS.text);
 const blockedBy = () => z.array(taskId).max(LIMITS.id_list);
-const priority = () => z.number().int().min(0).max(4);
+export const priority = () => z.number().int().min(0).max(4);
 
 export const taskCreateInput = () =>
   z.strictObject({

@@ -77,7 +77,8 @@ function codeFor(issue: z.core.$ZodIssue): ErrorCode {
   return "INVALID_ARGUMENT";
 }
 
-function messageFor(issue: z.core.$ZodIssue): string {
+/** One issue in the words the tools use, to follow a field name. */
+export function messageFor(issue: z.core.$ZodIssue): string {
   const unionMiss = enumMissInUnion(issue);
   if (unionMiss) return messageFor(unionMiss);
   if (issue.code === "too_big")

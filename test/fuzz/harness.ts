@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { leaseState } from "../../src/domain/claims.js";
 import { ERROR_CODES } from "../../src/domain/errors.js";
+import { ruleFindings } from "../../src/maintenance/doctor.js";
 import { historyFindings } from "../../src/maintenance/history-check.js";
 import type { Caller } from "../../src/service/caller.js";
 import type { SqlDriver } from "../../src/store/sqlite/driver.js";
@@ -542,6 +543,9 @@ function assertGraph(world: World, context: () => string): void {
 }
 
 async function assertHistory(world: World): Promise<void> {
-  const findings = await historyFindings(new SqliteDb(world.driver));
+  const db = new SqliteDb(world.driver);
+  const findings = await historyFindings(db);
   assert.deepEqual(findings, [], `the event log no longer explains the rows at step ${world.step}`);
+  // What the tools write, `arbeit import` and doctor accept: the row rules are the tools' rules.
+  assert.deepEqual(await ruleFindings(db), [], `a row the tools wrote breaks the row rules at step ${world.step}`);
 }
