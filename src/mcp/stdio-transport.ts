@@ -98,16 +98,18 @@ export class LineTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch {
-      return this.#reject(PARSE_ERROR, "message is not valid JSON; it was ignored");
+      this.#reject(PARSE_ERROR, "message is not valid JSON; it was ignored");
+      return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
       const id = (value as { id?: unknown } | null)?.id;
-      return this.#reject(
+      this.#reject(
         INVALID_REQUEST,
         "message is not a JSON-RPC 2.0 request, notification or response; it was ignored",
         typeof id === "string" || typeof id === "number" ? id : null,
       );
+      return;
     }
     this.onmessage?.(parsed.data);
   }
