@@ -90,10 +90,11 @@ class PartialFile {
       dirname(target),
       `.${basename(target)}.arbeit-export-${process.pid}-${randomBytes(4).toString("hex")}`,
     );
-    this.#fd = openSync(this.path, "wx", 0o600);
+    // Listening before the file exists: an interrupt never finds it there unguarded.
     process.once("SIGINT", this.#onSignal);
     process.once("SIGTERM", this.#onSignal);
     process.once("SIGHUP", this.#onSignal);
+    this.#fd = openSync(this.path, "wx", 0o600);
   }
 
   write(chunk: string): void {
