@@ -20,7 +20,7 @@ export function extractGlobalOptions(argv: readonly string[]): { options: Global
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === "--") {
-      rest.push(...argv.slice(i));
+      for (let j = i; j < argv.length; j++) rest.push(argv[j]!);
       break;
     }
     if (token === "--json") options.json = true;

@@ -125,7 +125,7 @@ export function parseFlags(
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === "--") {
-      words.push(...argv.slice(i + 1));
+      for (let j = i + 1; j < argv.length; j++) words.push(argv[j]!);
       break;
     }
     if (!token.startsWith("--") && !/^-[A-Za-z]$/.test(token)) {

@@ -29,19 +29,27 @@ export function taskFragment(input: TaskInput | Briefing): string {
     if (value) lines.push(field(key, value, "  "));
   }
   const context = briefing.context ?? briefing.context_all;
-  if (context) lines.push(...contextLines(context));
-  if (briefing.progress) lines.push(...progressLines(briefing.progress));
-  else if (briefing.progress_summary) lines.push(...summaryLines(briefing.progress_summary));
+  if (context) append(lines, contextLines(context));
+  if (briefing.progress) append(lines, progressLines(briefing.progress));
+  else if (briefing.progress_summary) append(lines, summaryLines(briefing.progress_summary));
   if (briefing.parent !== undefined) lines.push(`  parent: ${briefing.parent ? taskLine(briefing.parent) : "none"}`);
   for (const [label, tasks] of [
     ["children", briefing.children],
     ["blocked by", briefing.blocked_by],
     ["blocking", briefing.blocking],
   ] as const) {
-    if (tasks) lines.push(...taskList(label, tasks));
+    if (tasks) append(lines, taskList(label, tasks));
   }
   if (briefing.files) lines.push(filesLine(briefing.files));
   return lines.join("\n");
+}
+
+/**
+ * A briefing lists every child and dependant, however many: `push(...more)` would pass each as an
+ * argument on the stack, and throws RangeError past about 125,000 of them.
+ */
+function append(lines: string[], more: readonly string[]): void {
+  for (const line of more) lines.push(line);
 }
 
 function contextLines(entries: readonly ContextEntry[]): string[] {

@@ -75,8 +75,7 @@ async function caredAbout(tx: StoreTx, focus: Task | null, claims: readonly Task
     ids.add(focus.id);
     if (focus.parent_id) ids.add(focus.parent_id);
     for (const id of focus.blocked_by) ids.add(id);
-    for (const child of await tx.children(focus.id)) ids.add(child.id);
-    for (const blocked of await tx.blocking(focus.id)) ids.add(blocked.id);
+    for (const id of await tx.childAndDependantIds(focus.id)) ids.add(id);
   }
   return [...ids];
 }

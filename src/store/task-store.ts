@@ -153,6 +153,8 @@ export interface StoreTx {
   subtreeHeight(id: string): Promise<number>;
   blockers(id: string): Promise<Task[]>;
   blocking(id: string): Promise<Task[]>;
+  /** The ids of the live tasks that are children of `id` or that it blocks. */
+  childAndDependantIds(id: string): Promise<string[]>;
   /** True when `target` can be reached from `from` along live edges of `type`. */
   reaches(from: string, target: string, type: "blocks" | "parent_of"): Promise<boolean>;
 

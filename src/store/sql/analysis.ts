@@ -1,7 +1,7 @@
 import type { Task } from "../../domain/types.js";
 import { toTask } from "../rows.js";
 import type { SqlDb, SqlValue } from "./database.js";
-import { perDialect } from "./dialect.js";
+import { type Dialect, perDialect } from "./dialect.js";
 import { openEdgeInto, TASK_ORDER, taskColumns, UNFINISHED } from "./task-columns.js";
 
 interface Scope {
@@ -10,13 +10,17 @@ interface Scope {
   under?: string;
 }
 
-const UNDER_ROOT = `WITH RECURSIVE under_root(id) AS (
+/**
+ * Every descendant of the `?` task. The walk drives each step (outerJoin): left to choose, SQLite
+ * at times built an index over every parent_of edge at each step, for each of 200,000 tasks.
+ */
+const underRoot = (d: Dialect) => `WITH RECURSIVE under_root(id) AS (
   SELECT to_task_id FROM relationships WHERE from_task_id = ? AND type = 'parent_of' AND removed_at IS NULL
-  UNION SELECT r.to_task_id FROM relationships r JOIN under_root u ON r.from_task_id = u.id
+  UNION SELECT r.to_task_id FROM under_root u ${d.outerJoin} relationships r ON r.from_task_id = u.id
     WHERE r.type = 'parent_of' AND r.removed_at IS NULL) `;
 
 /** The scope's clause over tasks aliased `alias`, its parameters, and the CTE it needs. */
-function scoped(filter: Scope, alias: string): { clause: string; params: SqlValue[]; cte: string } {
+function scoped(d: Dialect, filter: Scope, alias: string): { clause: string; params: SqlValue[]; cte: string } {
   const parts: string[] = [];
   const params: SqlValue[] = [];
   if (filter.under !== undefined) parts.push(`${alias}.id IN (SELECT id FROM under_root)`);
@@ -24,16 +28,29 @@ function scoped(filter: Scope, alias: string): { clause: string; params: SqlValu
     parts.push(`${alias}.list_id = ?`);
     params.push(filter.list_id);
   }
-  return { clause: parts.map((p) => `AND ${p}`).join(" "), params, cte: filter.under !== undefined ? UNDER_ROOT : "" };
+  return {
+    clause: parts.map((p) => `AND ${p}`).join(" "),
+    params,
+    cte: filter.under !== undefined ? underRoot(d) : "",
+  };
 }
 
 const texts = perDialect((d) => {
   const openEdges = `relationships r ${d.indexedBy("idx_relationships_open_blocks")}`;
   const open = "r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge = 1";
+  const ends = "JOIN tasks f ON f.id = r.from_task_id JOIN tasks t ON t.id = r.to_task_id";
+  const inList = "AND f.list_id = ? AND t.list_id = ?";
+  // Under a parent: the walk's tasks lead to the edges into them, and the far end is looked up
+  // in the walk. Matching both ends against the walk with IN let SQLite loop over the whole walk
+  // for every edge it read: hours for a tree of 200,000 tasks.
+  const under = (list: string) => `${underRoot(d)}SELECT r.from_task_id AS a, r.to_task_id AS b
+    FROM under_root u ${d.outerJoin} ${openEdges} ON r.to_task_id = u.id ${list ? ends : ""}
+    WHERE ${open} AND EXISTS (SELECT 1 FROM under_root s WHERE s.id = r.from_task_id) ${list}`;
   return {
-    open,
-    openEdges,
     allEdges: `SELECT r.from_task_id AS a, r.to_task_id AS b FROM ${openEdges} WHERE ${open}`,
+    edgesInList: `SELECT r.from_task_id AS a, r.to_task_id AS b FROM ${openEdges} ${ends} WHERE ${open} ${inList}`,
+    edgesUnder: under(""),
+    edgesUnderInList: under(inList),
     // Whole store: unfinished tasks less those an open edge points into, two index-only counts
     // rather than a probe per task.
     unfinished: `SELECT COUNT(*) AS n FROM tasks ${d.indexedBy("idx_tasks_list_status")}
@@ -49,22 +66,13 @@ export function analysisStatements(db: SqlDb) {
   return {
     /** Live blocks edges between unfinished tasks, optionally within a list or under a parent. */
     async blockEdges(filter: Scope): Promise<Array<[string, string]>> {
-      const whole = filter.list_id === undefined && filter.under === undefined;
-      let rows: Awaited<ReturnType<SqlDb["all"]>>;
-      if (whole) {
-        rows = await db.all(sql.allEdges);
-      } else {
-        const from = scoped(filter, "f");
-        const to = scoped(filter, "t");
-        rows = await db.all(
-          `${from.cte}SELECT r.from_task_id AS a, r.to_task_id AS b FROM ${sql.openEdges}
-           JOIN tasks f ON f.id = r.from_task_id JOIN tasks t ON t.id = r.to_task_id
-           WHERE ${sql.open} ${from.clause} ${to.clause}`,
-          ...(filter.under !== undefined ? [filter.under] : []),
-          ...from.params,
-          ...to.params,
-        );
-      }
+      const list = filter.list_id === undefined ? [] : [filter.list_id, filter.list_id];
+      const rows =
+        filter.under !== undefined
+          ? await db.all(list.length > 0 ? sql.edgesUnderInList : sql.edgesUnder, filter.under, ...list)
+          : list.length > 0
+            ? await db.all(sql.edgesInList, ...list)
+            : await db.all(sql.allEdges);
       return rows.map((row) => [row.a as string, row.b as string]);
     },
 
@@ -73,7 +81,7 @@ export function analysisStatements(db: SqlDb) {
      * now (open and unclaimed, in ready order).
      */
     async unblockedUnfinished(filter: Scope & { limit: number }): Promise<{ total: number; tasks: Task[] }> {
-      const scope = scoped(filter, "t");
+      const scope = scoped(d, filter, "t");
       const head: SqlValue[] = filter.under !== undefined ? [filter.under] : [];
       let total: number;
       if (filter.list_id === undefined && filter.under === undefined) {

@@ -25,6 +25,11 @@ const texts = perDialect((d) => {
     children: linkedTasks(columns, "parent_of", "out"),
     blockers: linkedTasks(columns, "blocks", "in"),
     blocking: linkedTasks(columns, "blocks", "out"),
+    // Ids only: a task can have 200,000 dependants, and reading each as a whole task (its parent,
+    // blockers and blocked flag) costs seconds where the ids alone cost a fraction of one.
+    below: `SELECT e.to_task_id AS id FROM relationships e JOIN tasks t ON t.id = e.to_task_id
+      WHERE e.from_task_id = ? AND e.type IN ('parent_of', 'blocks') AND e.removed_at IS NULL
+        AND t.deleted_at IS NULL`,
     ancestors: `WITH RECURSIVE up(id, distance) AS (
          SELECT from_task_id, 1 FROM relationships
            WHERE to_task_id = ? AND type = 'parent_of' AND removed_at IS NULL
@@ -95,6 +100,10 @@ export function hierarchyStatements(db: SqlDb) {
     blockers: (id: string): Promise<Task[]> => tasks(sql.blockers, id),
     blocking: (id: string): Promise<Task[]> => tasks(sql.blocking, id),
     ancestors: (id: string): Promise<Task[]> => tasks(sql.ancestors, id),
+
+    async childAndDependantIds(id: string): Promise<string[]> {
+      return (await db.all(sql.below, id)).map((row) => row.id as string);
+    },
 
     async descendants(id: string, limit: number): Promise<Array<Task & { depth: number }>> {
       const rows = await db.all(sql.descendants, id, limit);

@@ -54,6 +54,20 @@ export function graphContract(factory: StoreFactory): void {
       assert.deepEqual([levelRoot, levelLeaf, heightRoot, heightLeaf], [1, 4, 4, 1]);
     });
 
+    it("reads the ids of a task's live children and of the tasks it blocks, and nothing else", async () => {
+      const t = await tree();
+      const blocker = await p().task("blocker");
+      const blocked = await p().task("blocked", { blocked_by: [t.a] });
+      const unblocked = await p().task("unblocked", { blocked_by: [t.a] });
+      const deleted = await p().task("deleted", { blocked_by: [t.a] });
+      await p().ok("arbeit_task_update", { task_id: t.a, blocked_by: [blocker] });
+      await p().ok("arbeit_task_update", { task_id: unblocked, blocked_by: [] });
+      await p().ok("arbeit_task_delete", { task_id: deleted });
+      const below = await p().read((tx) => tx.childAndDependantIds(t.a));
+      assert.deepEqual([...below].sort(), [t.a1, blocked].sort());
+      assert.deepEqual(await p().read((tx) => tx.childAndDependantIds(t.a1x)), []);
+    });
+
     it("allows at most four levels and one parent, and rejects hierarchy cycles", async () => {
       const t = await tree();
       assert.equal(
