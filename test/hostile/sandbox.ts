@@ -1,4 +1,6 @@
 import { spawnSync } from "node:child_process";
+import { chmodSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { CLI, type CliResult } from "../helpers/cli.js";
 import { requirement } from "../helpers/requirements.js";
 
@@ -107,9 +109,25 @@ export function cliInMount(
   return { results, listing: parts.at(-1)!.trim() };
 }
 
-/** Runs the CLI as the user nobody in `cwd`. */
+/**
+ * Runs the CLI as the user nobody in `cwd`. The checkout may sit in a folder only its owner can
+ * enter (a fresh `mktemp -d` clone is 0700): the folders on the way to it are opened for passing
+ * through (search only, no listing) for the call, and put back as they were.
+ */
 export function cliAsNobody(cwd: string, args: string[], env: Record<string, string> = {}): CliResult {
-  return parse(
-    spawnSync("setpriv", [...NOBODY, process.execPath, CLI, ...args], { cwd, env: cleanEnv(env), encoding: "utf8" }),
-  );
+  const restore: Array<[string, number]> = [];
+  for (let dir = dirname(CLI); dirname(dir) !== dir; dir = dirname(dir)) {
+    const mode = statSync(dir).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      restore.push([dir, mode]);
+      chmodSync(dir, mode | 0o001);
+    }
+  }
+  try {
+    return parse(
+      spawnSync("setpriv", [...NOBODY, process.execPath, CLI, ...args], { cwd, env: cleanEnv(env), encoding: "utf8" }),
+    );
+  } finally {
+    for (const [dir, mode] of restore) chmodSync(dir, mode);
+  }
 }
