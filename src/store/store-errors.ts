@@ -63,15 +63,14 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** The environment error `error` stands for at store `location`, or undefined when it is none. */
-export function storeFailure(error: unknown, location?: string): ArbeitError | undefined {
+export function storeFailure(error: unknown, location: string): ArbeitError | undefined {
   if (error instanceof ArbeitError) return undefined;
   const code = codeOf(error);
   const kind = code === undefined ? undefined : BY_CODE[code];
   if (kind === undefined) return undefined;
   const reason = error instanceof Error ? error.message : String(error);
-  const where = location === undefined ? "The Arbeit database" : `The Arbeit database at ${location}`;
-  return new ArbeitError(kind, `${where} ${WHAT[kind]}: ${reason} (${code}).`, {
-    details: { ...(location === undefined ? {} : { path: location }), cause: code },
+  return new ArbeitError(kind, `The Arbeit database at ${location} ${WHAT[kind]}: ${reason} (${code}).`, {
+    details: { path: location, cause: code },
   });
 }
 

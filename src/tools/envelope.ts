@@ -1,7 +1,6 @@
 import { ArbeitError, type ErrorBody } from "../domain/errors.js";
 import type { Warning } from "../domain/types.js";
 import { fromZodError } from "../schemas/zod-errors.js";
-import { storeFailure } from "../store/store-errors.js";
 import type { ToolContext, ToolDef } from "./define.js";
 import { runIdempotent, successEnvelope } from "./idempotency.js";
 
@@ -11,13 +10,11 @@ export type Envelope<T = unknown> =
   | { success: false; error: ErrorBody; warnings?: Warning[] };
 
 /**
- * Anything thrown that is not an ArbeitError is a bug, reported as INTERNAL_ERROR, unless it is a
- * failure of the machine (disk full, no permission), which the store names where it can.
+ * Anything thrown that is not an ArbeitError is a bug: report it as INTERNAL_ERROR. Failures of
+ * the machine (disk full, no permission) are named by the store that met them, with its path.
  */
 export function toArbeitError(error: unknown): ArbeitError {
   if (error instanceof ArbeitError) return error;
-  const environment = storeFailure(error);
-  if (environment) return environment;
   const message = error instanceof Error ? error.message : String(error);
   return new ArbeitError("INTERNAL_ERROR", `Unexpected failure: ${message}`);
 }

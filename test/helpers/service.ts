@@ -34,6 +34,16 @@ export interface TestProject {
   close(): Promise<void>;
 }
 
+/** Runs a tool through the catalogue exactly as every front end does, as `caller` (overridable per call). */
+export function catalogueCaller(service: ArbeitService, caller: Caller, cwd: string) {
+  return (tool: string, args: unknown, override: Partial<Caller> = {}): Promise<Envelope<any>> => {
+    const def = findTool(tool);
+    if (!def) throw new Error(`no tool ${tool}`);
+    const ctx: ToolContext = { caller: { ...caller, ...override }, cwd, service: async () => service };
+    return invokeTool(def, args, ctx) as Promise<Envelope<any>>;
+  };
+}
+
 /** A real SQLite file in a temp project with `.arbeit/`, opened through the real service. */
 export async function openTestProject(
   options: { clock?: TestClock; caller?: Partial<Caller> } = {},
@@ -46,12 +56,7 @@ export async function openTestProject(
   const store = await SqliteTaskStore.open(dbPath, { clock: clock.now });
   const service = new ArbeitService(store, { projectRoot: dir, now: clock.now });
   const caller: Caller = { session: "ses-test", agent: "tester", ...options.caller };
-  const call = (tool: string, args: unknown, override: Partial<Caller> = {}) => {
-    const def = findTool(tool);
-    if (!def) throw new Error(`no tool ${tool}`);
-    const ctx: ToolContext = { caller: { ...caller, ...override }, cwd: dir, service: async () => service };
-    return invokeTool(def, args, ctx) as Promise<Envelope<any>>;
-  };
+  const call = catalogueCaller(service, caller, dir);
   return {
     dir,
     dbPath,

@@ -2,11 +2,10 @@ import { after, describe } from "node:test";
 import type { ArbeitService } from "../../src/service/arbeit-service.js";
 import type { Caller } from "../../src/service/caller.js";
 import { initProject, openProject } from "../../src/service/project.js";
-import { findTool } from "../../src/tools/catalogue.js";
-import type { ToolContext } from "../../src/tools/define.js";
-import { type Envelope, invokeTool } from "../../src/tools/envelope.js";
+import type { Envelope } from "../../src/tools/envelope.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
+import { catalogueCaller } from "../helpers/service.js";
 import { tempDir } from "../helpers/temp.js";
 
 /**
@@ -61,12 +60,7 @@ export function forEachEngine(name: string, body: (project: () => Promise<Hostil
         await initProject(locate);
         const service = await openProject(locate);
         const caller: Caller = { session: "ses-hostile", agent: "hostile" };
-        const call = (tool: string, args: unknown, override: Partial<Caller> = {}) => {
-          const def = findTool(tool);
-          if (!def) throw new Error(`no tool ${tool}`);
-          const ctx: ToolContext = { caller: { ...caller, ...override }, cwd: dir, service: async () => service };
-          return invokeTool(def, args, ctx) as Promise<Envelope<any>>;
-        };
+        const call = catalogueCaller(service, caller, dir);
         const project: HostileProject = {
           engine,
           dir,

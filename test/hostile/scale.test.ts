@@ -3,6 +3,7 @@ import { before, test } from "node:test";
 import { extractGlobalOptions } from "../../src/cli/global-options.js";
 import { parseFlags } from "../../src/cli/schema-flags.js";
 import { taskFragment } from "../../src/fragments/task-fragment.js";
+import { INCLUDE_SECTIONS } from "../../src/service/briefing.js";
 import type { SqlDb, SqlStore } from "../../src/store/sql/database.js";
 import { forEachEngine, type HostileProject } from "./engines.js";
 
@@ -116,20 +117,7 @@ forEachEngine(`a task blocking ${N} others`, (project) => {
   });
 
   test("task_get with every include", async () => {
-    const include = [
-      "relationships",
-      "context",
-      "context_all",
-      "progress",
-      "progress_summary",
-      "parent",
-      "children",
-      "blocked_by",
-      "blocking",
-      "files",
-      "sessions",
-      "recent_events",
-    ];
+    const include = [...INCLUDE_SECTIONS];
     const hub = await p.ok("arbeit_task_get", { task_id: HUB, include });
     assert.equal(hub.blocking.length, N);
     assert.equal(hub.relationships.length, N);

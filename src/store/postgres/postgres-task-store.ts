@@ -156,7 +156,7 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
       }
     } catch (error) {
       await pool.end();
-      throw error;
+      rethrowAsStoreFailure(error, location);
     }
     return new PostgresTaskStore(pool, location, schema, options.clock);
   }

@@ -85,7 +85,7 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
    */
   static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteTaskStore> {
     if (options.existing && path !== ":memory:") checkDatabaseFile(path);
-    const { driver, readOnly } = await openWritableOrNot(path);
+    const { driver, readOnly } = await openWritableOrNot(path).catch((error) => rethrowAsStoreFailure(error, path));
     try {
       driver.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       if (path !== ":memory:" && !readOnly) driver.exec("PRAGMA journal_mode = WAL");
