@@ -10,13 +10,15 @@ import { UsageError } from "./usage-error.js";
 const USAGE = `Usage: arbeit setup claude [--command <cmd>] [--dir <path>]
        arbeit setup opencode [--npm] [--force] [--dir <path>]
 
-claude    adds Arbeit's hooks to .claude/settings.json and its MCP server to .mcp.json
-          (--command: how hooks run arbeit; default "npx arbeit")
+claude    adds Arbeit's hooks to .claude/settings.json and its MCP server to .mcp.json.
+          They run the project's own arbeit (node_modules/.bin) when it has one, else this
+          installation by absolute path. --command <cmd>: run <cmd> instead, in the hooks and
+          the MCP server alike (split on spaces), e.g. --command arbeit for a global install
 opencode  writes .opencode/plugin/arbeit.js, which loads the installed arbeit package
           (--npm: list the "arbeit" npm plugin in opencode.json instead; --force: replace a
           plugin file that differs)
-Existing files are merged, never overwritten: every key, hook and server is kept, and running
-setup twice changes nothing. A file that is not valid JSON is refused and left untouched. The
+Existing files are merged, never overwritten: every key, hook and server is kept, Arbeit's
+own entries are pointed at the command above, and running setup twice changes nothing. A file that is not valid JSON is refused and left untouched. The
 Arbeit database is created in the project if there is none. --dir defaults to the project root.
 `;
 

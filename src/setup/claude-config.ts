@@ -1,8 +1,10 @@
+import { installedCli, projectBin } from "./installation.js";
 import { isObject, type JsonObject, SetupError } from "./json-file.js";
 
 /**
  * The Claude Code configuration Arbeit needs, merged into whatever is there: every existing key,
- * hook and server is kept, and a hook or server already present is never added twice.
+ * hook and server is kept, and a hook or server already present is never added twice. Arbeit's
+ * own entries are brought up to date with the command setup was asked to write.
  */
 
 export const CLAUDE_HOOKS = [
@@ -15,66 +17,128 @@ export const CLAUDE_HOOKS = [
 
 export const HOOK_TIMEOUT_SECONDS = 10;
 
-/** `npx arbeit` by default: found in the project's node_modules, else fetched once by npx. */
-export const DEFAULT_COMMAND = "npx arbeit";
+/** How Claude Code starts Arbeit: a shell command per hook, and the MCP server's program. */
+export interface ClaudeCommand {
+  hook(name: string): string;
+  mcp: { command: string; args: string[] };
+  /** False when the files name a path outside the project, which other machines lack. */
+  portable: boolean;
+  /** What runs, in a few words, for the report. */
+  summary: string;
+}
 
-function hasArbeitHook(groups: unknown[], name: string): boolean {
-  return groups.some(
-    (group) =>
-      isObject(group) &&
-      Array.isArray(group.hooks) &&
-      group.hooks.some(
-        (hook) => isObject(hook) && typeof hook.command === "string" && hook.command.includes(`arbeit hook ${name}`),
-      ),
+const shellQuote = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`);
+
+/**
+ * The command for a project. Hooks run on every Read and Edit, so each must start Arbeit
+ * directly: `npx` costs several times the CPU of the program it finds, and may fetch a package
+ * of that name from the registry. In order:
+ * - `explicit` (--command), split on spaces for the MCP server;
+ * - the project's own copy: hooks run `$CLAUDE_PROJECT_DIR/node_modules/.bin/arbeit`, and the
+ *   server, started once per conversation from whatever folder Claude Code runs in, `npx
+ *   --no-install arbeit`, which finds the project's copy from any subfolder and never installs;
+ * - this installation, by absolute path.
+ */
+export function claudeCommand(dir: string, explicit?: string): ClaudeCommand {
+  if (explicit !== undefined) {
+    const [program = "arbeit", ...args] = explicit.trim().split(/\s+/);
+    return {
+      hook: (name) => `${explicit.trim()} hook ${name}`,
+      mcp: { command: program, args: [...args, "mcp"] },
+      portable: true,
+      summary: explicit.trim(),
+    };
+  }
+  if (projectBin(dir)) {
+    return {
+      hook: (name) => `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/arbeit hook ${name}`,
+      mcp: { command: "npx", args: ["--no-install", "arbeit", "mcp"] },
+      portable: true,
+      summary: "the project's node_modules/.bin/arbeit",
+    };
+  }
+  const cli = installedCli();
+  return {
+    hook: (name) => `${shellQuote(cli)} hook ${name}`,
+    mcp: { command: cli, args: ["mcp"] },
+    portable: false,
+    summary: cli,
+  };
+}
+
+/** An Arbeit hook however it was written: `npx arbeit`, a path to the CLI, a global `arbeit`. */
+function isArbeitHook(hook: unknown, name: string): hook is JsonObject & { command: string } {
+  return (
+    isObject(hook) &&
+    typeof hook.command === "string" &&
+    new RegExp(`(?:arbeit|main\\.js)['"]?\\s+hook\\s+${name}\\s*$`).test(hook.command)
   );
 }
 
-/** Adds Arbeit's hooks to `.claude/settings.json`; returns the events that gained one. */
+/**
+ * Adds Arbeit's hooks to `.claude/settings.json`, or points the ones there at `command`; returns
+ * the events that gained a hook and those whose hook now runs another command.
+ */
 export function mergeClaudeSettings(
   settings: JsonObject,
-  command: string = DEFAULT_COMMAND,
-): { value: JsonObject; added: string[] } {
+  command: ClaudeCommand,
+): { value: JsonObject; added: string[]; updated: string[] } {
   const hooks = settings.hooks ?? {};
   if (!isObject(hooks)) throw new SetupError(`"hooks" in .claude/settings.json must be an object.`);
   const merged: JsonObject = { ...hooks };
   const added: string[] = [];
+  const updated: string[] = [];
   for (const spec of CLAUDE_HOOKS) {
     const groups = merged[spec.event] ?? [];
     if (!Array.isArray(groups))
       throw new SetupError(`"hooks.${spec.event}" in .claude/settings.json must be an array.`);
-    if (hasArbeitHook(groups, spec.name)) continue;
-    const group = {
-      ...(spec.matcher ? { matcher: spec.matcher } : {}),
-      hooks: [{ type: "command", command: `${command} hook ${spec.name}`, timeout: HOOK_TIMEOUT_SECONDS }],
-    };
-    merged[spec.event] = [...groups, group];
-    added.push(spec.event);
+    const wanted = command.hook(spec.name);
+    let found = false;
+    let changed = false;
+    const next = groups.map((group) => {
+      if (!isObject(group) || !Array.isArray(group.hooks)) return group;
+      return {
+        ...group,
+        hooks: group.hooks.map((hook) => {
+          if (!isArbeitHook(hook, spec.name)) return hook;
+          found = true;
+          if (hook.command === wanted) return hook;
+          changed = true;
+          return { ...hook, command: wanted };
+        }),
+      };
+    });
+    if (changed) {
+      merged[spec.event] = next;
+      updated.push(spec.event);
+    } else if (!found) {
+      const group = {
+        ...(spec.matcher ? { matcher: spec.matcher } : {}),
+        hooks: [{ type: "command", command: wanted, timeout: HOOK_TIMEOUT_SECONDS }],
+      };
+      merged[spec.event] = [...groups, group];
+      added.push(spec.event);
+    }
   }
-  return { value: added.length > 0 ? { ...settings, hooks: merged } : settings, added };
+  const touched = added.length + updated.length > 0;
+  return { value: touched ? { ...settings, hooks: merged } : settings, added, updated };
 }
 
-/**
- * The MCP server entry for `command` (`npx arbeit` -> npx with args [arbeit, mcp]), so that the
- * server runs the same Arbeit as the hooks. The command is split on spaces.
- */
-export function mcpServerEntry(command: string = DEFAULT_COMMAND): { command: string; args: string[] } {
-  const [program = "npx", ...args] = command.trim().split(/\s+/);
-  return { command: program, args: [...args, "mcp"] };
-}
-
-/** Adds the `arbeit` MCP server to `.mcp.json` unless one by that name is configured. */
+/** Adds the `arbeit` MCP server to `.mcp.json`, or points the one there at `command`. */
 export function mergeMcpConfig(
   config: JsonObject,
-  command: string = DEFAULT_COMMAND,
-): { value: JsonObject; added: boolean } {
+  command: ClaudeCommand,
+): { value: JsonObject; action: "added" | "updated" | "unchanged" } {
   const servers = config.mcpServers ?? {};
   if (!isObject(servers)) throw new SetupError(`"mcpServers" in .mcp.json must be an object.`);
-  if ("arbeit" in servers) return { value: config, added: false };
+  const existing = servers.arbeit;
+  const current = isObject(existing) ? existing : {};
+  if (current.command === command.mcp.command && JSON.stringify(current.args) === JSON.stringify(command.mcp.args)) {
+    return { value: config, action: "unchanged" };
+  }
   return {
-    value: {
-      ...config,
-      mcpServers: { ...servers, arbeit: mcpServerEntry(command) },
-    },
-    added: true,
+    // Other keys of an existing entry (env, type) are the user's and stay.
+    value: { ...config, mcpServers: { ...servers, arbeit: { ...current, ...command.mcp } } },
+    action: existing === undefined ? "added" : "updated",
   };
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { projectHasArbeit } from "./installation.js";
 import { readJsonObject, SetupError, writeJson } from "./json-file.js";
 import { listsArbeitPlugin, mergeOpencodeConfig, pluginFileSource } from "./opencode-config.js";
 import { ensureInitialized, newReport, record, type SetupReport } from "./report.js";
@@ -16,13 +16,9 @@ const OTHER_PLUGIN_FILES = ["plugin/arbeit.ts", "plugins/arbeit.js", "plugins/ar
  * project dependency: portable, commit it), else by the absolute path of this installation.
  */
 export function pluginSpecifier(dir: string): { specifier: string; portable: boolean } {
-  try {
-    createRequire(join(dir, "package.json")).resolve("arbeit/package.json");
-    return { specifier: "arbeit/opencode", portable: true };
-  } catch {
-    const entry = fileURLToPath(new URL("../opencode/server.js", import.meta.url));
-    return { specifier: pathToFileURL(entry).href, portable: false };
-  }
+  if (projectHasArbeit(dir)) return { specifier: "arbeit/opencode", portable: true };
+  const entry = fileURLToPath(new URL("../opencode/server.js", import.meta.url));
+  return { specifier: pathToFileURL(entry).href, portable: false };
 }
 
 export interface SetupOpencodeOptions {

@@ -22,11 +22,16 @@ export interface ArbeitProject {
 }
 
 /**
- * `arbeit init` and `arbeit setup claude` in the sandbox's project, then the install
- * docs/claude-code.md describes (`npm install --save-dev /path/to/arbeit`), offline and hermetic,
- * so the `npx arbeit ...` that setup writes resolves to this checkout's built CLI.
+ * `arbeit init` and `arbeit setup claude` in the sandbox's project. With `install` (the default)
+ * the project first gets Arbeit as docs/claude-code.md describes (`npm install --save-dev
+ * /path/to/arbeit`, offline and hermetic), so setup writes the portable commands that run the
+ * project's copy; without it, setup writes this checkout's CLI by absolute path.
  */
-export async function setUpArbeitProject(sandbox: ClaudeSandbox, name: string): Promise<ArbeitProject> {
+export async function setUpArbeitProject(
+  sandbox: ClaudeSandbox,
+  name: string,
+  options: { install?: boolean } = {},
+): Promise<ArbeitProject> {
   const project = sandbox.project;
   const arbeit = async (...args: string[]) => {
     const result = await runCli(args, { cwd: project });
@@ -43,23 +48,25 @@ export async function setUpArbeitProject(sandbox: ClaudeSandbox, name: string): 
       await service.close();
     }
   };
+  writeFileSync(join(project, "package.json"), `${JSON.stringify({ name, private: true })}\n`);
+  if (options.install ?? true) {
+    await execFileAsync(
+      "npm",
+      ["install", "--save-dev", REPO, "--offline", "--no-audit", "--no-fund", "--ignore-scripts"],
+      {
+        cwd: project,
+        timeout: 60_000,
+        env: {
+          PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+          HOME: sandbox.home,
+          npm_config_cache: join(sandbox.home, ".npm"),
+          npm_config_update_notifier: "false",
+        },
+      },
+    );
+  }
   await arbeit("init");
   await arbeit("setup", "claude", "--json");
-  writeFileSync(join(project, "package.json"), `${JSON.stringify({ name, private: true })}\n`);
-  await execFileAsync(
-    "npm",
-    ["install", "--save-dev", REPO, "--offline", "--no-audit", "--no-fund", "--ignore-scripts"],
-    {
-      cwd: project,
-      timeout: 60_000,
-      env: {
-        PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-        HOME: sandbox.home,
-        npm_config_cache: join(sandbox.home, ".npm"),
-        npm_config_update_notifier: "false",
-      },
-    },
-  );
   return {
     arbeit,
     withStore,

@@ -185,9 +185,9 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     sandbox?.cleanup();
   });
 
-  it("setup configures `npx arbeit` hooks and MCP server, which resolve to this checkout's built CLI", () => {
+  it("setup points the hooks at the project's node_modules/.bin/arbeit and the MCP server at `npx --no-install arbeit`, both this checkout's CLI", () => {
     const mcp = JSON.parse(readFileSync(join(project, ".mcp.json"), "utf8"));
-    assert.deepEqual(mcp.mcpServers.arbeit, { command: "npx", args: ["arbeit", "mcp"] });
+    assert.deepEqual(mcp.mcpServers.arbeit, { command: "npx", args: ["--no-install", "arbeit", "mcp"] });
     const { hooks } = JSON.parse(readFileSync(join(project, ".claude", "settings.json"), "utf8"));
     for (const [event, name] of [
       ["SessionStart", "session-start"],
@@ -195,7 +195,7 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
       ["PreCompact", "pre-compact"],
     ] as const) {
       const commands = hooks[event].flatMap((group: any) => group.hooks.map((hook: any) => hook.command));
-      assert.ok(commands.includes(`npx arbeit hook ${name}`), `${event}: ${commands.join(", ")}`);
+      assert.deepEqual(commands, [`"$CLAUDE_PROJECT_DIR"/node_modules/.bin/arbeit hook ${name}`], event);
     }
     assert.equal(realpathSync(join(project, "node_modules", ".bin", "arbeit")), realpathSync(CLI));
   });

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { ArbeitService } from "../../src/service/arbeit-service.js";
 import { ANONYMOUS } from "../../src/service/caller.js";
+import { CLI } from "../helpers/cli.js";
 import { requirement } from "../helpers/requirements.js";
 import { type ArbeitProject, setUpArbeitProject } from "./arbeit-project.js";
 import { type ClaudeRun, type ClaudeSandbox, claudeMissing, createSandbox, runClaude } from "./claude-harness.js";
@@ -133,7 +134,8 @@ describe("Claude Code, real binary, with Arbeit set up: a sub-agent works as a s
     async () => {
       sandbox = createSandbox();
       project = sandbox.project;
-      setup = await setUpArbeitProject(sandbox, "e2e-subagents");
+      // Arbeit not installed in the project: setup writes this checkout's CLI by absolute path.
+      setup = await setUpArbeitProject(sandbox, "e2e-subagents", { install: false });
       mainTaskId = (await arbeit("call", "arbeit_task_create", JSON.stringify({ title: "Main task" }))).task.id;
       subTaskId = (await arbeit("call", "arbeit_task_create", JSON.stringify({ title: "Sub-agent task" }))).task.id;
       fake = await startFakeAnthropic(script);
@@ -156,6 +158,14 @@ describe("Claude Code, real binary, with Arbeit set up: a sub-agent works as a s
   after(async () => {
     await fake?.close();
     sandbox?.cleanup();
+  });
+
+  it("setup wrote this checkout's CLI by absolute path for the hooks and the MCP server", () => {
+    const mcp = JSON.parse(readFileSync(join(project, ".mcp.json"), "utf8"));
+    assert.deepEqual(mcp.mcpServers.arbeit, { command: realpathSync(CLI), args: ["mcp"] });
+    const { hooks } = JSON.parse(readFileSync(join(project, ".claude", "settings.json"), "utf8"));
+    assert.match(hooks.PreToolUse[0].hooks[0].command, /^\S*dist\/cli\/main\.js'? hook pre-tool-use$/);
+    assert.ok(!existsSync(join(project, "node_modules")));
   });
 
   it("ran the script: the main agent delegated to one sub-agent with the Agent tool; both wrote their file", () => {

@@ -1,14 +1,36 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { type CliResult, runCli } from "../helpers/cli.js";
+import { CLI, type CliResult, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 
 /** `arbeit setup claude | opencode` against real project folders, through the built CLI. */
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
+/** This checkout's CLI, which setup writes when the project has no Arbeit of its own. */
+const INSTALLED = realpathSync(CLI);
+const VERSION = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version;
+
+/** Arbeit installed in a project as npm does it: the package folder and its bin link. */
+function installInto(dir: string): void {
+  writeFileSync(join(dir, "package.json"), '{"name": "app", "private": true}\n');
+  mkdirSync(join(dir, "node_modules", ".bin"), { recursive: true });
+  symlinkSync(REPO, join(dir, "node_modules", "arbeit"), "dir");
+  symlinkSync("../arbeit/dist/cli/main.js", join(dir, "node_modules", ".bin", "arbeit"));
+}
+
+/** A hook command run as Claude Code runs it: `sh -c`, with the project in CLAUDE_PROJECT_DIR. */
+function runHook(command: string, cwd: string, projectDir: string, payload = "{}") {
+  return spawnSync("sh", ["-c", command], {
+    cwd,
+    input: payload,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH, CLAUDE_PROJECT_DIR: projectDir },
+  });
+}
 
 function setup(dir: string, ...args: string[]): Promise<CliResult> {
   return runCli(["setup", ...args, "--json"], { cwd: dir });
@@ -27,7 +49,7 @@ function project(): { dir: string; cleanup(): void } {
 }
 
 describe("arbeit setup claude", () => {
-  it("creates settings with the three hooks, .mcp.json with the server, and the database", async () => {
+  it("without arbeit in the project, hooks and the MCP server run this installation by absolute path, and say so", async () => {
     const { dir, cleanup } = project();
     const result = await setup(dir, "claude");
     assert.equal(result.code, 0, result.stderr);
@@ -43,16 +65,93 @@ describe("arbeit setup claude", () => {
     assert.deepEqual(hooks.SessionStart, [
       {
         matcher: "startup|resume|clear|compact",
-        hooks: [{ type: "command", command: "npx arbeit hook session-start", timeout: 10 }],
+        hooks: [{ type: "command", command: `${INSTALLED} hook session-start`, timeout: 10 }],
       },
     ]);
     assert.equal(hooks.PostToolUse[0].matcher, "Read|Write|Edit|MultiEdit|NotebookEdit");
-    assert.equal(hooks.PostToolUse[0].hooks[0].command, "npx arbeit hook post-tool-use");
-    assert.equal(hooks.PreCompact[0].hooks[0].command, "npx arbeit hook pre-compact");
+    assert.equal(hooks.PostToolUse[0].hooks[0].command, `${INSTALLED} hook post-tool-use`);
+    assert.equal(hooks.PreCompact[0].hooks[0].command, `${INSTALLED} hook pre-compact`);
     assert.deepEqual(readJson(join(dir, ".mcp.json")), {
-      mcpServers: { arbeit: { command: "npx", args: ["arbeit", "mcp"] } },
+      mcpServers: { arbeit: { command: INSTALLED, args: ["mcp"] } },
     });
+    assert.match(result.json.data.notes[0], /not installed in this project.*npm install --save-dev arbeit/);
     assert.ok(existsSync(join(dir, ".arbeit", "arbeit.db")));
+    // The command runs as Claude Code would run it: through a shell, from a subfolder.
+    mkdirSync(join(dir, "src"));
+    const hook = runHook(hooks.SessionStart[0].hooks[0].command, join(dir, "src"), dir);
+    assert.equal(hook.status, 0, hook.stderr);
+    cleanup();
+  });
+
+  it("with arbeit installed in the project, writes portable commands that run the project's copy from any folder", async () => {
+    const { dir, cleanup } = project();
+    installInto(dir);
+    const result = await setup(dir, "claude");
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(result.json.data.notes, []);
+    const { hooks } = readJson(join(dir, ".claude", "settings.json"));
+    const command = hooks.PostToolUse[0].hooks[0].command;
+    assert.equal(command, '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/arbeit hook post-tool-use');
+    assert.deepEqual(readJson(join(dir, ".mcp.json")).mcpServers.arbeit, {
+      command: "npx",
+      args: ["--no-install", "arbeit", "mcp"],
+    });
+    mkdirSync(join(dir, "src"));
+    const payload = {
+      hook_event_name: "PostToolUse",
+      session_id: "s-1",
+      cwd: dir,
+      tool_name: "Read",
+      tool_input: { file_path: join(dir, "a.ts") },
+    };
+    const hook = runHook(command, join(dir, "src"), dir, JSON.stringify(payload));
+    assert.equal(hook.status, 0, hook.stderr);
+    // `npx --no-install` finds the project's copy from a subfolder and fetches nothing.
+    const server = spawnSync(
+      "npx",
+      [...readJson(join(dir, ".mcp.json")).mcpServers.arbeit.args.slice(0, 2), "--version"],
+      {
+        cwd: join(dir, "src"),
+        encoding: "utf8",
+        env: { ...process.env, npm_config_offline: "true" },
+      },
+    );
+    assert.equal(server.status, 0, server.stderr);
+    assert.equal(server.stdout.trim(), VERSION);
+    cleanup();
+  });
+
+  it("points Arbeit's existing hooks and server at the new command, keeping their other keys", async () => {
+    const { dir, cleanup } = project();
+    const settingsPath = join(dir, ".claude", "settings.json");
+    writeJson(settingsPath, {
+      hooks: {
+        PostToolUse: [
+          { matcher: "Edit", hooks: [{ type: "command", command: "npx arbeit hook post-tool-use", timeout: 5 }] },
+        ],
+      },
+    });
+    writeJson(join(dir, ".mcp.json"), {
+      mcpServers: { arbeit: { command: "npx", args: ["arbeit", "mcp"], env: { A: "1" } } },
+    });
+    const result = await setup(dir, "claude", "--command", "arbeit");
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(
+      result.json.data.files.slice(0, 2).map((f: any) => [f.action, f.detail]),
+      [
+        ["updated", "hooks: SessionStart, PreToolUse, PreCompact; now running arbeit: PostToolUse"],
+        ["updated", "MCP server arbeit now running arbeit"],
+      ],
+    );
+    const { hooks } = readJson(settingsPath);
+    assert.deepEqual(hooks.PostToolUse, [
+      { matcher: "Edit", hooks: [{ type: "command", command: "arbeit hook post-tool-use", timeout: 5 }] },
+    ]);
+    assert.deepEqual(readJson(join(dir, ".mcp.json")).mcpServers.arbeit, {
+      command: "arbeit",
+      args: ["mcp"],
+      env: { A: "1" },
+    });
     cleanup();
   });
 
@@ -78,14 +177,14 @@ describe("arbeit setup claude", () => {
     assert.deepEqual(merged.env, settings.env);
     assert.deepEqual(merged.hooks.Stop, [greet]);
     assert.deepEqual(merged.hooks.PostToolUse[0], prettier);
-    assert.equal(merged.hooks.PostToolUse[1].hooks[0].command, "npx arbeit hook post-tool-use");
+    assert.equal(merged.hooks.PostToolUse[1].hooks[0].command, `${INSTALLED} hook post-tool-use`);
     assert.deepEqual(merged.hooks.SessionStart[0], greet);
-    assert.equal(merged.hooks.SessionStart[1].hooks[0].command, "npx arbeit hook session-start");
+    assert.equal(merged.hooks.SessionStart[1].hooks[0].command, `${INSTALLED} hook session-start`);
     assert.equal(merged.hooks.PreCompact.length, 1);
     const mergedMcp = readJson(mcpPath);
     assert.deepEqual(mergedMcp.mcpServers.github, mcp.mcpServers.github);
     assert.equal(mergedMcp.other, true);
-    assert.deepEqual(mergedMcp.mcpServers.arbeit, { command: "npx", args: ["arbeit", "mcp"] });
+    assert.deepEqual(mergedMcp.mcpServers.arbeit, { command: INSTALLED, args: ["mcp"] });
 
     const settingsText = read(settingsPath);
     const mcpText = read(mcpPath);
