@@ -38,7 +38,8 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { postgresSkip } from "../helpers/postgres.js";
+import { dropSchema, postgresSkip } from "../helpers/postgres.js";
+import { requirement } from "../helpers/requirements.js";
 import { parseDoc } from "./doc-blocks.js";
 import { CHECKOUT, DocProject } from "./doc-project.js";
 import { type NotRun, needsPostgres, type PageResult, runPage } from "./doc-runner.js";
@@ -56,7 +57,14 @@ const PAGES = [
     .map((name) => `docs/${name}`),
 ];
 
-describe("executable docs", { concurrency: false }, () => {
+// The pages' commands need a terminal (util-linux `script` gives one), jq and git, as a reader's shell has.
+const missing = ["script", "jq", "git"].filter((tool) => spawnSync(tool, ["--version"]).status !== 0);
+const tools = requirement(
+  "the executable docs",
+  missing.length === 0 ? undefined : `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not installed`,
+);
+
+describe("executable docs", { concurrency: false, skip: tools }, () => {
   const results = new Map<string, PageResult>();
   const notRun: NotRun[] = [];
   after(() => {
@@ -102,6 +110,7 @@ describe("executable docs", { concurrency: false }, () => {
       }
       const result = runPage(name, page, { update: UPDATE, from });
       results.set(name, result);
+      if (needsPostgres(page)) for (const project of result.projects) await dropSchema(project.schema);
       notRun.push(...result.notRun);
       if (UPDATE && result.updated > 0) {
         writeFileSync(join(CHECKOUT, name), result.text);
