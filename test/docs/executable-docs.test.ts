@@ -35,7 +35,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { dropSchema, postgresSkip } from "../helpers/postgres.js";
@@ -86,8 +86,8 @@ describe("executable docs", { concurrency: false, skip: tools }, () => {
       };
       assert.notEqual(run(bare).status, 0, "without an install npx must fail, not fetch arbeit from the registry");
       assert.deepEqual(run(installed), { status: 0, stdout: version });
-      const bin = readFileSync(join(installed.dir, "node_modules", ".bin", "arbeit"), "utf8");
-      assert.equal(bin, readFileSync(join(CHECKOUT, "dist", "cli", "main.js"), "utf8"));
+      const bin = realpathSync(join(installed.dir, "node_modules", ".bin", "arbeit"));
+      assert.equal(bin, realpathSync(join(CHECKOUT, "bin", "arbeit.cjs")));
     } finally {
       bare.cleanup();
       installed.cleanup();
