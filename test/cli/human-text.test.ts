@@ -110,8 +110,7 @@ describe("hints name the command a person types", () => {
     });
 
     it("a terminal shows the command", needsScript, () => {
-      const parent = task;
-      const { output } = onTerminal(project.dir, ["task", "update", parent, "--status", "completed"]);
+      const { output } = onTerminal(project.dir, ["task", "update", task, "--status", "completed"]);
       assert.match(output, /hint: .*arbeit task update/);
       assert.doesNotMatch(output, /arbeit_/);
     });
@@ -254,6 +253,21 @@ describe("resume reads as a briefing", () => {
     assert.match(output, /test-command = npm test/);
   });
 
+  it("says so when there is nothing to resume", () => {
+    const { stdout } = renderText({
+      success: true,
+      data: {
+        agent: "cli",
+        focus: { task: null, reason: "none" },
+        events: { after_seq: 3, total: 0, by_other_agents: 0, shown: [] },
+        cursor: { previous: 3, current: 3, advanced: false },
+        budget: { max_tokens: 1500, estimated_tokens: 80, cut: [] },
+      },
+    });
+    assert.match(stdout, /No task to resume/);
+    assert.match(stdout, /Since event #3: 0 events/);
+  });
+
   it("keeps the JSON as it was", async () => {
     const data = await project.ok(["resume", "--peek"]);
     assert.ok("context_history" in data && "budget" in data && "cursor" in data);
@@ -302,6 +316,16 @@ describe("init says what to commit", () => {
       encoding: "utf8",
     });
     assert.equal(status, "");
+  });
+
+  it("says the same of a --db file, which gets no .gitignore, and of Postgres, where nothing is local", () => {
+    const init = (path: string) => renderText({ success: true, data: { initialized: true, path, root: "/p" } }).stdout;
+    const file = init("/elsewhere/tasks.db");
+    assert.match(file, /Do not commit the database/);
+    assert.doesNotMatch(file, /gitignore/);
+    const shared = init("postgres://arbeit@db.internal:5432/work (schema arbeit)");
+    assert.match(shared, /shared Postgres store/);
+    assert.doesNotMatch(shared, /Do not commit/);
   });
 
   it("keeps the init JSON as it was", async () => {
