@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { findTool, TOOL_NAMES } from "../tools/catalogue.js";
 import { failure, invokeTool } from "../tools/envelope.js";
-import type { GlobalOptions } from "./global-options.js";
+import { flagGuess, type GlobalOptions } from "./global-options.js";
 import { printEnvelope } from "./output.js";
 import { readStdinSync } from "./stdin.js";
 import { closest } from "./suggest.js";
@@ -63,7 +63,11 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   const tool = findTool(name);
   if (!tool) throw unknownTool(name);
   if (extra.length > 0)
-    throw new UsageError(`Unexpected argument ${JSON.stringify(extra[0])}; pass all arguments as one JSON object.`);
+    throw new UsageError(
+      extra[0]!.startsWith("-")
+        ? `Unknown flag ${extra[0]}.${flagGuess(extra[0]!)}`
+        : `Unexpected argument ${JSON.stringify(extra[0])}; pass all arguments as one JSON object.`,
+    );
   let args: unknown;
   try {
     args = readArguments(raw);

@@ -4,6 +4,7 @@ import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
 import { printEnvelope, wantsJson } from "./output.js";
+import { progressBar } from "./progress-bar.js";
 import { terminalSafe } from "./terminal-text.js";
 
 const USAGE = `Usage: arbeit doctor [--fix]
@@ -39,7 +40,10 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   let store: Awaited<ReturnType<typeof openProjectStore>> | undefined;
   try {
     store = await openProjectStore({ cwd: process.cwd(), db: options.db ?? process.env.ARBEIT_DB });
-    const report = await runDoctor(store, { fix: flags.has("fix") });
+    const bar = progressBar("doctor");
+    const report = await runDoctor(store, { fix: flags.has("fix"), onProgress: bar.update }).finally(() =>
+      bar.finish(),
+    );
     process.stdout.write(wantsJson(options.json) ? `${JSON.stringify(report)}\n` : renderText(report));
     return report.ok ? 0 : 1;
   } catch (error) {

@@ -1,3 +1,4 @@
+import { closest } from "./suggest.js";
 import { UsageError } from "./usage-error.js";
 
 /** Options every command accepts, anywhere on the line. */
@@ -12,6 +13,16 @@ export interface GlobalOptions {
 }
 
 const VALUED = new Set(["--db", "--session", "--agent", "--list"]);
+const GLOBAL_FLAGS = ["--json", "--help", "--version", ...VALUED];
+
+/**
+ * " Did you mean --x?" for a flag nobody knows, or "". The command's own flags come first, so a
+ * nearer one of those wins over a global option (--lst is --list, --limt is --limit).
+ */
+export function flagGuess(flag: string, own: readonly string[] = []): string {
+  const guess = closest(flag, [...own, ...GLOBAL_FLAGS]);
+  return guess ? ` Did you mean ${guess}?` : "";
+}
 
 /** Pulls the global options out of argv and returns the rest untouched, in order. */
 export function extractGlobalOptions(argv: readonly string[]): { options: GlobalOptions; rest: string[] } {

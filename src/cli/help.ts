@@ -3,7 +3,7 @@ import { QUERIES } from "../service/queries.js";
 import { TOOLS } from "../tools/catalogue.js";
 import { EXTRA_COMMANDS } from "./extra-commands.js";
 import { describeFlags, flagSpecs } from "./schema-flags.js";
-import { commandNames, groups, type ToolCommand, toolCommands } from "./tool-commands.js";
+import { commandNames, flagName, groups, type ToolCommand, toolCommands } from "./tool-commands.js";
 
 /** Help text for every level: `arbeit --help`, `arbeit task --help`, `arbeit task create --help`. */
 
@@ -89,7 +89,7 @@ export function commandHelp(command: ToolCommand): string {
   lines.push(describeFlags(flagSpecs(tool.input)));
   const words = [...command.positionals, ...(command.variadic ? [command.variadic] : [])];
   if (words.length > 0) {
-    const flags = words.map((word) => `--${word.replaceAll("_", "-")}`);
+    const flags = words.map(flagName);
     lines.push("", `${words.map((word) => `<${word}>`).join(" ")} may also be given as ${flags.join(" ")}.`);
   }
   if (command.example) lines.push("", "Example:", `  ${command.example}`);

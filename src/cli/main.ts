@@ -8,7 +8,7 @@
  *   arbeit call arbeit_query '{"query": "ready"}'
  */
 import { EXTRA_COMMANDS } from "./extra-commands.js";
-import { extractGlobalOptions } from "./global-options.js";
+import { extractGlobalOptions, flagGuess } from "./global-options.js";
 import { terminalSafe } from "./terminal-text.js";
 import { UsageError } from "./usage-error.js";
 
@@ -37,6 +37,8 @@ async function main(argv: string[]): Promise<number> {
     }
     throw new UsageError("Name a command.", generalHelp().trimEnd());
   }
+  // Options come anywhere on the line, so a dash where the command belongs is an option nobody knows.
+  if (first.startsWith("-")) throw new UsageError(`Unknown flag ${first}.${flagGuess(first)}`);
   const extra = EXTRA_COMMANDS[first];
   if (extra?.heavy && typeof __arbeitFull === "function") {
     __arbeitFull();

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { flagGuess } from "./global-options.js";
 import { UsageError } from "./usage-error.js";
 
 /** Flags and positionals of a maintenance command; a flag it does not know is a usage error (exit 2). */
@@ -16,6 +17,12 @@ export function maintenanceArgs(
       strict: true,
     });
   } catch (error) {
+    const unknown = (error as NodeJS.ErrnoException).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION";
+    const flag = /'(-[^']*)'/.exec((error as Error).message)?.[1];
+    if (unknown && flag) {
+      const own = spec.flags.map((name) => `--${name}`);
+      throw new UsageError(`Unknown flag ${flag}.${flagGuess(flag, own)}`, usage);
+    }
     throw new UsageError((error as Error).message.split("\n")[0]!, usage);
   }
   const { positionals } = parsed;

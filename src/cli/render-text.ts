@@ -1,5 +1,6 @@
 import type { Envelope } from "../tools/envelope.js";
 import { terminalLine, terminalSafe } from "./terminal-text.js";
+import { commandsForTools } from "./tool-hints.js";
 
 /**
  * Readable rendering for a terminal. Scripts get JSON; this is for people watching their agents.
@@ -35,6 +36,9 @@ function taskLine(task: Row, whole = false): string {
     task.blocked ? "blocked" : null,
     task.owner ? `@${line(task.owner)}` : null,
     typeof task.depth === "number" ? `depth ${task.depth}` : null,
+    // A bottleneck is worth its place in the list by what it holds up.
+    typeof task.blocks_directly === "number" ? `blocks ${task.blocks_directly} directly` : null,
+    typeof task.blocks_total === "number" ? `${task.blocks_total} in all` : null,
   ].filter(Boolean);
   const title = terminalLine(String(task.title), whole ? undefined : TITLE_COLUMNS);
   return `${line(task.id)}  ${line(task.status).padEnd(11)} ${title}${flags.length ? `  (${flags.join(", ")})` : ""}`;
@@ -62,7 +66,7 @@ function recordLine(row: Row, pad: string): string | undefined {
     ];
     const by = who.filter(Boolean).join(", ");
     const subject = line(row.entity_id ?? row.task_id ?? "");
-    const detail = row.detail === undefined ? "" : `  ${scalar(row.detail)}`;
+    const detail = row.detail === undefined ? "" : `  ${eventDetail(row.detail)}`;
     return `#${row.seq}  ${line(row.timestamp ?? row.at)}  ${line(row.event_type)}  ${subject}${detail}${by ? `  (${by})` : ""}`;
   }
   if (id.startsWith("mem-")) {
@@ -80,6 +84,26 @@ function recordLine(row: Row, pad: string): string | undefined {
     return `${line(row.file_path)}  ${row.operations.map(line).join("+")}  last ${line(row.last_at)}`;
   }
   return undefined;
+}
+
+/**
+ * A briefing event's detail: the payload as JSON, which reads better as words ("status to
+ * in_progress") than as keys in quotes. Empty values are left out; anything else stays as it is.
+ */
+function eventDetail(detail: unknown): string {
+  if (typeof detail !== "string" || !detail.startsWith("{")) return scalar(detail);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(detail);
+  } catch {
+    // Cut short to fit the briefing: no longer JSON, so shown as it came.
+    return scalar(detail);
+  }
+  if (!isRow(payload)) return scalar(detail);
+  return Object.entries(payload)
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([key, value]) => `${line(key.replaceAll("_", " "))} ${scalar(value)}`)
+    .join(", ");
 }
 
 function scalar(value: unknown): string {
@@ -136,12 +160,96 @@ function renderTask(task: Row, out: string[]): void {
   out.push(`  version ${line(task.version)}, updated ${line(task.updated_at)}`);
 }
 
+/** Why resume chose the task, in the words of the person reading. */
+const FOCUS_REASONS: Record<string, string> = {
+  kept_focus: "you are working on it",
+  last_started: "you started it last",
+  claimed: "you hold its claim",
+  assigned: "it is assigned to you",
+  best_ready: "it is the best task ready to start",
+};
+
+function isResume(data: Row): boolean {
+  return isRow(data.focus) && isRow(data.events) && isRow(data.cursor) && isRow(data.budget);
+}
+
+/** A list under a heading, one record line each; nothing at all when it is empty. */
+function section(title: string, items: unknown, out: string[]): void {
+  if (!Array.isArray(items) || items.length === 0) return;
+  out.push(`${title}:`);
+  for (const item of items) renderItem(item, "  ", out);
+}
+
+/** The resume briefing as a person reads it: the task first, then what surrounds it, then news. */
+function renderResume(data: Row, out: string[]): void {
+  const focus = data.focus as Row;
+  const events = data.events as Row;
+  const cursor = data.cursor as Row;
+  const budget = data.budget as Row;
+  out.push(`Resume briefing for agent ${line(data.agent)}`, "");
+  if (isRow(focus.task)) {
+    const why = FOCUS_REASONS[String(focus.reason)];
+    out.push(`Focus${why ? ` (${why})` : ""}:`);
+    renderTask(focus.task, out);
+  } else out.push("No task to resume: nothing in progress, claimed, assigned to you or ready.");
+  if (isRow(data.parent)) out.push(`Parent: ${taskLine(data.parent)}`);
+  section("Blocked by", data.blockers, out);
+  section("Context", data.context, out);
+  section("Superseded context", data.context_history, out);
+  const progress = data.progress;
+  if (isRow(progress) && typeof progress.total === "number" && progress.total > 0) {
+    out.push(`Progress: ${line(progress.completed)} of ${progress.total} done (${line(progress.percent)}%)`);
+    for (const item of Array.isArray(progress.remaining_items) ? progress.remaining_items : [])
+      renderItem(item, "  ", out);
+  }
+  section("Files", data.files, out);
+  section("Memory", data.memory, out);
+  const shown = Array.isArray(events.shown) ? events.shown : [];
+  const others = Number(events.by_other_agents) > 0 ? `, ${line(events.by_other_agents)} by other agents` : "";
+  const count = `${line(events.total)} event${events.total === 1 ? "" : "s"}`;
+  out.push(
+    `Since event #${line(events.after_seq)}: ${count}${others}${shown.length < Number(events.total) ? ` (latest ${shown.length} shown)` : ""}`,
+  );
+  for (const event of shown) renderItem(event, "  ", out);
+  if (cursor.advanced === true) out.push(`Events up to #${line(cursor.current)} are now marked as seen.`);
+  if (Array.isArray(budget.cut) && budget.cut.length > 0)
+    out.push(`Shortened to fit about ${line(budget.max_tokens)} tokens: ${budget.cut.map(line).join("; ")}.`);
+}
+
+function isInit(data: Row): boolean {
+  return data.initialized === true && typeof data.path === "string" && typeof data.root === "string";
+}
+
+/**
+ * What init made, and the question that follows it: whether to commit .arbeit/. No: the database
+ * is binary and changes with every call, so init has git ignore it (in a new .arbeit/).
+ */
+function renderInit(data: Row, out: string[]): void {
+  const path = String(data.path);
+  out.push(`Initialised Arbeit in ${line(data.root)}`, `  store: ${line(path)}`);
+  // A SQLite store is named by its file; a Postgres one by its URL.
+  if (!/^([/\\]|[A-Za-z]:)/.test(path)) {
+    out.push(
+      "Tasks live in the shared Postgres store. .arbeit/ only marks this checkout as the project root;",
+      "git ignores it (.arbeit/.gitignore), and each checkout runs `arbeit init` once.",
+    );
+    return;
+  }
+  const ignored = /[/\\]\.arbeit[/\\]arbeit\.db$/.test(path);
+  out.push(
+    `Do not commit the database: it is binary and changes with every call${ignored ? ", so git ignores .arbeit/ (.arbeit/.gitignore)." : "."}`,
+    "To share tasks, use `arbeit export` and `arbeit import`, or a shared Postgres store (docs/postgres.md).",
+  );
+}
+
 export function renderText(envelope: Envelope): { stdout: string; stderr: string } {
   const out: string[] = [];
   const err: string[] = [];
   if (envelope.success) {
     const data = envelope.data;
-    if (isRow(data)) {
+    if (isRow(data) && isResume(data)) renderResume(data, out);
+    else if (isRow(data) && isInit(data)) renderInit(data, out);
+    else if (isRow(data)) {
       for (const [key, value] of Object.entries(data)) {
         if (key === "task" && isRow(value) && isTaskLike(value)) renderTask(value, out);
         else renderValue(key, value, "", out);
@@ -150,9 +258,10 @@ export function renderText(envelope: Envelope): { stdout: string; stderr: string
   } else {
     // Messages quote titles and names: one line each, so nothing in them can pass for a hint.
     err.push(`error ${line(envelope.error.code)}: ${line(envelope.error.message)}`);
-    for (const hint of envelope.error.suggestions ?? []) err.push(`  hint: ${line(hint)}`);
+    for (const hint of envelope.error.suggestions ?? []) err.push(`  hint: ${line(commandsForTools(hint))}`);
   }
-  for (const warning of envelope.warnings ?? []) err.push(`warning ${line(warning.code)}: ${line(warning.message)}`);
+  for (const warning of envelope.warnings ?? [])
+    err.push(`warning ${line(warning.code)}: ${line(commandsForTools(warning.message))}`);
   // Whatever a record line above did not know it held is still escaped on the way out.
   const text = (lines: string[]) => (lines.length > 0 ? terminalSafe(`${lines.join("\n")}\n`, { newlines: true }) : "");
   return { stdout: text(out), stderr: text(err) };

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { closest } from "./suggest.js";
+import { flagGuess } from "./global-options.js";
+import { flagName } from "./tool-commands.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -70,7 +71,7 @@ export function flagSpecs(schema: z.ZodType): FlagSpec[] {
   const required = new Set(json.required ?? []);
   return Object.entries(json.properties ?? {}).map(([key, property]) => ({
     key,
-    flag: `--${key.replaceAll("_", "-")}`,
+    flag: flagName(key),
     required: required.has(key),
     ...kindOf(property),
     ...(property.description ? { description: property.description } : {}),
@@ -170,9 +171,8 @@ export function parseFlags(
 
 function unknownFlag(name: string, specs: readonly FlagSpec[]): UsageError {
   const flags = specs.map((spec) => spec.flag);
-  const guess = closest(name, flags);
   return new UsageError(
-    `Unknown flag ${name}.${guess ? ` Did you mean ${guess}?` : ""}`,
+    `Unknown flag ${name}.${flagGuess(name, flags)}`,
     `Flags here: ${flags.join(", ") || "(none)"}`,
   );
 }

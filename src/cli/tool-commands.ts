@@ -63,6 +63,49 @@ export function commandPath(toolName: string): string[] {
   return [bare.slice(0, split), bare.slice(split + 1).replaceAll("_", "-")];
 }
 
+/** A parameter's flag: parent_id is --parent-id. */
+export function flagName(key: string): string {
+  return `--${key.replaceAll("_", "-")}`;
+}
+
+/** A value as one shell word: bare when nothing in it needs quoting. */
+function shellWord(value: unknown): string {
+  const text = Array.isArray(value) ? value.join(",") : String(value);
+  return /^[\w.,:/@=+-]+$/.test(text) ? text : JSON.stringify(text);
+}
+
+/**
+ * The command line that makes a tool call: its command, the positionals it was given in order
+ * (up to the first one missing), then the rest as flags. A key without a value (undefined) is a
+ * blank for the reader to fill, shown as <key>. arbeit_query's params are the query's own flags.
+ */
+export function commandLine(toolName: string, args: Record<string, unknown>): string {
+  const words = ["arbeit", ...commandPath(toolName)];
+  const rest = new Map(Object.entries(args));
+  const params = rest.get("params");
+  if (toolName === "arbeit_query" && typeof params === "object" && params !== null && !Array.isArray(params)) {
+    rest.delete("params");
+    for (const [key, value] of Object.entries(params)) rest.set(key, value);
+  }
+  const value = (key: string, given: unknown) => (given === undefined ? `<${key}>` : shellWord(given));
+  const { positionals = [], variadic } = WORDS[toolName] ?? {};
+  const given = positionals.findIndex((key) => !rest.has(key));
+  for (const key of given === -1 ? positionals : positionals.slice(0, given)) {
+    words.push(value(key, rest.get(key)));
+    rest.delete(key);
+  }
+  if (given === -1 && variadic && rest.has(variadic)) {
+    const items = rest.get(variadic);
+    words.push(...(Array.isArray(items) ? items.map(shellWord) : [value(variadic, items)]));
+    rest.delete(variadic);
+  }
+  for (const [key, flagValue] of rest) {
+    if (flagValue === true) words.push(flagName(key));
+    else words.push(flagName(key), value(key, flagValue));
+  }
+  return words.join(" ");
+}
+
 export function toolCommands(tools: readonly ToolDef[]): ToolCommand[] {
   return tools.map((tool) => ({ path: commandPath(tool.name), tool, positionals: [], ...WORDS[tool.name] }));
 }

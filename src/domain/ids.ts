@@ -11,6 +11,18 @@ export const ID_PREFIX = {
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 
+/** What each kind of id names, for messages about a malformed one. */
+const ID_NOUN: Record<IdKind, string> = {
+  task: "a task",
+  context: "a context entry",
+  progress: "a progress item",
+  relationship: "a relationship",
+  event: "an event",
+  file: "a file record",
+  session: "a session link",
+  memory: "a memory entry",
+};
+
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 const ID_BODY_LENGTH = 8;
 
@@ -30,4 +42,29 @@ export function idPattern(kind: IdKind): RegExp {
 
 export function isId(kind: IdKind, value: string): boolean {
   return idPattern(kind).test(value);
+}
+
+/** An id of this kind as people are shown it, e.g. prg-a7f3b2c1. */
+export function exampleId(kind: IdKind): string {
+  return `${ID_PREFIX[kind]}-a7f3b2c1`;
+}
+
+/** The expected form in words: "prg-a7f3b2c1 (prg- and 8 lowercase letters or digits)". */
+export function idForm(kind: IdKind): string {
+  return `${exampleId(kind)} (${ID_PREFIX[kind]}- and ${ID_BODY_LENGTH} lowercase letters or digits)`;
+}
+
+/** The advice for a malformed id of this kind. */
+export function idAdvice(kind: IdKind): string {
+  return `The id of ${ID_NOUN[kind]} looks like ${idForm(kind)}.`;
+}
+
+/** The kind whose pattern `pattern` is (as a schema failure reports it), if any. */
+export function idKindOfPattern(pattern: string | RegExp | undefined): IdKind | undefined {
+  if (pattern === undefined) return undefined;
+  const text = String(pattern);
+  return (Object.keys(ID_PREFIX) as IdKind[]).find((kind) => {
+    const own = idPattern(kind);
+    return text === String(own) || text === own.source;
+  });
 }

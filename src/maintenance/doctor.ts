@@ -2,6 +2,7 @@ import { withArticle } from "../domain/article.js";
 import type { SqlDb, SqlStore } from "../store/sql/database.js";
 import type { StoreTx, TaskStore } from "../store/task-store.js";
 import { engineOf } from "./engine.js";
+import type { Progress } from "./export.js";
 import { exportTables, tableRows } from "./export-format.js";
 import { type Finding, historyFindings } from "./history-check.js";
 import { RowRules, type RuleProblem } from "./row-rules.js";
@@ -31,6 +32,8 @@ export interface DoctorReport {
 export interface DoctorOptions {
   fix?: boolean;
   now?: () => Date;
+  /** Told after each check; a large store takes seconds, and a terminal shows how far it got. */
+  onProgress?: Progress;
 }
 
 /** Who repairs are recorded as. */
@@ -258,12 +261,14 @@ async function findSafely(check: Check, db: SqlDb, now: string): Promise<Finding
 /** A store the doctor can examine: the service's contract plus raw access for its checks. */
 export type MaintainedStore = TaskStore & SqlStore;
 
-async function inspect(store: MaintainedStore, now: string): Promise<CheckResult[]> {
+async function inspect(store: MaintainedStore, now: string, onProgress?: Progress): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
+  onProgress?.(0, CHECKS.length);
   try {
     await store.transaction("read", async (db) => {
       for (const check of CHECKS) {
         const findings = await findSafely(check, db, now);
+        onProgress?.(results.length + 1, CHECKS.length);
         results.push({
           name: check.name,
           ok: check.informational === true || findings.length === 0,
@@ -285,7 +290,7 @@ async function inspect(store: MaintainedStore, now: string): Promise<CheckResult
 
 export async function runDoctor(store: MaintainedStore, options: DoctorOptions = {}): Promise<DoctorReport> {
   const now = () => (options.now?.() ?? new Date()).toISOString();
-  let checks = await inspect(store, now());
+  let checks = await inspect(store, now(), options.onProgress);
   if (options.fix && checks.some((check) => check.total > 0 && CHECKS.find((c) => c.name === check.name)?.fix)) {
     const at = now();
     const fixed = await store.write((tx) =>
@@ -295,7 +300,7 @@ export async function runDoctor(store: MaintainedStore, options: DoctorOptions =
         return counts;
       }),
     );
-    checks = (await inspect(store, at)).map((check) => {
+    checks = (await inspect(store, at, options.onProgress)).map((check) => {
       const count = fixed.get(check.name);
       return count ? { ...check, fixed: count } : check;
     });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nameProblem } from "../domain/identity.js";
-import { type IdKind, idPattern } from "../domain/ids.js";
+import { type IdKind, idForm, idPattern } from "../domain/ids.js";
 import { jsonBytes } from "./json-size.js";
 import { LIMITS } from "./limits.js";
 
@@ -64,9 +64,7 @@ export function jsonValue<T extends z.ZodType>(base: T, maxBytes: number) {
 }
 
 export function id(kind: IdKind) {
-  return z
-    .string()
-    .regex(idPattern(kind), `must look like ${kind === "task" ? "tkt-a7f3b2c1" : `${idPattern(kind).source}`}`);
+  return z.string().regex(idPattern(kind), `must look like ${idForm(kind)}`);
 }
 
 export const taskId = id("task");

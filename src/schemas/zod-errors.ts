@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { ArbeitError, type ErrorCode } from "../domain/errors.js";
+import { idAdvice, idKindOfPattern } from "../domain/ids.js";
 
 /**
  * Turns a schema failure into the documented code for the field: enum misses get
@@ -18,7 +19,10 @@ export function fromZodError(error: z.ZodError, prefix = ""): ArbeitError {
     code === "TITLE_REQUIRED"
       ? "Every task needs a non-empty title."
       : `Invalid arguments — ${issues.map(describe).join("; ")}.`;
+  // The default advice shows a task id; a malformed id of another kind gets its own.
+  const idKind = code === "INVALID_ID" ? idKindOfPattern(formatMiss(first)?.pattern) : undefined;
   return new ArbeitError(code, message, {
+    ...(idKind ? { suggestions: [idAdvice(idKind)] } : {}),
     details: {
       issues: issues.map((issue) => ({
         path: [prefix, ...issue.path.map(String)].filter(Boolean).join("."),
@@ -77,14 +81,68 @@ function codeFor(issue: z.core.$ZodIssue): ErrorCode {
   return "INVALID_ARGUMENT";
 }
 
-/** One issue in the words the tools use, to follow a field name. */
+/** The pattern miss behind an issue, found inside a union too. */
+function formatMiss(issue: z.core.$ZodIssue): z.core.$ZodIssueInvalidStringFormat | undefined {
+  if (issue.code === "invalid_format") return issue as z.core.$ZodIssueInvalidStringFormat;
+  if (issue.code === "invalid_union") return issue.errors.flat().map(formatMiss).find(Boolean);
+  return undefined;
+}
+
+/**
+ * Whether a message was written here, to follow a field name ("must look like ..."), rather than
+ * being one of zod's own, which begin with a capital ("Invalid input", "Too small: ...").
+ */
+function ownWords(issue: z.core.$ZodIssue): boolean {
+  return /^[a-z]/.test(issue.message);
+}
+
+function tooSmall(issue: z.core.$ZodIssueTooSmall): string {
+  const minimum = Number(issue.minimum);
+  if (issue.origin === "string") return minimum <= 1 ? "must not be empty" : `must be at least ${minimum} characters`;
+  if (issue.origin === "array") return `needs at least ${minimum} item${minimum === 1 ? "" : "s"}`;
+  return issue.inclusive === false ? `must be more than ${minimum}` : `must be at least ${minimum}`;
+}
+
+function wrongType(issue: z.core.$ZodIssueInvalidType): string {
+  const received = /received (\w+)/.exec(issue.message)?.[1];
+  const expected =
+    issue.expected === "int"
+      ? "a whole number"
+      : issue.expected === "array" || issue.expected === "object"
+        ? `an ${issue.expected}`
+        : `a ${issue.expected}`;
+  // A fraction where a whole number belongs is a number all the same: nothing to add.
+  if (received === undefined || (issue.expected === "int" && received === "number")) return `must be ${expected}`;
+  return `must be ${expected}, not ${received === "null" ? "null" : /^[aeiou]/.test(received) ? `an ${received}` : `a ${received}`}`;
+}
+
+/**
+ * One issue in the words the tools use, to follow a field name. Never a regular expression: every
+ * pattern in the schemas carries its own words and an example, and zod's "must match pattern"
+ * fallback is replaced too, in case one ever does not.
+ */
 export function messageFor(issue: z.core.$ZodIssue): string {
+  const message = describe(issue);
+  // "a duration like 30m" reads as what the value must be.
+  return /^an? /.test(message) ? `must be ${message}` : message;
+}
+
+function describe(issue: z.core.$ZodIssue): string {
   const unionMiss = enumMissInUnion(issue);
   if (unionMiss) return messageFor(unionMiss);
+  if (issue.code === "invalid_union") {
+    // Each alternative failed; the one with words of its own says what was wanted.
+    const worded = issue.errors.flat().find(ownWords);
+    return worded ? messageFor(worded) : "is not in any of the accepted forms";
+  }
   if (issue.code === "too_big")
     return `too large (limit ${String(issue.maximum)}${issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : ""})`;
+  if (issue.code === "too_small") return tooSmall(issue);
   if (issue.code === "invalid_value") return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
   if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.join(", ")}`;
   if (isMissing(issue)) return "is required";
+  if (issue.code === "invalid_type") return wrongType(issue);
+  if (issue.code === "invalid_format" && !ownWords(issue))
+    return issue.format === "datetime" ? "an ISO-8601 time like 2026-01-01T00:00:00Z" : "is not in the expected form";
   return issue.message;
 }

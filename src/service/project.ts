@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
 import { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
@@ -119,6 +119,27 @@ export async function openProject(options: LocateOptions & { now?: () => Date })
 }
 
 /**
+ * Everything in .arbeit/ belongs to this checkout: a binary database that changes with every
+ * call, its write-ahead log, hook notes, scratch files. Ignoring all of it (this file too) keeps
+ * it out of commits without editing the project's own .gitignore, and a clone, having no
+ * .arbeit/, starts with `arbeit init` as it should. Tasks travel by export or a shared Postgres.
+ */
+const GITIGNORE = `# Arbeit's store is local to this checkout: do not commit it.
+# Share tasks with \`arbeit export\` and \`arbeit import\`, or a shared Postgres store.
+*
+`;
+
+/** Writes .arbeit/.gitignore into a new .arbeit/ (not into another folder a --db file sits in). */
+function ignoreInGit(folder: string): void {
+  if (basename(folder) !== ARBEIT_DIR) return;
+  try {
+    writeFileSync(join(folder, ".gitignore"), GITIGNORE, { flag: "wx" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+}
+
+/**
  * arbeit_init: creates `.arbeit/arbeit.db` in the working directory (or the --db file). Inside a
  * project that already has one (a subfolder, a linked worktree) a second store would silently
  * shadow the first for everything run below it: refused unless `nested` asks for exactly that.
@@ -158,12 +179,17 @@ export async function initProject(
     // this checkout as a project root. Nothing is created locally if the database is unreachable.
     const shared = await openPostgresStore(postgres);
     await shared.close();
-    mkdirSync(folder, { recursive: true });
+    if (!existsSync(folder)) {
+      mkdirSync(folder, { recursive: true });
+      ignoreInGit(folder);
+    }
     return { initialized: true, path: shared.location, root: cwd };
   }
   const made = !existsSync(folder);
   try {
     mkdirSync(folder, { recursive: true });
+    // Only into a folder made here: a failed init removes it, and with it this file.
+    if (made) ignoreInGit(folder);
     await createDatabase(dbPath);
   } catch (error) {
     // A failed init leaves nothing behind: no empty database, no folder that says "initialised".

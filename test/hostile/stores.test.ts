@@ -50,8 +50,8 @@ describe("a store on a read-only file system", { skip: mountSkip() }, () => {
       assert.match(create!.json.error.message, /read-only file system/);
       assert.match(create!.json.error.message, /\.arbeit\/arbeit\.db/);
       assert.doesNotMatch(create!.stdout, /bug in Arbeit/);
-      // Nothing beside the database was created either (no -wal, no -shm).
-      assert.deepEqual(listing.split("\n"), ["./.arbeit", "./.arbeit/arbeit.db"]);
+      // Nothing beside what init made was created either (no -wal, no -shm).
+      assert.deepEqual(listing.split("\n"), ["./.arbeit", "./.arbeit/.gitignore", "./.arbeit/arbeit.db"]);
     } finally {
       cleanup();
     }
