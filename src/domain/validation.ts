@@ -72,7 +72,9 @@ export function assertTransition(
           ? [
               `Pass ${missing.join(", ")} in the same arbeit_task_create call, or create the task open and fill them in before moving it to ${next}.`,
             ]
-          : [`Fill ${missing.join(", ")} with arbeit_task_update (you can set them and the status in one call).`],
+          : [
+              `Fill them with arbeit_task_update {task_id, ${missing.join(", ")}} (you can set them and the status in one call).`,
+            ],
     },
   );
 }

@@ -74,7 +74,12 @@ async function paged(
 
 const since = z.union([
   z.iso.datetime({ offset: true }),
-  z.string().regex(/^\d{1,6}[mhd]$/, "a duration like 30m, 24h or 7d (at most 6 digits), or an ISO-8601 time"),
+  z
+    .string()
+    .regex(
+      /^\d{1,6}[mhd]$/,
+      "a duration like 30m, 24h or 7d (at most 6 digits), or an ISO-8601 time like 2026-11-25T09:00:00Z",
+    ),
 ]);
 
 function resolveSince(value: string, now: Date): string {

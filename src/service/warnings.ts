@@ -30,7 +30,7 @@ export function orphanWarning(taskId: string, relationships: RelationshipRow[]):
   if (orphans.length === 0) return undefined;
   return {
     code: "ORPHAN_RELATIONSHIPS",
-    message: `${taskId} has ${orphans.length} relationship(s) to deleted tasks (${orphans.map((r) => r.id).join(", ")}); remove them with arbeit_relationship action "remove".`,
+    message: `${taskId} has ${orphans.length} relationship(s) to deleted tasks (${orphans.map((r) => r.id).join(", ")}); remove each with arbeit_relationship {action: remove, from_task_id, to_task_id, type}.`,
   };
 }
 

@@ -40,7 +40,7 @@ export async function startWork(
         `Session ${session} is already working on ${active.task_id} (${active.task.title}).`,
         {
           details: { session_id: session, task_id: active.task_id },
-          suggestions: [`Call arbeit_task_stop_work with task_id ${active.task_id} first, then start this task.`],
+          suggestions: [`Call arbeit_task_stop_work {task_id: "${active.task_id}"} first, then start this task.`],
         },
       );
     }
