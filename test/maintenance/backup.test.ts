@@ -5,9 +5,27 @@ import { describe, it } from "node:test";
 import { runDoctor } from "../../src/maintenance/doctor.js";
 import { openDriver } from "../../src/store/sqlite/open-driver.js";
 import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
-import { startWriter } from "../crash/writer.js";
+import { startWriter, type Writer } from "../crash/writer.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
+
+/**
+ * Waits until the writer has acknowledged `count` writes. It fails at once if the writer ends
+ * first, and after a bound far beyond any sane run if it stops writing without ending: a broken
+ * writer must fail this test, never hang it. The bound says nothing about speed.
+ */
+async function waitForAcks(writer: Writer, count: number, boundMs = 120_000): Promise<void> {
+  let ended = false;
+  void writer.exited.then(() => (ended = true));
+  const deadline = Date.now() + boundMs;
+  while (writer.acks.length < count) {
+    const tail = writer.acks.slice(-5).join("\n");
+    if (ended) assert.fail(`the writer ended after ${writer.acks.length} of ${count} writes:\n${tail}`);
+    if (Date.now() > deadline)
+      assert.fail(`the writer stopped at ${writer.acks.length} of ${count} writes for ${boundMs / 1000} s:\n${tail}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 /** arbeit backup: a consistent copy taken while other processes keep writing. */
 describe("arbeit backup while another process writes in a loop", () => {
@@ -19,7 +37,7 @@ describe("arbeit backup while another process writes in a loop", () => {
     const counts: number[] = [];
     try {
       for (let i = 0; i < 4; i++) {
-        while (writer.acks.length < (i + 1) * 10) await new Promise((r) => setTimeout(r, 20));
+        await waitForAcks(writer, (i + 1) * 10);
         const file = join(dir, `backup-${i}.db`);
         const result = await runCli(["backup", file], { cwd: dir });
         assert.equal(result.code, 0, result.stdout + result.stderr);

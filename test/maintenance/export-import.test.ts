@@ -116,13 +116,26 @@ describe(`export and import of a store with ${TASKS} tasks`, () => {
     assert.equal(events.json.data.events[0].seq, last + 1);
   });
 
-  it("refuses a store that holds data, and --replace swaps it out completely", async () => {
+  it("refuses a store that holds data, leaving every row as it was, and --replace swaps it out completely", async () => {
     const target = await freshProject();
-    await runCli(["call", "arbeit_task_create", '{"title": "already here"}'], { cwd: target });
+    const here = async (tool: string, args: Record<string, unknown>) => {
+      const result = await runCli(["call", tool, JSON.stringify(args)], { cwd: target });
+      assert.equal(result.code, 0, result.stdout + result.stderr);
+      return result.json.data;
+    };
+    const id = (await here("arbeit_task_create", { title: "already here" })).task.id;
+    await here("arbeit_task_update", { task_id: id, priority: 0 });
+    await here("arbeit_context_add", { task_id: id, type: "decision", content: "kept" });
+    await here("arbeit_memory", { action: "set", key: "kept", value: 1 });
+    const before = await snapshotOf(dbOf(target));
     const refused = await runCli(["import", dump], { cwd: target });
     assert.equal(refused.code, 1);
     assert.match(refused.json.error.message, /already holds data/);
     assert.match(refused.json.error.suggestions.join(" "), /--replace/);
+    // Every table row for row, rowids included: the task at its version, its context, the
+    // memory, and the event log up to the same last seq.
+    assertSameTables(await snapshotOf(dbOf(target)), before);
+    assert.equal((before.get("tasks") as any).rows[0].version, 2);
 
     const replaced = await runCli(["import", dump, "--replace"], { cwd: target });
     assert.equal(replaced.code, 0, replaced.stdout);

@@ -5,16 +5,39 @@ export async function task(project: TestProject, title: string, extra: Record<st
   return (await project.ok("arbeit_task_create", { title, ...extra })).task.id;
 }
 
-/** Row counts of every table plus the newest event seq: what "writes nothing" is checked against. */
-export function footprint(project: TestProject): Record<string, number> {
+/**
+ * Everything a write could leave behind, read straight from the database file: every row of
+ * every table, plus the newest event seq and each task's version spelled out so a failure names
+ * them. "Writes nothing" is checked against this, so a second run that rewrites a row in place
+ * (a version bump, a lease pushed forward, a cursor moved, a value put back) shows as plainly as
+ * one that adds a row.
+ */
+export interface Footprint {
+  seq: number;
+  versions: Record<string, number>;
+  rows: Record<string, string[]>;
+}
+
+export function footprint(project: TestProject): Footprint {
   const driver = project.store.driver;
   const tables = driver
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     .all<{ name: string }>();
-  const counts: Record<string, number> = {};
+  const rows: Record<string, string[]> = {};
   for (const { name } of tables)
-    counts[name] = Number(driver.prepare(`SELECT COUNT(*) AS n FROM ${name}`).get<{ n: number }>()!.n);
-  return counts;
+    rows[name] = driver
+      .prepare(`SELECT * FROM ${name}`)
+      .all<Record<string, unknown>>()
+      .map((row) => JSON.stringify(row))
+      .sort();
+  const seq = Number(driver.prepare("SELECT COALESCE(MAX(seq), 0) AS n FROM events").get<{ n: number }>()!.n);
+  const versions = Object.fromEntries(
+    driver
+      .prepare("SELECT id, version FROM tasks ORDER BY id")
+      .all<{ id: string; version: number }>()
+      .map((task) => [task.id, Number(task.version)]),
+  );
+  return { seq, versions, rows };
 }
 
 export const alice = { agent: "alice", session: "ses-alice" };

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { isDeepStrictEqual } from "node:util";
 import { ArbeitService } from "../../src/service/arbeit-service.js";
 import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
 import { TOOLS } from "../../src/tools/catalogue.js";
 import { invokeTool } from "../../src/tools/envelope.js";
 import { openTestProject, type TestProject } from "../helpers/service.js";
 import { alice, bob, callAny, footprint, task } from "./helpers.js";
+import { HARMLESS_TWICE, REPLAYS } from "./replays.js";
 
 describe("request_id makes every mutating tool safe to retry", () => {
   let project: TestProject;
@@ -28,27 +30,6 @@ describe("request_id makes every mutating tool safe to retry", () => {
     const again = await callAny(project, "arbeit_task_create", { title: "Once only", request_id: "create-1" }, alice);
     assert.equal(JSON.stringify(again), JSON.stringify(first));
     assert.deepEqual(footprint(project), before);
-  });
-
-  it("replays updates, context, progress, relationships, claims and memory the same way", async () => {
-    const a = await task(project, "A");
-    const b = await task(project, "B");
-    const calls: Array<[string, Record<string, unknown>]> = [
-      ["arbeit_task_update", { task_id: a, priority: 0 }],
-      ["arbeit_context_add", { task_id: a, type: "note", content: "n" }],
-      ["arbeit_progress_add", { task_id: a, items: ["step"] }],
-      ["arbeit_relationship", { action: "add", from_task_id: a, to_task_id: b, type: "blocks" }],
-      ["arbeit_task_claim", { task_id: a }],
-      ["arbeit_memory", { action: "set", key: "k", value: 1 }],
-    ];
-    for (const [tool, args] of calls) {
-      const first = await callAny(project, tool, { ...args, request_id: `r-${tool}` }, alice);
-      assert.equal(first.success, true, `${tool}: ${JSON.stringify(first)}`);
-      const before = footprint(project);
-      const again = await callAny(project, tool, { ...args, request_id: `r-${tool}` }, alice);
-      assert.equal(JSON.stringify(again), JSON.stringify(first), tool);
-      assert.deepEqual(footprint(project), before, tool);
-    }
   });
 
   it("refuses a request_id reused for a different call", async () => {
@@ -108,4 +89,40 @@ describe("request_id makes every mutating tool safe to retry", () => {
     assert.equal(JSON.stringify(again), JSON.stringify(first));
     await store.close();
   });
+});
+
+describe("a retried write does not run again", () => {
+  it("covers every tool that takes a request_id", () => {
+    const covered = new Set(Object.values(REPLAYS).map((c) => c.tool));
+    const offered = TOOLS.filter((t) => "request_id" in t.input.shape).map((t) => t.name);
+    assert.deepEqual(
+      offered.filter((name) => !covered.has(name)),
+      HARMLESS_TWICE,
+    );
+  });
+
+  for (const [what, c] of Object.entries(REPLAYS)) {
+    it(`replays ${what} (${c.tool}) without touching a row`, async () => {
+      const project = await openTestProject();
+      try {
+        const args = await c.setup(project);
+        const first = await callAny(project, c.tool, { ...args, request_id: "retry" }, alice);
+        assert.equal(first.success, true, JSON.stringify(first));
+        await c.meanwhile?.(project, args);
+        project.clock.advance(60_000);
+        const before = footprint(project);
+        const again = await callAny(project, c.tool, { ...args, request_id: "retry" }, alice);
+        assert.equal(JSON.stringify(again), JSON.stringify(first));
+        assert.deepEqual(footprint(project), before);
+        // The case is one a second run would betray: running it again for real fails or writes.
+        const rerun = await callAny(project, c.tool, args, alice);
+        assert.ok(
+          !rerun.success || !isDeepStrictEqual(footprint(project), before),
+          `a second run of ${c.tool} here would leave no trace, so this case proves nothing`,
+        );
+      } finally {
+        await project.close();
+      }
+    });
+  }
 });
