@@ -58,15 +58,6 @@ export async function connectMcp(
   };
 }
 
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A server in a fresh temp project for the tests of one `describe`: connected before them,
  * closed and removed after. Read `.mcp` and `.dir` inside the tests.
