@@ -1,10 +1,9 @@
 import { resolve } from "node:path";
 import { backupStore } from "../maintenance/backup.js";
-import { openProjectStore } from "../maintenance/open-store.js";
-import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
 import { printEnvelope, wantsJson } from "./output.js";
+import { onProjectStore } from "./project-store.js";
 
 const USAGE = `Usage: arbeit backup <file>
 
@@ -19,14 +18,8 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     return 0;
   }
   const { positionals } = maintenanceArgs(argv, { flags: [], positionals: { min: 1, max: 1 } }, USAGE);
-  let store: Awaited<ReturnType<typeof openProjectStore>> | undefined;
-  try {
-    store = await openProjectStore({ cwd: process.cwd(), db: options.db ?? process.env.ARBEIT_DB });
+  return onProjectStore(options, async (store) => {
     const summary = await backupStore(store, resolve(positionals[0]!));
     return printEnvelope({ success: true, data: summary }, wantsJson(options.json));
-  } catch (error) {
-    return printEnvelope(failure(error), wantsJson(options.json));
-  } finally {
-    await store?.close();
-  }
+  });
 }

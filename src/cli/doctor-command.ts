@@ -1,10 +1,9 @@
 import { type DoctorReport, INFORMATIONAL_CHECKS, runDoctor } from "../maintenance/doctor.js";
-import { openProjectStore } from "../maintenance/open-store.js";
-import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
-import { printEnvelope, wantsJson } from "./output.js";
+import { wantsJson } from "./output.js";
 import { progressBar } from "./progress-bar.js";
+import { onProjectStore } from "./project-store.js";
 import { terminalSafe } from "./terminal-text.js";
 
 const USAGE = `Usage: arbeit doctor [--fix]
@@ -37,18 +36,12 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     return 0;
   }
   const { flags } = maintenanceArgs(argv, { flags: ["fix"], positionals: { min: 0, max: 0 } }, USAGE);
-  let store: Awaited<ReturnType<typeof openProjectStore>> | undefined;
-  try {
-    store = await openProjectStore({ cwd: process.cwd(), db: options.db ?? process.env.ARBEIT_DB });
+  return onProjectStore(options, async (store) => {
     const bar = progressBar("doctor");
     const report = await runDoctor(store, { fix: flags.has("fix"), onProgress: bar.update }).finally(() =>
       bar.finish(),
     );
     process.stdout.write(wantsJson(options.json) ? `${JSON.stringify(report)}\n` : renderText(report));
     return report.ok ? 0 : 1;
-  } catch (error) {
-    return printEnvelope(failure(error), wantsJson(options.json));
-  } finally {
-    await store?.close();
-  }
+  });
 }

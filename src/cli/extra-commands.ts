@@ -53,6 +53,11 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Configure a host: arbeit setup claude (hooks + MCP) | opencode (plugin)",
     load: () => import("./setup-command.js"),
   },
+  status: {
+    heavy: true,
+    summary: "The store, its tasks, who works on what, set-up hosts; exit 1 when something needs attention",
+    load: () => import("./status-command.js"),
+  },
   tools: { summary: "List the tools (--json: with their input schemas)", load: () => import("./tools-command.js") },
   track: {
     summary: "Record a file read/write for the session's active task: arbeit track <path> [--op read|write]",

@@ -67,7 +67,7 @@ export function claudeCommand(dir: string, explicit?: string): ClaudeCommand {
 }
 
 /** An Arbeit hook however it was written: `npx arbeit`, a path to the CLI, a global `arbeit`. */
-function isArbeitHook(hook: unknown, name: string): hook is JsonObject & { command: string } {
+export function isArbeitHook(hook: unknown, name: string): hook is JsonObject & { command: string } {
   return (
     isObject(hook) &&
     typeof hook.command === "string" &&

@@ -1,0 +1,58 @@
+import { type StatusReport, storeStatus } from "../maintenance/status.js";
+import { locate } from "../service/project.js";
+import { claudeStatus, opencodeStatus } from "../setup/host-status.js";
+import type { GlobalOptions } from "./global-options.js";
+import { maintenanceArgs } from "./maintenance-args.js";
+import { wantsJson } from "./output.js";
+import { onProjectStore, storeWhere } from "./project-store.js";
+import { terminalLine, terminalSafe } from "./terminal-text.js";
+
+const USAGE = `Usage: arbeit status
+
+Shows the store (where it is, its engine and schema version), how many tasks it holds by status,
+who is working on what now, live and expired claims, and which hosts (Claude Code, OpenCode) are
+set up in this project. Lists what needs attention: claims whose lease ran out, a store that
+cannot be written, a host set up only in part, or a hook, server or plugin that names a file which
+no longer exists. Exit 0 when nothing needs attention, 1 when something does (or there is no
+store), so scripts and CI can run it as a check. --json prints the report as JSON.
+`;
+
+function renderText(report: StatusReport): string {
+  const { store, tasks } = report;
+  const lines = [
+    `Store:   ${store.location} (${store.engine}, schema ${store.schema_version}${store.read_only ? ", read-only" : ""})`,
+    `Tasks:   ${tasks.total} (${tasks.open} open, ${tasks.in_progress} in progress, ${tasks.completed} completed, ${tasks.cancelled} cancelled)`,
+    `Working: ${report.working.length === 0 ? "nobody" : `${report.working.length} session(s)`}`,
+    ...report.working.map(
+      (work) =>
+        `  ${work.task_id}  ${terminalLine(work.title, 60)}  (${work.agent ?? "no agent"}, session ${work.session_id}, since ${work.since})`,
+    ),
+    `Claims:  ${report.claims.live} live, ${report.claims.expired} expired`,
+    "Hosts:",
+    ...report.hosts.map((host) => `  ${host.host.padEnd(12)} ${host.detail}`),
+  ];
+  if (report.attention.length === 0) lines.push("Nothing needs attention.");
+  else {
+    lines.push("Needs attention:");
+    for (const item of report.attention) {
+      lines.push(`  ${item.message}`);
+      if (item.hint) lines.push(`    hint: ${item.hint}`);
+    }
+  }
+  // Titles, session ids and paths are stored or configured text, shown on a terminal.
+  return terminalSafe(`${lines.join("\n")}\n`, { newlines: true });
+}
+
+export async function run(argv: string[], options: GlobalOptions): Promise<number> {
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  maintenanceArgs(argv, { flags: [], positionals: { min: 0, max: 0 } }, USAGE);
+  return onProjectStore(options, async (store) => {
+    const root = locate(storeWhere(options))?.root ?? process.cwd();
+    const report = await storeStatus(store, [claudeStatus(root), opencodeStatus(root)]);
+    process.stdout.write(wantsJson(options.json) ? `${JSON.stringify(report)}\n` : renderText(report));
+    return report.ok ? 0 : 1;
+  });
+}

@@ -1,0 +1,101 @@
+import type { TaskStatus } from "../domain/types.js";
+import { TASK_STATUSES } from "../domain/types.js";
+import type { HostStatus } from "../setup/host-status.js";
+import type { MaintainedStore } from "./doctor.js";
+import { engineOf } from "./engine.js";
+
+/**
+ * `arbeit status`: where the store is and what it holds, who is working now, and which hosts are
+ * set up, with a list of what needs a person's attention (the command exits 1 when it is not
+ * empty). Reads only: one read transaction, and the hosts' configuration files.
+ */
+
+export interface StatusReport {
+  ok: boolean;
+  store: {
+    engine: "sqlite" | "postgres";
+    location: string;
+    schema_version: number;
+    /** Why the store cannot be written, when it cannot. */
+    read_only?: string;
+  };
+  tasks: Record<TaskStatus, number> & { total: number };
+  /** Work in progress: each session's active task. */
+  working: Array<{ session_id: string; agent: string | null; task_id: string; title: string; since: string }>;
+  claims: { live: number; expired: number };
+  hosts: HostStatus[];
+  attention: Array<{ code: string; message: string; hint?: string }>;
+}
+
+export async function storeStatus(
+  store: MaintainedStore,
+  hosts: HostStatus[],
+  now: string = new Date().toISOString(),
+): Promise<StatusReport> {
+  const attention: StatusReport["attention"] = [];
+  const report = await store.transaction("read", async (db) => {
+    const tasks = Object.fromEntries([
+      ...TASK_STATUSES.map((status) => [status, 0]),
+      ["total", 0],
+    ]) as StatusReport["tasks"];
+    const counts = await db.all(
+      "SELECT status, COUNT(*) AS n FROM tasks WHERE deleted_at IS NULL GROUP BY status ORDER BY status",
+    );
+    for (const row of counts) {
+      tasks[row.status as TaskStatus] = Number(row.n);
+      tasks.total += Number(row.n);
+    }
+    const working = (
+      await db.all(
+        `SELECT w.session_id, w.agent, w.task_id, t.title, w.started_at FROM active_work w
+         JOIN tasks t ON t.id = w.task_id
+         WHERE w.stopped_at IS NULL AND t.deleted_at IS NULL
+         ORDER BY w.started_at, w.session_id`,
+      )
+    ).map((row) => ({
+      session_id: String(row.session_id),
+      agent: row.agent === null ? null : String(row.agent),
+      task_id: String(row.task_id),
+      title: String(row.title),
+      since: String(row.started_at),
+    }));
+    const leases = await db.get(
+      `SELECT COUNT(CASE WHEN lease_expires_at > ? THEN 1 END) AS live,
+              COUNT(CASE WHEN lease_expires_at <= ? THEN 1 END) AS expired
+       FROM tasks WHERE deleted_at IS NULL AND owner IS NOT NULL AND lease_expires_at IS NOT NULL`,
+      now,
+      now,
+    );
+    return {
+      schema_version: await engineOf(db).schemaVersion(db),
+      tasks,
+      working,
+      claims: { live: Number(leases?.live ?? 0), expired: Number(leases?.expired ?? 0) },
+    };
+  });
+  if (report.claims.expired > 0) {
+    attention.push({
+      code: "EXPIRED_CLAIMS",
+      message: `${report.claims.expired} task(s) still name an owner whose lease ran out.`,
+      hint: "arbeit doctor --fix releases them (each release is recorded as an event).",
+    });
+  }
+  if (store.readOnly) {
+    attention.push({ code: "STORE_READ_ONLY", message: `The store cannot be written: ${store.readOnly}.` });
+  }
+  for (const host of hosts) attention.push(...host.problems);
+  return {
+    ok: attention.length === 0,
+    store: {
+      engine: store.dialect.name,
+      location: store.location,
+      schema_version: report.schema_version,
+      ...(store.readOnly ? { read_only: store.readOnly } : {}),
+    },
+    tasks: report.tasks,
+    working: report.working,
+    claims: report.claims,
+    hosts,
+    attention,
+  };
+}

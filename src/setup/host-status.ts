@@ -1,0 +1,134 @@
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CLAUDE_HOOKS, isArbeitHook } from "./claude-config.js";
+import { projectHasArbeit } from "./installation.js";
+import { isObject, type JsonObject, readJsonObject, SetupError } from "./json-file.js";
+import { PLUGIN_FILE } from "./opencode.js";
+import { listsArbeitPlugin } from "./opencode-config.js";
+
+/**
+ * Which hosts a project has set up for Arbeit, read from their configuration files, and what in
+ * that set-up would keep it from working: a half-installed host, or a command or plugin import
+ * naming a file that is gone (an installation moved or removed since setup wrote its path).
+ */
+
+export interface HostProblem {
+  code: "HOST_INCOMPLETE" | "HOST_COMMAND_MISSING" | "HOST_CONFIG_UNREADABLE" | "HOST_PLUGIN_TWICE";
+  message: string;
+  hint?: string;
+}
+
+export interface HostStatus {
+  host: "claude-code" | "opencode";
+  /** Some Arbeit entry is present. */
+  installed: boolean;
+  /** What is there, in a few words ("4 of 4 hooks, MCP server"). */
+  detail: string;
+  problems: HostProblem[];
+}
+
+function readConfig(path: string, problems: HostProblem[]): JsonObject {
+  try {
+    return readJsonObject(path).value;
+  } catch (error) {
+    if (!(error instanceof SetupError)) throw error;
+    problems.push({ code: "HOST_CONFIG_UNREADABLE", message: error.message });
+    return {};
+  }
+}
+
+/** The program a command starts, when it names a file (not a bare name found on PATH). */
+function programFile(command: string, root: string): string | undefined {
+  const text = command.trim();
+  const program = text.startsWith('"$CLAUDE_PROJECT_DIR"')
+    ? join(root, text.slice('"$CLAUDE_PROJECT_DIR"'.length).split(/\s/)[0] ?? "")
+    : text.startsWith("'")
+      ? text.slice(1, text.indexOf("'", 1))
+      : (text.split(/\s/)[0] ?? "");
+  if (!program.includes("/")) return undefined;
+  return isAbsolute(program) ? program : resolve(root, program);
+}
+
+function missingProgram(host: string, command: string, root: string): HostProblem | undefined {
+  const file = programFile(command, root);
+  if (file === undefined || existsSync(file)) return undefined;
+  return {
+    code: "HOST_COMMAND_MISSING",
+    message: `${host} runs ${file}, which does not exist (moved or uninstalled since setup wrote it).`,
+    hint: "Run `arbeit setup claude` again: it points the hooks and the MCP server at this installation.",
+  };
+}
+
+export function claudeStatus(root: string): HostStatus {
+  const problems: HostProblem[] = [];
+  const settings = readConfig(join(root, ".claude", "settings.json"), problems);
+  const mcp = readConfig(join(root, ".mcp.json"), problems);
+  const hooks = isObject(settings.hooks) ? settings.hooks : {};
+  const commands: string[] = [];
+  const missing: string[] = [];
+  for (const spec of CLAUDE_HOOKS) {
+    const groups = Array.isArray(hooks[spec.event]) ? (hooks[spec.event] as unknown[]) : [];
+    const found = groups
+      .flatMap((group) => (isObject(group) && Array.isArray(group.hooks) ? group.hooks : []))
+      .find((hook) => isArbeitHook(hook, spec.name));
+    if (found) commands.push(found.command);
+    else missing.push(spec.event);
+  }
+  const servers = isObject(mcp.mcpServers) ? mcp.mcpServers : {};
+  const server = isObject(servers.arbeit) ? servers.arbeit : undefined;
+  const installed = commands.length > 0 || server !== undefined;
+  if (installed && (missing.length > 0 || server === undefined)) {
+    const gaps = [
+      ...(missing.length > 0 ? [`no Arbeit hook for ${missing.join(", ")}`] : []),
+      ...(server === undefined ? ["no arbeit MCP server in .mcp.json"] : []),
+    ];
+    problems.push({
+      code: "HOST_INCOMPLETE",
+      message: `Claude Code is set up only in part: ${gaps.join("; ")}.`,
+      hint: "Run `arbeit setup claude`: it adds what is missing and keeps everything else.",
+    });
+  }
+  const serverCommand = typeof server?.command === "string" ? server.command : undefined;
+  for (const command of new Set([...commands, ...(serverCommand ? [serverCommand] : [])])) {
+    const problem = missingProgram("Claude Code", command, root);
+    if (problem) problems.push(problem);
+  }
+  const detail = installed
+    ? `${commands.length} of ${CLAUDE_HOOKS.length} hooks${server ? ", MCP server" : ""}`
+    : "not set up";
+  return { host: "claude-code", installed, detail, problems };
+}
+
+export function opencodeStatus(root: string): HostStatus {
+  const problems: HostProblem[] = [];
+  const file = join(root, PLUGIN_FILE);
+  const config = readConfig(join(root, "opencode.json"), problems);
+  const listed = listsArbeitPlugin(config);
+  const hasFile = existsSync(file);
+  if (hasFile) {
+    const specifier = /from\s+"([^"]+)"/.exec(readFileSync(file, "utf8"))?.[1];
+    const gone =
+      specifier?.startsWith("file:") === true
+        ? !existsSync(fileURLToPath(specifier))
+        : specifier?.startsWith("arbeit") === true && !projectHasArbeit(root);
+    if (gone) {
+      problems.push({
+        code: "HOST_COMMAND_MISSING",
+        message: `${PLUGIN_FILE} imports ${specifier}, which this project cannot load.`,
+        hint: "Install arbeit in the project (`npm install --save-dev arbeit`) and run `arbeit setup opencode --force`.",
+      });
+    }
+  }
+  if (hasFile && listed) {
+    problems.push({
+      code: "HOST_PLUGIN_TWICE",
+      message: `OpenCode loads Arbeit twice: from ${PLUGIN_FILE} and from opencode.json's plugin list.`,
+      hint: "Remove one of them.",
+    });
+  }
+  const detail = [hasFile ? `plugin file ${PLUGIN_FILE}` : "", listed ? 'npm plugin "arbeit" in opencode.json' : ""]
+    .filter(Boolean)
+    .join(", ");
+  return { host: "opencode", installed: hasFile || listed, detail: detail || "not set up", problems };
+}
