@@ -20,9 +20,10 @@ claude    adds Arbeit's hooks to .claude/settings.json, its MCP server to .mcp.j
 opencode  writes .opencode/plugin/arbeit.js, which loads the installed arbeit package, and
           the block of instructions to AGENTS.md (--npm: list the "arbeit" npm plugin in
           opencode.json instead of the file; --force: replace a plugin file that differs)
---remove  takes out what setup added: Arbeit's hooks, its MCP server, the arbeit plugin file
-          (one that differs only with --force) and opencode.json entry, the instruction block.
-          A file left with nothing else in it is deleted. The database (.arbeit/) is kept.
+--remove  takes out what setup added and nothing else: Arbeit's hooks and MCP server, the
+          plugin file when it is the one setup writes (--force: whatever it holds), "arbeit"
+          in opencode.json's plugin list, the instruction block. A file left with nothing
+          else in it is deleted; the database (.arbeit/) is kept.
 Existing files are merged, never overwritten: every key, hook and server is kept, Arbeit's
 own entries are pointed at the command above, and running setup twice changes nothing. JSON
 files are written with 2-space indentation. The instructions sit between <!-- arbeit:start -->

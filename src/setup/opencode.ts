@@ -88,7 +88,7 @@ export function removeOpencode(options: { dir: string; force?: boolean }): Setup
   if (source === undefined) record(report, pluginPath, "unchanged", "no plugin file");
   else if (isSetupPluginFile(source) || options.force) {
     removeFile(pluginPath, options.dir);
-    record(report, pluginPath, "removed");
+    record(report, pluginPath, "removed", isSetupPluginFile(source) ? "written by setup" : "--force");
   } else {
     record(report, pluginPath, "unchanged", "not written by setup");
     report.notes.push(

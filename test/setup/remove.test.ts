@@ -111,21 +111,21 @@ describe("arbeit setup claude --remove", () => {
     await setup(dir, "claude", "--command", "arbeit");
     const first = await setup(dir, "claude", "--remove");
     assert.equal(first.code, 0, first.stderr);
+    const files = [".claude/settings.json", ".mcp.json", "CLAUDE.md"];
     assert.deepEqual(actions(first), [
-      [".claude/settings.json", "removed"],
-      [".mcp.json", "updated"],
-      ["CLAUDE.md", "updated"],
+      [files[0], "removed"],
+      [files[1], "updated"],
+      [files[2], "updated"],
     ]);
     assert.ok(existsSync(join(dir, ".arbeit", "arbeit.db")));
     assert.match(first.json.data.notes.join("\n"), /\.arbeit\/.*kept/);
     const after = snapshot(dir);
     const second = await setup(dir, "claude", "--remove");
     assert.equal(second.code, 0, second.stderr);
-    assert.deepEqual(actions(second), [
-      [".claude/settings.json", "unchanged"],
-      [".mcp.json", "unchanged"],
-      ["CLAUDE.md", "unchanged"],
-    ]);
+    assert.deepEqual(
+      actions(second),
+      files.map((file) => [file, "unchanged"]),
+    );
     assert.deepEqual(snapshot(dir), after);
     cleanup();
   });

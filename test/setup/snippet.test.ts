@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { TOOL_NAMES } from "../../src/tools/catalogue.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
@@ -14,6 +15,7 @@ import { tempDir } from "../helpers/temp.js";
 
 /** The most the block may cost an agent, in o200k_base tokens, on every turn of every session. */
 const TOKEN_BUDGET = 200;
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
 const BLOCK = /<!-- arbeit:start -->\n[\s\S]*?\n<!-- arbeit:end -->/;
 
@@ -76,11 +78,15 @@ describe("the instruction block", () => {
     cleanup();
   });
 
-  it(`costs at most ${TOKEN_BUDGET} o200k tokens`, async () => {
+  it(`costs at most ${TOKEN_BUDGET} o200k tokens, as many as the docs say`, async () => {
     const { dir, cleanup } = tempDir("arbeit-snippet-");
     await setup(dir, "claude", "--command", "arbeit");
     const tokens = countTokens(blockOf(read(join(dir, "CLAUDE.md"))));
     assert.ok(tokens <= TOKEN_BUDGET, `the block is ${tokens} tokens, over the budget of ${TOKEN_BUDGET}`);
+    for (const page of ["docs/claude-code.md", "docs/opencode.md"]) {
+      const shown = /block is (\d+)\s+tokens\s+\(o200k_base\)/.exec(read(join(REPO, page)))?.[1];
+      assert.equal(Number(shown), tokens, `${page} gives the block's size as ${shown} tokens`);
+    }
     cleanup();
   });
 
