@@ -1,6 +1,6 @@
-import { setupClaude } from "../setup/claude.js";
+import { removeClaude, setupClaude } from "../setup/claude.js";
 import { SetupError } from "../setup/json-file.js";
-import { setupOpencode } from "../setup/opencode.js";
+import { removeOpencode, setupOpencode } from "../setup/opencode.js";
 import { projectDir, type SetupReport } from "../setup/report.js";
 import type { GlobalOptions } from "./global-options.js";
 import { wantsJson } from "./output.js";
@@ -9,17 +9,27 @@ import { UsageError } from "./usage-error.js";
 
 const USAGE = `Usage: arbeit setup claude [--command <cmd>] [--dir <path>]
        arbeit setup opencode [--npm] [--force] [--dir <path>]
+       arbeit setup claude --remove [--dir <path>]
+       arbeit setup opencode --remove [--force] [--dir <path>]
 
-claude    adds Arbeit's hooks to .claude/settings.json and its MCP server to .mcp.json.
-          They run the project's own arbeit (node_modules/.bin) when it has one, else this
-          installation by absolute path. --command <cmd>: run <cmd> instead, in the hooks and
-          the MCP server alike (split on spaces), e.g. --command arbeit for a global install
-opencode  writes .opencode/plugin/arbeit.js, which loads the installed arbeit package
-          (--npm: list the "arbeit" npm plugin in opencode.json instead; --force: replace a
-          plugin file that differs)
+claude    adds Arbeit's hooks to .claude/settings.json, its MCP server to .mcp.json and a
+          short block of instructions to CLAUDE.md. Hooks and server run the project's own
+          arbeit (node_modules/.bin) when it has one, else this installation by absolute
+          path. --command <cmd>: run <cmd> instead, in the hooks and the MCP server alike
+          (split on spaces), e.g. --command arbeit for a global install
+opencode  writes .opencode/plugin/arbeit.js, which loads the installed arbeit package, and
+          the block of instructions to AGENTS.md (--npm: list the "arbeit" npm plugin in
+          opencode.json instead of the file; --force: replace a plugin file that differs)
+--remove  takes out what setup added and nothing else: Arbeit's hooks and MCP server, the
+          plugin file when it is the one setup writes (--force: whatever it holds), "arbeit"
+          in opencode.json's plugin list, the instruction block. A file left with nothing
+          else in it is deleted; the database (.arbeit/) is kept.
 Existing files are merged, never overwritten: every key, hook and server is kept, Arbeit's
-own entries are pointed at the command above, and running setup twice changes nothing. A file that is not valid JSON is refused and left untouched. The
-Arbeit database is created in the project if there is none. --dir defaults to the project root.
+own entries are pointed at the command above, and running setup twice changes nothing. JSON
+files are written with 2-space indentation. The instructions sit between <!-- arbeit:start -->
+and <!-- arbeit:end -->: appended when missing, replaced there when they differ, the text around
+them untouched. A file that is not valid JSON is refused and no file is written. The Arbeit
+database is created in the project if there is none. --dir defaults to the project root.
 `;
 
 interface SetupFlags {
@@ -28,6 +38,7 @@ interface SetupFlags {
   command?: string;
   npm: boolean;
   force: boolean;
+  remove: boolean;
 }
 
 function parse(argv: string[]): SetupFlags {
@@ -35,7 +46,7 @@ function parse(argv: string[]): SetupFlags {
   if (target !== "claude" && target !== "opencode") {
     throw new UsageError(target ? `Unknown setup target ${JSON.stringify(target)}.` : "Name what to set up.", USAGE);
   }
-  const flags: SetupFlags = { target, npm: false, force: false };
+  const flags: SetupFlags = { target, npm: false, force: false, remove: false };
   for (let i = 0; i < rest.length; i++) {
     const token = rest[i]!;
     const [flag, inline] = token.startsWith("--") && token.includes("=") ? token.split(/=(.*)/s) : [token, undefined];
@@ -48,19 +59,27 @@ function parse(argv: string[]): SetupFlags {
     else if (flag === "--command" && target === "claude") flags.command = value();
     else if (flag === "--npm" && target === "opencode") flags.npm = true;
     else if (flag === "--force" && target === "opencode") flags.force = true;
+    else if (flag === "--remove") flags.remove = true;
     else throw new UsageError(`Unknown option ${JSON.stringify(token)} for setup ${target}.`, USAGE);
   }
+  // What to write has no meaning when taking out: refused rather than silently ignored.
+  const writing = flags.command !== undefined ? "--command" : flags.npm ? "--npm" : undefined;
+  if (flags.remove && writing) throw new UsageError(`${writing} does not go with --remove.`, USAGE);
   return flags;
 }
 
 function printText(report: SetupReport): void {
+  const heading =
+    report.mode === "remove"
+      ? `Arbeit removed from the ${report.target} setup in ${report.dir}`
+      : `Arbeit setup for ${report.target} in ${report.dir}`;
   const lines = report.files.map(
     (file) => `${file.action.padEnd(9)} ${file.path}${file.detail ? `  (${file.detail})` : ""}`,
   );
   const notes = report.notes.map((note) => `note: ${note}\n`).join("");
   // Folder names and notes quoting file contents are shown to a person, on a terminal.
   process.stdout.write(
-    terminalSafe(`Arbeit setup for ${report.target} in ${report.dir}\n${lines.join("\n")}\n${notes}`, {
+    terminalSafe(`${heading}\n${lines.join("\n")}\n${notes}`, {
       newlines: true,
     }),
   );
@@ -74,16 +93,23 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   const flags = parse(argv);
   const dir = projectDir(process.cwd(), flags.dir);
   try {
-    const report =
-      flags.target === "claude"
-        ? await setupClaude({ dir, command: flags.command })
+    let report: SetupReport;
+    if (flags.target === "claude")
+      report = flags.remove ? removeClaude({ dir }) : await setupClaude({ dir, command: flags.command });
+    else
+      report = flags.remove
+        ? removeOpencode({ dir, force: flags.force })
         : await setupOpencode({ dir, npm: flags.npm, force: flags.force });
     if (wantsJson(options.json)) process.stdout.write(`${JSON.stringify({ success: true, data: report })}\n`);
     else printText(report);
     return 0;
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
-    process.stderr.write(terminalSafe(`arbeit: setup ${flags.target} refused: ${error.message}\n`, { newlines: true }));
+    process.stderr.write(
+      terminalSafe(`arbeit: setup ${flags.target}${flags.remove ? " --remove" : ""} refused: ${error.message}\n`, {
+        newlines: true,
+      }),
+    );
     return 1;
   }
 }

@@ -142,3 +142,51 @@ export function mergeMcpConfig(
     action: existing === undefined ? "added" : "updated",
   };
 }
+
+/**
+ * Takes Arbeit's hooks out of `.claude/settings.json`, recognised as merge recognises them, and
+ * nothing else: a group keeps its other hooks, and only a group, event or `hooks` that removal
+ * leaves empty goes with them. Returns the events that lost a hook.
+ */
+export function removeClaudeHooks(settings: JsonObject): { value: JsonObject; removed: string[] } {
+  const hooks = settings.hooks;
+  if (!isObject(hooks)) return { value: settings, removed: [] };
+  const remaining: JsonObject = { ...hooks };
+  const removed: string[] = [];
+  for (const spec of CLAUDE_HOOKS) {
+    const groups = remaining[spec.event];
+    if (!Array.isArray(groups)) continue;
+    let found = false;
+    const kept: unknown[] = [];
+    for (const group of groups) {
+      if (!isObject(group) || !Array.isArray(group.hooks)) {
+        kept.push(group);
+        continue;
+      }
+      const others = group.hooks.filter((hook) => !isArbeitHook(hook, spec.name));
+      if (others.length === group.hooks.length) kept.push(group);
+      else {
+        found = true;
+        if (others.length > 0) kept.push({ ...group, hooks: others });
+      }
+    }
+    if (!found) continue;
+    removed.push(spec.event);
+    if (kept.length > 0) remaining[spec.event] = kept;
+    else delete remaining[spec.event];
+  }
+  if (removed.length === 0) return { value: settings, removed };
+  const value: JsonObject = { ...settings, hooks: remaining };
+  if (Object.keys(remaining).length === 0) delete value.hooks;
+  return { value, removed };
+}
+
+/** Takes the `arbeit` server out of `.mcp.json`, and `mcpServers` if it was the only one. */
+export function removeMcpServer(config: JsonObject): { value: JsonObject; removed: boolean } {
+  const servers = config.mcpServers;
+  if (!isObject(servers) || !("arbeit" in servers)) return { value: config, removed: false };
+  const { arbeit: _, ...others } = servers;
+  const value: JsonObject = { ...config, mcpServers: others };
+  if (Object.keys(others).length === 0) delete value.mcpServers;
+  return { value, removed: true };
+}

@@ -1,12 +1,19 @@
 import { join } from "node:path";
-import { claudeCommand, mergeClaudeSettings, mergeMcpConfig } from "./claude-config.js";
-import { readJsonObject, writeJson } from "./json-file.js";
-import { ensureInitialized, newReport, record, type SetupReport } from "./report.js";
+import {
+  claudeCommand,
+  mergeClaudeSettings,
+  mergeMcpConfig,
+  removeClaudeHooks,
+  removeMcpServer,
+} from "./claude-config.js";
+import { addInstructions, removeInstructions } from "./instruction-file.js";
+import { readJsonObject, writeJson, writeRemainder } from "./json-file.js";
+import { ensureInitialized, newReport, noteDatabaseKept, record, type SetupReport } from "./report.js";
 
 /**
  * `arbeit setup claude`: hooks in .claude/settings.json, the MCP server in .mcp.json, merged
- * into what is there. Both files are read and merged before either is written, so a file that
- * is refused leaves the other untouched too.
+ * into what is there, and the instruction block in CLAUDE.md. Every file is read and its change
+ * worked out before any is written, so a file that is refused leaves the others untouched too.
  */
 export async function setupClaude(options: { dir: string; command?: string }): Promise<SetupReport> {
   const report = newReport("claude", options.dir);
@@ -15,6 +22,7 @@ export async function setupClaude(options: { dir: string; command?: string }): P
   const mcpFile = readJsonObject(join(options.dir, ".mcp.json"));
   const settings = mergeClaudeSettings(settingsFile.value, command);
   const mcp = mergeMcpConfig(mcpFile.value, command);
+  const instructions = addInstructions(join(options.dir, "CLAUDE.md"));
 
   const changes = [
     settings.added.length > 0 ? `hooks: ${settings.added.join(", ")}` : "",
@@ -28,6 +36,7 @@ export async function setupClaude(options: { dir: string; command?: string }): P
     const detail = mcp.action === "added" ? "MCP server arbeit" : `MCP server arbeit now running ${command.summary}`;
     record(report, mcpFile.path, writeJson(mcpFile, mcp.value), detail);
   }
+  instructions(report);
   if (!command.portable) {
     report.notes.push(
       `arbeit is not installed in this project, so the hooks and the MCP server run ${command.summary}, a path on ` +
@@ -36,5 +45,25 @@ export async function setupClaude(options: { dir: string; command?: string }): P
   }
 
   await ensureInitialized(report);
+  return report;
+}
+
+/** `arbeit setup claude --remove`: takes out Arbeit's hooks, server and block, and nothing else. */
+export function removeClaude(options: { dir: string }): SetupReport {
+  const report = newReport("claude", options.dir, "remove");
+  const settingsFile = readJsonObject(join(options.dir, ".claude", "settings.json"));
+  const mcpFile = readJsonObject(join(options.dir, ".mcp.json"));
+  const settings = removeClaudeHooks(settingsFile.value);
+  const mcp = removeMcpServer(mcpFile.value);
+  const instructions = removeInstructions(join(options.dir, "CLAUDE.md"));
+
+  if (settings.removed.length > 0) {
+    const action = writeRemainder(settingsFile, settings.value, options.dir);
+    record(report, settingsFile.path, action, `hooks: ${settings.removed.join(", ")}`);
+  } else record(report, settingsFile.path, "unchanged", "no Arbeit hooks");
+  if (mcp.removed) record(report, mcpFile.path, writeRemainder(mcpFile, mcp.value, options.dir), "MCP server arbeit");
+  else record(report, mcpFile.path, "unchanged", "no MCP server arbeit");
+  instructions(report);
+  noteDatabaseKept(report);
   return report;
 }

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { removeFile } from "./files.js";
 
 /** A configuration file setup refuses to touch (not JSON, or not shaped as documented). */
 export class SetupError extends Error {
@@ -37,10 +38,25 @@ export function readJsonObject(path: string): JsonFile {
   return { path, value, existed: true };
 }
 
-export type FileAction = "created" | "updated" | "unchanged";
+export type FileAction = "created" | "updated" | "unchanged" | "removed";
 
 export function writeJson(file: JsonFile, value: JsonObject): FileAction {
   mkdirSync(dirname(file.path), { recursive: true });
   writeFileSync(file.path, `${JSON.stringify(value, null, 2)}\n`);
   return file.existed ? "updated" : "created";
+}
+
+/**
+ * Writes what is left of a file once Arbeit's entries are taken out, or deletes the file when
+ * nothing else is left in it (`empty`); setup created it, or it held only Arbeit's entries.
+ */
+export function writeRemainder(
+  file: JsonFile,
+  value: JsonObject,
+  projectDir: string,
+  empty: (value: JsonObject) => boolean = (v) => Object.keys(v).length === 0,
+): FileAction {
+  if (!empty(value)) return writeJson(file, value);
+  removeFile(file.path, projectDir);
+  return "removed";
 }

@@ -1,10 +1,19 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { readText, removeFile } from "./files.js";
 import { projectHasArbeit } from "./installation.js";
-import { readJsonObject, SetupError, writeJson } from "./json-file.js";
-import { listsArbeitPlugin, mergeOpencodeConfig, pluginFileSource } from "./opencode-config.js";
-import { ensureInitialized, newReport, record, type SetupReport } from "./report.js";
+import { addInstructions, removeInstructions } from "./instruction-file.js";
+import { readJsonObject, SetupError, writeJson, writeRemainder } from "./json-file.js";
+import {
+  isBareOpencodeConfig,
+  isSetupPluginFile,
+  listsArbeitPlugin,
+  mergeOpencodeConfig,
+  pluginFileSource,
+  removeOpencodePlugin,
+} from "./opencode-config.js";
+import { ensureInitialized, newReport, noteDatabaseKept, record, type SetupReport } from "./report.js";
 
 export const PLUGIN_FILE = join(".opencode", "plugin", "arbeit.js");
 const OTHER_PLUGIN_FILES = ["plugin/arbeit.ts", "plugins/arbeit.js", "plugins/arbeit.ts"].map((file) =>
@@ -25,15 +34,19 @@ export interface SetupOpencodeOptions {
   dir: string;
   /** List the npm package in opencode.json (OpenCode installs it) instead of a local file. */
   npm?: boolean;
-  /** Replace a local plugin file that differs from the one setup would write. */
+  /** Replace (with --remove: delete) a local plugin file that differs from the one setup writes. */
   force?: boolean;
 }
 
-/** `arbeit setup opencode`: the local plugin file, or with --npm the opencode.json entry. */
+/**
+ * `arbeit setup opencode`: the local plugin file, or with --npm the opencode.json entry, and the
+ * instruction block in AGENTS.md, which is checked first so that a refusal there writes nothing.
+ */
 export async function setupOpencode(options: SetupOpencodeOptions): Promise<SetupReport> {
   const report = newReport("opencode", options.dir);
   const configPath = join(options.dir, "opencode.json");
   const localFiles = [PLUGIN_FILE, ...OTHER_PLUGIN_FILES].filter((file) => existsSync(join(options.dir, file)));
+  const instructions = addInstructions(join(options.dir, "AGENTS.md"));
 
   if (options.npm) {
     if (!existsSync(configPath) && existsSync(join(options.dir, "opencode.jsonc"))) {
@@ -54,7 +67,40 @@ export async function setupOpencode(options: SetupOpencodeOptions): Promise<Setu
       report.notes.push(`opencode.json also lists the "arbeit" npm plugin; remove one so it is not loaded twice.`);
     }
   }
+  instructions(report);
   await ensureInitialized(report);
+  return report;
+}
+
+/**
+ * `arbeit setup opencode --remove`: the plugin file when it is the one setup writes (another is
+ * the user's, kept unless --force), the arbeit entries of opencode.json's `plugin` list, and the
+ * block in AGENTS.md.
+ */
+export function removeOpencode(options: { dir: string; force?: boolean }): SetupReport {
+  const report = newReport("opencode", options.dir, "remove");
+  const pluginPath = join(options.dir, PLUGIN_FILE);
+  const source = readText(pluginPath);
+  const configFile = readJsonObject(join(options.dir, "opencode.json"));
+  const config = removeOpencodePlugin(configFile.value);
+  const instructions = removeInstructions(join(options.dir, "AGENTS.md"));
+
+  if (source === undefined) record(report, pluginPath, "unchanged", "no plugin file");
+  else if (isSetupPluginFile(source) || options.force) {
+    removeFile(pluginPath, options.dir);
+    record(report, pluginPath, "removed", isSetupPluginFile(source) ? "written by setup" : "--force");
+  } else {
+    record(report, pluginPath, "unchanged", "not written by setup");
+    report.notes.push(
+      `${PLUGIN_FILE} is not the file setup writes; it was kept. Remove it yourself, or run again with --force.`,
+    );
+  }
+  if (config.removed) {
+    const action = writeRemainder(configFile, config.value, options.dir, isBareOpencodeConfig);
+    record(report, configFile.path, action, 'plugin "arbeit"');
+  } else record(report, configFile.path, "unchanged", 'no plugin "arbeit"');
+  instructions(report);
+  noteDatabaseKept(report);
   return report;
 }
 

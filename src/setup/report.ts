@@ -1,18 +1,26 @@
-import { relative, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { ARBEIT_DIR } from "../domain/project-layout.js";
 import { initProject, locate } from "../service/project.js";
 import type { FileAction } from "./json-file.js";
 
 /** What a setup run did, file by file, for people (text) and scripts (JSON). */
 export interface SetupReport {
   target: "claude" | "opencode";
+  /** Setting the host up, or taking out what setting up added (--remove). */
+  mode: "setup" | "remove";
   /** The project directory the files were written in. */
   dir: string;
   files: Array<{ path: string; action: FileAction; detail?: string }>;
   notes: string[];
 }
 
-export function newReport(target: SetupReport["target"], dir: string): SetupReport {
-  return { target, dir, files: [], notes: [] };
+export function newReport(
+  target: SetupReport["target"],
+  dir: string,
+  mode: SetupReport["mode"] = "setup",
+): SetupReport {
+  return { target, mode, dir, files: [], notes: [] };
 }
 
 export function record(report: SetupReport, path: string, action: FileAction, detail?: string): void {
@@ -23,6 +31,14 @@ export function record(report: SetupReport, path: string, action: FileAction, de
 export function projectDir(cwd: string, dir?: string): string {
   if (dir) return resolve(cwd, dir);
   return locate({ cwd })?.root ?? resolve(cwd);
+}
+
+/** What --remove leaves in place, said every time so nobody expects their tasks gone. */
+export function noteDatabaseKept(report: SetupReport): void {
+  if (!existsSync(join(report.dir, ARBEIT_DIR))) return;
+  report.notes.push(
+    "The Arbeit database (.arbeit/) was kept, with every task; delete the folder yourself if you no longer want them.",
+  );
 }
 
 /** Hooks and tools do nothing without a database, so setup creates one where none is found. */

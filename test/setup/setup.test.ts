@@ -58,6 +58,7 @@ describe("arbeit setup claude", () => {
       [
         [".claude/settings.json", "created"],
         [".mcp.json", "created"],
+        ["CLAUDE.md", "created"],
         [".arbeit/arbeit.db", "created"],
       ],
     );
@@ -192,7 +193,7 @@ describe("arbeit setup claude", () => {
     assert.equal(second.code, 0, second.stderr);
     assert.deepEqual(
       second.json.data.files.map((f: any) => f.action),
-      ["unchanged", "unchanged"],
+      ["unchanged", "unchanged", "unchanged"],
     );
     assert.equal(read(settingsPath), settingsText);
     assert.equal(read(mcpPath), mcpText);
@@ -239,6 +240,7 @@ describe("arbeit setup claude", () => {
     assert.match(result.stderr, /settings\.json is not valid JSON/);
     assert.equal(read(settingsPath), '{ "hooks": { // a comment\n} }\n');
     assert.equal(existsSync(join(dir, ".mcp.json")), false);
+    assert.equal(existsSync(join(dir, "CLAUDE.md")), false);
     assert.equal(existsSync(join(dir, ".arbeit")), false);
     cleanup();
   });
