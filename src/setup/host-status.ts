@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLAUDE_HOOKS, isArbeitHook } from "./claude-config.js";
 import { projectHasArbeit } from "./installation.js";
+import { BLOCK_END, BLOCK_START, instructionBlock } from "./instructions.js";
 import { isObject, type JsonObject, readJsonObject, SetupError } from "./json-file.js";
 import { PLUGIN_FILE } from "./opencode.js";
 import { listsArbeitPlugin } from "./opencode-config.js";
@@ -14,7 +15,12 @@ import { listsArbeitPlugin } from "./opencode-config.js";
  */
 
 export interface HostProblem {
-  code: "HOST_INCOMPLETE" | "HOST_COMMAND_MISSING" | "HOST_CONFIG_UNREADABLE" | "HOST_PLUGIN_TWICE";
+  code:
+    | "HOST_INCOMPLETE"
+    | "HOST_COMMAND_MISSING"
+    | "HOST_CONFIG_UNREADABLE"
+    | "HOST_PLUGIN_TWICE"
+    | "HOST_INSTRUCTIONS_OUTDATED";
   message: string;
   hint?: string;
 }
@@ -60,6 +66,26 @@ function missingProgram(host: string, command: string, root: string): HostProble
   };
 }
 
+/**
+ * The instruction block in CLAUDE.md or AGENTS.md: "" when the file has none. A block that is not
+ * the one this Arbeit writes names tools or steps that may have changed since.
+ */
+function instructions(root: string, file: string, setup: string, problems: HostProblem[]): string {
+  const path = join(root, file);
+  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const start = text.indexOf(BLOCK_START);
+  if (start === -1) return "";
+  const end = text.indexOf(BLOCK_END, start);
+  if (end === -1 || text.slice(start, end + BLOCK_END.length) !== instructionBlock()) {
+    problems.push({
+      code: "HOST_INSTRUCTIONS_OUTDATED",
+      message: `The Arbeit instructions in ${file} are not the ones this version writes.`,
+      hint: `Run \`${setup}\` again: it replaces the block and leaves the rest of ${file} as it is.`,
+    });
+  }
+  return `, instructions in ${file}`;
+}
+
 export function claudeStatus(root: string): HostStatus {
   const problems: HostProblem[] = [];
   const settings = readConfig(join(root, ".claude", "settings.json"), problems);
@@ -94,8 +120,9 @@ export function claudeStatus(root: string): HostStatus {
     const problem = missingProgram("Claude Code", command, root);
     if (problem) problems.push(problem);
   }
+  const block = instructions(root, "CLAUDE.md", "arbeit setup claude", problems);
   const detail = installed
-    ? `${commands.length} of ${CLAUDE_HOOKS.length} hooks${server ? ", MCP server" : ""}`
+    ? `${commands.length} of ${CLAUDE_HOOKS.length} hooks${server ? ", MCP server" : ""}${block}`
     : "not set up";
   return { host: "claude-code", installed, detail, problems };
 }
@@ -127,8 +154,10 @@ export function opencodeStatus(root: string): HostStatus {
       hint: "Remove one of them.",
     });
   }
+  const block = instructions(root, "AGENTS.md", "arbeit setup opencode", problems);
   const detail = [hasFile ? `plugin file ${PLUGIN_FILE}` : "", listed ? 'npm plugin "arbeit" in opencode.json' : ""]
     .filter(Boolean)
-    .join(", ");
+    .join(", ")
+    .concat(hasFile || listed ? block : "");
   return { host: "opencode", installed: hasFile || listed, detail: detail || "not set up", problems };
 }

@@ -102,7 +102,7 @@ describe("arbeit status", () => {
     assert.deepEqual(report.hosts[0], {
       host: "claude-code",
       installed: true,
-      detail: "4 of 4 hooks, MCP server",
+      detail: "4 of 4 hooks, MCP server, instructions in CLAUDE.md",
       problems: [],
     });
     const settingsPath = join(dir, ".claude", "settings.json");
@@ -111,13 +111,16 @@ describe("arbeit status", () => {
     // An installation that moved away after setup wrote its path.
     settings.hooks.SessionStart[0].hooks[0].command = "'/gone/arbeit/dist/cli/main.js' hook session-start";
     writeFileSync(settingsPath, JSON.stringify(settings));
+    // Instructions written by an older version, which named other steps.
+    const claudeMd = join(dir, "CLAUDE.md");
+    writeFileSync(claudeMd, readFileSync(claudeMd, "utf8").replace("Session start", "At the start"));
     const result = await status(dir);
     assert.equal(result.code, 1);
     report = result.json;
-    assert.equal(report.hosts[0].detail, "3 of 4 hooks, MCP server");
+    assert.equal(report.hosts[0].detail, "3 of 4 hooks, MCP server, instructions in CLAUDE.md");
     assert.deepEqual(
       report.attention.map((item: any) => item.code),
-      ["HOST_INCOMPLETE", "HOST_COMMAND_MISSING"],
+      ["HOST_INCOMPLETE", "HOST_COMMAND_MISSING", "HOST_INSTRUCTIONS_OUTDATED"],
     );
     assert.match(report.attention[0].message, /no Arbeit hook for PreCompact/);
     assert.match(report.attention[1].message, /\/gone\/arbeit\/dist\/cli\/main\.js, which does not exist/);
