@@ -5,10 +5,9 @@ import { after, before, describe, it } from "node:test";
 import type { Task } from "../../src/domain/types.js";
 import type { ArbeitService } from "../../src/service/arbeit-service.js";
 import { ANONYMOUS } from "../../src/service/caller.js";
-import { CLI } from "../helpers/cli.js";
 import { requirement } from "../helpers/requirements.js";
 import { type ArbeitProject, setUpArbeitProject } from "./arbeit-project.js";
-import { type ClaudeRun, type ClaudeSandbox, claudeMissing, createSandbox, runClaude } from "./claude-harness.js";
+import { type ClaudeRun, type ClaudeSandbox, claudeMissing, createSandbox, REPO, runClaude } from "./claude-harness.js";
 import {
   type FakeAnthropic,
   firstUserText,
@@ -185,7 +184,7 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     sandbox?.cleanup();
   });
 
-  it("setup points the hooks at the project's node_modules/.bin/arbeit and the MCP server at `npx --no-install arbeit`, both this checkout's CLI", () => {
+  it("setup points the hooks at the project's node_modules/.bin/arbeit and the MCP server at `npx --no-install arbeit`, both this checkout's launcher", () => {
     const mcp = JSON.parse(readFileSync(join(project, ".mcp.json"), "utf8"));
     assert.deepEqual(mcp.mcpServers.arbeit, { command: "npx", args: ["--no-install", "arbeit", "mcp"] });
     const { hooks } = JSON.parse(readFileSync(join(project, ".claude", "settings.json"), "utf8"));
@@ -197,7 +196,7 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
       const commands = hooks[event].flatMap((group: any) => group.hooks.map((hook: any) => hook.command));
       assert.deepEqual(commands, [`"$CLAUDE_PROJECT_DIR"/node_modules/.bin/arbeit hook ${name}`], event);
     }
-    assert.equal(realpathSync(join(project, "node_modules", ".bin", "arbeit")), realpathSync(CLI));
+    assert.equal(realpathSync(join(project, "node_modules", ".bin", "arbeit")), join(REPO, "bin", "arbeit.cjs"));
   });
 
   it("conversation 1: start_work through MCP claims the task for Claude Code's session; Write, Edit and Read are recorded under it", async () => {
