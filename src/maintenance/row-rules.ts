@@ -204,6 +204,7 @@ const TABLES: Record<string, z.ZodObject> = {
       key: text(LIMITS.name).min(1),
       value: jsonText(jsonValue(z.unknown(), LIMITS.memory_value_bytes)),
       expires_at: timestamp.nullable(),
+      reinforced: z.number().int().min(1),
       created_at: timestamp,
       updated_at: timestamp,
     })
