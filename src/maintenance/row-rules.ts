@@ -204,9 +204,9 @@ const TABLES: Record<string, z.ZodObject> = {
       key: text(LIMITS.name).min(1),
       value: jsonText(jsonValue(z.unknown(), LIMITS.memory_value_bytes)),
       expires_at: timestamp.nullable(),
-      reinforced: z.number().int().min(1),
       created_at: timestamp,
       updated_at: timestamp,
+      reinforced: z.number().int().min(1),
     })
     .superRefine((row, ctx) => {
       // As arbeit_memory settles scope_id: none for the project, a task's id, a name otherwise.
