@@ -102,6 +102,8 @@ const LIMIT_NOTES: Record<keyof typeof LIMITS, string> = {
   json_depth: "nesting of metadata and memory values",
   memory_value_bytes: "memory value, as UTF-8 JSON",
   ttl_seconds: "memory time-to-live (ten years)",
+  memory_entries:
+    "live memory entries per scope; a new key beyond it evicts the least reinforced, least recently set one",
 };
 
 export function renderLimitsDoc(): string {

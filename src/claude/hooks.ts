@@ -48,11 +48,22 @@ const HANDLERS: Record<HookName, Handler> = {
   },
   // PreCompact: plain stdout is appended to the compaction instructions.
   "pre-compact": async (service, _payload, caller) => {
+    await collectExpiredMemory(service, caller);
     if (!caller.session) return "";
     const text = await activeBriefingText(service, caller.session);
     return text ? `Preserve this task briefing in the summary.\n${text}\n` : "";
   },
 };
+
+/**
+ * Deletes expired memory for good where a conversation pauses (PreCompact, and the end of a
+ * session), so expired entries do not pile up in a project whose agents rarely write memory. It is
+ * housekeeping: a failure (a read-only store, a busy one) is ignored and never costs the hook its
+ * output.
+ */
+export async function collectExpiredMemory(service: ArbeitService, caller: Caller): Promise<void> {
+  await service.memory({ action: "gc" }, caller).catch(() => undefined);
+}
 
 /**
  * The conversation's session is Claude Code's session id, the same as CLAUDE_CODE_SESSION_ID in

@@ -160,6 +160,7 @@ export const WARNING_CODES = [
   "HAS_BLOCKERS",
   "STALE_CONTEXT",
   "ORPHAN_RELATIONSHIPS",
+  "MEMORY_EVICTED",
 ] as const;
 export type WarningCode = (typeof WARNING_CODES)[number];
 
@@ -177,6 +178,9 @@ export interface MemoryEntry {
   key: string;
   value: unknown;
   expires_at: string | null;
+  /** How many times the entry was set while live: 1 when first set. */
+  reinforced: number;
   created_at: string;
+  /** When it was last set: its last reinforcement. */
   updated_at: string;
 }

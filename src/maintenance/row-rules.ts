@@ -206,6 +206,7 @@ const TABLES: Record<string, z.ZodObject> = {
       expires_at: timestamp.nullable(),
       created_at: timestamp,
       updated_at: timestamp,
+      reinforced: z.number().int().min(1),
     })
     .superRefine((row, ctx) => {
       // As arbeit_memory settles scope_id: none for the project, a task's id, a name otherwise.

@@ -95,7 +95,7 @@ export const resumeInput = () =>
 
 export const memoryInput = () =>
   z.strictObject({
-    action: z.enum(["set", "get", "list", "delete"]),
+    action: z.enum(["set", "get", "list", "delete", "gc"]),
     scope: z.enum(MEMORY_SCOPES).optional(),
     scope_id: name.min(1).optional().describe("List id, task id or agent; defaults to yours"),
     key: text(LIMITS.name).min(1).optional(),

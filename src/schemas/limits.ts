@@ -19,4 +19,6 @@ export const LIMITS = {
   memory_value_bytes: 16_384,
   /** Memory time-to-live: ten years. */
   ttl_seconds: 315_360_000,
+  /** Live memory entries in one scope (the project, one list, task or agent); a new key beyond it evicts the weakest. */
+  memory_entries: 200,
 } as const;

@@ -5,13 +5,15 @@ import { jsonBytes } from "../schemas/json-size.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { Caller } from "./caller.js";
 import { requireTask } from "./invariants.js";
-import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
+import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
 
 export type { MemoryInput };
 
 /**
- * Scoped key/value memory: project-wide, per list, per task or per agent; upsert by
- * key; an optional TTL after which the entry is never returned and is swept away.
+ * Scoped key/value memory: project-wide, per list, per task or per agent; upsert by key; an
+ * optional TTL after which the entry is never returned and is swept away. What is set again is
+ * reinforced, and a scope keeps at most LIMITS.memory_entries: a new key beyond that evicts the
+ * entry that matters least, so an agent's write never fails for want of room.
  */
 function resolveScopeId(scope: MemoryScope, given: string | undefined, caller: Caller): string {
   switch (scope) {
@@ -36,9 +38,32 @@ function requireKey(input: MemoryInput): string {
   return input.key;
 }
 
-type MemoryResult = { entry: MemoryEntry | null } | { entries: MemoryEntry[] } | { deleted: boolean };
+type MemoryResult =
+  | { entry: MemoryEntry | null }
+  | { entry: MemoryEntry; evicted?: MemoryEntry[] }
+  | { entries: MemoryEntry[] }
+  | { deleted: boolean }
+  | { collected: number };
+
+/**
+ * Deletes expired entries for good: everywhere, or in one scope. They were already invisible, so
+ * no event records it (as with the sweep before every memory write).
+ */
+export async function collectMemory(
+  deps: ServiceDeps,
+  caller: Caller,
+  only?: { scope: MemoryScope; scope_id: string },
+): Promise<Result<{ collected: number }>> {
+  return mutate(deps, caller, async (w) => ok({ collected: await w.tx.memorySweep(w.now, only) }));
+}
 
 export async function memory(deps: ServiceDeps, input: MemoryInput, caller: Caller): Promise<Result<MemoryResult>> {
+  if (input.action === "gc") {
+    if (input.scope === undefined && input.scope_id !== undefined)
+      throw new ArbeitError("INVALID_ARGUMENT", "scope_id needs a scope.");
+    const only = input.scope && { scope: input.scope, scope_id: resolveScopeId(input.scope, input.scope_id, caller) };
+    return collectMemory(deps, caller, only);
+  }
   const scope = input.scope ?? "project";
   const scopeId = resolveScopeId(scope, input.scope_id, caller);
   if (input.action === "get" || input.action === "list") {
@@ -85,14 +110,45 @@ export async function memory(deps: ServiceDeps, input: MemoryInput, caller: Call
       input.ttl_seconds === undefined
         ? null
         : new Date(deps.nowDate().getTime() + input.ttl_seconds * 1000).toISOString();
+    const evicted = (await tx.memoryGet(scope, scopeId, key, now)) ? [] : await makeRoom(w, scope, scopeId, taskId);
     const entry = await tx.memoryUpsert({ scope, scope_id: scopeId, key, value: input.value, expires_at, at: now });
     await w.emit({
       event_type: "memory_set",
       entity_type: "memory",
       entity_id: entry.id,
       task_id: taskId,
-      payload: { scope, scope_id: scopeId, key, value: entry.value, expires_at },
+      payload: { scope, scope_id: scopeId, key, value: entry.value, expires_at, reinforced: entry.reinforced },
     });
-    return ok({ entry });
+    if (evicted.length === 0) return ok({ entry });
+    const keys = evicted.map((e) => JSON.stringify(e.key)).join(", ");
+    return ok({ entry, evicted }, [
+      {
+        code: "MEMORY_EVICTED",
+        message: `This scope holds at most ${LIMITS.memory_entries} entries: ${keys} (least reinforced, least recently set) was evicted to make room. Its value is in evicted; set it again if it still matters.`,
+      },
+    ]);
   });
+}
+
+/**
+ * Frees one place for a new key in a full scope by evicting the entries that matter least: the
+ * least reinforced, then the least recently set. Evicting rather than refusing keeps the agent's
+ * newest note, which is the one it just decided matters. Writers side by side on Postgres may
+ * each add one past the cap; the next new key brings the scope back under it.
+ */
+async function makeRoom(w: WriteContext, scope: MemoryScope, scopeId: string, taskId: string | null) {
+  const over = (await w.tx.memoryCount(scope, scopeId, w.now)) - LIMITS.memory_entries + 1;
+  if (over <= 0) return [];
+  const evicted = await w.tx.memoryWeakest(scope, scopeId, w.now, over);
+  for (const entry of evicted) {
+    await w.tx.memoryDelete(scope, scopeId, entry.key);
+    await w.emit({
+      event_type: "memory_deleted",
+      entity_type: "memory",
+      entity_id: entry.id,
+      task_id: taskId,
+      payload: { scope, scope_id: scopeId, key: entry.key, reason: "evicted" },
+    });
+  }
+  return evicted;
 }

@@ -82,7 +82,7 @@ async function caredAbout(tx: StoreTx, focus: Task | null, claims: readonly Task
 
 /**
  * Shrinks the packet to the budget, cutting what matters least first: superseded context, then
- * old events, then long text, then extra memory and files, then the oldest live context.
+ * old events, then long text, then the weakest memory and extra files, then the oldest live context.
  */
 export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePacket {
   const cut: string[] = [];
@@ -112,14 +112,15 @@ export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePack
     packet.context = packet.context.map((entry) => ({ ...entry, content: truncateText(entry.content, limit) }));
     cut.push(`long fields truncated to ${limit} characters`);
   }
-  for (const [name, list] of [
-    ["memory", "memory"],
-    ["files", "files"],
-    ["oldest live context", "context"],
+  // Memory comes strongest first, so it is cut from the end: the least reinforced, least recent go.
+  for (const [name, list, drop] of [
+    ["memory", "memory", "pop"],
+    ["files", "files", "shift"],
+    ["oldest live context", "context", "shift"],
   ] as const) {
     let dropped = 0;
     while (over() && (packet[list] as unknown[]).length > 0) {
-      (packet[list] as unknown[]).shift();
+      (packet[list] as unknown[])[drop]();
       dropped++;
     }
     if (dropped > 0) cut.push(`${name} (${dropped})`);
@@ -189,7 +190,7 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
       context_history: allContext.filter((entry) => entry.superseded_by !== null),
       progress: task ? summarizeProgress(await tx.progressOf(task.id)) : null,
       files: task ? summarizeFiles(await tx.filesOf(task.id)) : [],
-      memory: await tx.memoryList({ scopes: memoryScopes, now, limit: 50 }),
+      memory: await tx.memoryList({ scopes: memoryScopes, now, limit: 50, order: "strength" }),
       events: {
         after_seq: cursor,
         total: events.total,

@@ -125,6 +125,7 @@ export function toMemory(row: RawRow): MemoryEntry {
     key: row.key as string,
     value: JSON.parse(row.value as string) as unknown,
     expires_at: (row.expires_at as string | null) ?? null,
+    reinforced: Number(row.reinforced),
     created_at: row.created_at as string,
     updated_at: row.updated_at as string,
   };

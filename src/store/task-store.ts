@@ -250,7 +250,17 @@ export interface StoreTx {
     prefix?: string;
     now: string;
     limit: number;
+    /** `key` (the default) by scope and key; `strength` most reinforced first, then most recently set. */
+    order?: "key" | "strength";
   }): Promise<MemoryEntry[]>;
+  /** How many live entries one scope holds. */
+  memoryCount(scope: MemoryScope, scopeId: string, now: string): Promise<number>;
+  /** The `limit` live entries of one scope that matter least: least reinforced, then least recently set. */
+  memoryWeakest(scope: MemoryScope, scopeId: string, now: string, limit: number): Promise<MemoryEntry[]>;
+  /**
+   * Sets the entry. Setting a live key again reinforces it (one more in `reinforced`); a new key,
+   * or one whose expiry has passed, starts at 1.
+   */
   memoryUpsert(entry: {
     scope: MemoryScope;
     scope_id: string;
@@ -261,8 +271,8 @@ export interface StoreTx {
   }): Promise<MemoryEntry>;
   /** Deletes the entry; returns its id, or undefined when there was none. */
   memoryDelete(scope: MemoryScope, scopeId: string, key: string): Promise<string | undefined>;
-  /** Deletes entries whose expiry has passed; returns how many. */
-  memorySweep(now: string): Promise<number>;
+  /** Deletes entries whose expiry has passed, everywhere or in one scope; returns how many. */
+  memorySweep(now: string, only?: { scope: MemoryScope; scope_id: string }): Promise<number>;
 
   /** The newest `limit` events after `afterSeq` on any of `taskIds`, oldest first, and how many there were. */
   eventsForTasks(

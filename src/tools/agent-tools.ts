@@ -25,7 +25,7 @@ export const memory = defineTool({
   name: "arbeit_memory",
   title: "Memory",
   description:
-    "Key/value notes that outlive sessions: set (upsert, optional ttl_seconds), get, list (prefix), delete; scope project (default), list, task or agent.",
+    "Key/value notes that outlive sessions: set (upsert, optional ttl_seconds), get, list (prefix), delete, gc (expired); scope project (default), list, task or agent.",
   input: memoryInput,
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).memory(args, ctx.caller),

@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { touchFromPostToolUse } from "../../src/claude/hook-payload.js";
+import { openProject } from "../../src/service/project.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { trackedFiles } from "../opencode/tracked-files.js";
@@ -159,6 +160,29 @@ describe("Claude Code hooks", () => {
     const none = await hook("pre-compact", payload(dir, "PreCompact", { trigger: "manual" }, "other"), dir);
     assert.equal(none.code, 0);
     assert.equal(none.stdout, "");
+  });
+
+  it("pre-compact also deletes expired memory for good, whether or not the session has work", async () => {
+    const stored = async () => {
+      const service = await openProject({ cwd: dir });
+      try {
+        const all = [{ scope: "project" as const, scope_id: "" }];
+        return (await service.store.read((tx) => tx.memoryList({ scopes: all, now: "", limit: 100 }))).map(
+          (e) => e.key,
+        );
+      } finally {
+        await service.close();
+      }
+    };
+    const set = (key: string, extra: Record<string, unknown>) =>
+      arbeit(dir, ["call", "arbeit_memory", JSON.stringify({ action: "set", key, value: 1, ...extra })]);
+    await set("short-lived", { ttl_seconds: 1 });
+    await set("lasting", {});
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.deepEqual((await stored()).sort(), ["lasting", "short-lived"]);
+    const result = await hook("pre-compact", payload(dir, "PreCompact", { trigger: "auto" }, "other"), dir);
+    assert.deepEqual([result.code, result.stdout, result.stderr], [0, "", ""]);
+    assert.deepEqual(await stored(), ["lasting"]);
   });
 
   it("session-start for a new session lists the work in progress and the ready work", async () => {

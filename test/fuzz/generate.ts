@@ -303,7 +303,7 @@ const PLAUSIBLE: Record<string, (rng: Rng, model: Model) => unknown> = {
     ...(rng.chance(0.3) ? { max_tokens: 200 + rng.int(3000) } : {}),
   }),
   arbeit_memory: (rng, model) => {
-    const action = rng.pick(["set", "set", "get", "list", "delete"])!;
+    const action = rng.pick(["set", "set", "get", "list", "delete", "gc"])!;
     const scope = rng.pick(["project", "list", "task", "agent"])!;
     const scoped =
       scope === "task"
@@ -311,6 +311,7 @@ const PLAUSIBLE: Record<string, (rng: Rng, model: Model) => unknown> = {
         : scope === "project"
           ? {}
           : { scope };
+    if (action === "gc") return rng.chance(0.5) ? { action } : { action, scope, ...scoped };
     return {
       action,
       ...scoped,

@@ -356,7 +356,8 @@ export function expectedEvents(tool: string, args: Record<string, unknown>, data
     case "arbeit_resume":
       return args.peek ? [] : repeat("claim_expired", pre.expired);
     case "arbeit_memory":
-      if (args.action === "set") return ["memory_set"];
+      // A new key in a full scope evicts the weakest entries first; gc writes no event.
+      if (args.action === "set") return [...repeat("memory_deleted", data.evicted?.length ?? 0), "memory_set"];
       if (args.action === "delete") return data.deleted ? ["memory_deleted"] : [];
       return [];
     default:

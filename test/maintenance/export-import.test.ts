@@ -95,7 +95,10 @@ describe(`export and import of a store with ${TASKS} tasks`, () => {
     const result = await runCli(["import", dump], { cwd: target });
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.equal(result.json.data.replaced, false);
-    assertSameTables(await snapshotOf(dbOf(target)), await snapshotOf(source.dbPath));
+    const imported = await snapshotOf(dbOf(target));
+    assertSameTables(imported, await snapshotOf(source.dbPath));
+    const reinforced = (imported.get("memory")?.rows ?? []).map((row) => row.reinforced);
+    assert.ok(reinforced.includes(2), `memory set twice keeps its count: ${reinforced}`);
 
     const store = await SqliteTaskStore.open(dbOf(target));
     // Triggers set aside during the load are back, exactly as the schema defines them.

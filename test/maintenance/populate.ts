@@ -117,6 +117,8 @@ async function fill(project: TestProject, count: number): Promise<Populated> {
     }
     if (i % 13 === 12) await ok("arbeit_task_update", { task_id: task.id, status: "completed" });
     if (i % 23 === 0) await ok("arbeit_memory", { action: "set", key: `note-${i}`, value: { i, text: "remember" } });
+    // Set again: a reinforced entry, whose count an export and import must carry.
+    if (i % 46 === 0) await ok("arbeit_memory", { action: "set", key: `note-${i}`, value: { i, text: "remembered" } });
     if (i % 19 === 18) {
       // A leaf that blocks nothing, unlinked first, so no relationship is left pointing at it.
       const victim = tasks[i - 1]!;

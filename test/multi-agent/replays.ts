@@ -114,6 +114,21 @@ export const REPLAYS: Record<string, ReplayCase> = {
     setup: async () => ({ action: "set", key: "k", value: 1 }),
     meanwhile: async (p) => void (await p.ok("arbeit_memory", { action: "set", key: "k", value: 2 }, bob)),
   },
+  "a memory reinforcement": {
+    tool: "arbeit_memory",
+    setup: async (p) => {
+      await p.ok("arbeit_memory", { action: "set", key: "k", value: 1 }, alice);
+      return { action: "set", key: "k", value: 1 };
+    },
+  },
+  "a memory gc": {
+    tool: "arbeit_memory",
+    // Expired by the time of the retry, which must not collect it: the first run found nothing.
+    setup: async (p) => {
+      await p.ok("arbeit_memory", { action: "set", key: "k", value: 1, ttl_seconds: 1 }, alice);
+      return { action: "gc" };
+    },
+  },
   "a memory delete": {
     tool: "arbeit_memory",
     setup: async (p) => {

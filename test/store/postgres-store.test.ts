@@ -4,7 +4,7 @@ import pg from "pg";
 import { ArbeitError } from "../../src/domain/errors.js";
 import { ArbeitService } from "../../src/service/arbeit-service.js";
 import { lockKey } from "../../src/store/postgres/config.js";
-import { listPostgresMigrations } from "../../src/store/postgres/migrate.js";
+import { applyPostgresMigrations, listPostgresMigrations } from "../../src/store/postgres/migrate.js";
 import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
 import { postgresDialect } from "../../src/store/sql/dialect.js";
 import { readyStatement } from "../../src/store/sql/ready.js";
@@ -62,6 +62,32 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
       applied.rows.map((r) => r.version),
       listPostgresMigrations().map((m) => m.version),
     );
+  });
+
+  it("brings memory written at schema v4 forward: every entry counts as set once", async () => {
+    const schema = fresh();
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      await applyPostgresMigrations(client, schema, "", listPostgresMigrations().slice(0, 4));
+    } finally {
+      await client.end();
+    }
+    await adminQuery(
+      `INSERT INTO "${schema}".memory (id, scope, scope_id, key, value, expires_at, created_at, updated_at)
+       VALUES ('mem-v4v4v4v4', 'project', '', 'style', '"terse"', NULL, '2026-11-25T12:00:00.000Z', '2026-11-25T12:00:00.000Z')`,
+    );
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    try {
+      assert.equal(await version(schema), listPostgresMigrations().length);
+      const service = new ArbeitService(store, { projectRoot: process.cwd() });
+      const { entry } = (await service.memory({ action: "get", key: "style" }, caller)).data as any;
+      assert.deepEqual([entry.value, entry.reinforced], ["terse", 1]);
+      const again = (await service.memory({ action: "set", key: "style", value: "terse" }, caller)).data as any;
+      assert.deepEqual([again.entry.id, again.entry.reinforced], ["mem-v4v4v4v4", 2]);
+    } finally {
+      await store.close();
+    }
   });
 
   it("migrates exactly once when many machines open a fresh schema at the same moment", async () => {

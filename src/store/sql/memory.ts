@@ -4,14 +4,27 @@ import { toMemory } from "../rows.js";
 import type { StoreTx } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
 
-const GET_LIVE = `SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND key = ?
-  AND (expires_at IS NULL OR expires_at > ?)`;
+const LIVE = "(expires_at IS NULL OR expires_at > ?)";
 const GET = "SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND key = ?";
-const UPDATE = "UPDATE memory SET value = ?, expires_at = ?, updated_at = ? WHERE id = ?";
+const GET_LIVE = `SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND key = ? AND ${LIVE}`;
+// `reinforced + 1` in SQL, not a count read earlier: concurrent sets of one key each count.
+const REINFORCE =
+  "UPDATE memory SET value = ?, expires_at = ?, updated_at = ?, reinforced = reinforced + 1 WHERE id = ?";
+// A key whose expiry has passed (but was not swept yet) is set as new: its past does not count.
+const RENEW = `UPDATE memory SET value = ?, expires_at = ?, updated_at = ?, reinforced = 1, created_at = ?
+  WHERE id = ?`;
+const COUNT = `SELECT COUNT(*) AS n FROM memory WHERE scope = ? AND scope_id = ? AND ${LIVE}`;
+const WEAKEST = `SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND ${LIVE}
+  ORDER BY reinforced, updated_at, key LIMIT ?`;
 const INSERT = `INSERT INTO memory (id, scope, scope_id, key, value, expires_at, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`;
 const DELETE = "DELETE FROM memory WHERE scope = ? AND scope_id = ? AND key = ? RETURNING id";
 const SWEEP = "DELETE FROM memory WHERE expires_at IS NOT NULL AND expires_at <= ?";
+const SWEEP_SCOPE = `${SWEEP} AND scope = ? AND scope_id = ?`;
+const ORDER = {
+  key: "scope, scope_id, key",
+  strength: "reinforced DESC, updated_at DESC, scope, scope_id, key",
+} as const;
 
 /** Scoped key/value memory with optional expiry. */
 export function memoryStatements(db: SqlDb) {
@@ -33,8 +46,8 @@ export function memoryStatements(db: SqlDb) {
         params.push(filter.prefix, filter.prefix);
       }
       const rows = await db.all(
-        `SELECT * FROM memory WHERE (${scopeClause}) ${prefixClause} AND (expires_at IS NULL OR expires_at > ?)
-         ORDER BY scope, scope_id, key LIMIT ?`,
+        `SELECT * FROM memory WHERE (${scopeClause}) ${prefixClause} AND ${LIVE}
+         ORDER BY ${ORDER[filter.order ?? "key"]} LIMIT ?`,
         ...params,
         filter.now,
         filter.limit,
@@ -42,11 +55,24 @@ export function memoryStatements(db: SqlDb) {
       return rows.map(toMemory);
     },
 
+    async memoryCount(scope: MemoryScope, scopeId: string, now: string): Promise<number> {
+      return Number((await db.get(COUNT, scope, scopeId, now))?.n ?? 0);
+    },
+
+    async memoryWeakest(scope: MemoryScope, scopeId: string, now: string, limit: number): Promise<MemoryEntry[]> {
+      return (await db.all(WEAKEST, scope, scopeId, now, limit)).map(toMemory);
+    },
+
     async memoryUpsert(entry: Parameters<StoreTx["memoryUpsert"]>[0]): Promise<MemoryEntry> {
       const value = JSON.stringify(entry.value);
       const existing = await db.get(GET, entry.scope, entry.scope_id, entry.key);
       if (existing) {
-        await db.run(UPDATE, value, entry.expires_at, entry.at, existing.id as string);
+        const expiry = existing.expires_at as string | null;
+        if (expiry === null || expiry > entry.at) {
+          await db.run(REINFORCE, value, entry.expires_at, entry.at, existing.id as string);
+        } else {
+          await db.run(RENEW, value, entry.expires_at, entry.at, entry.at, existing.id as string);
+        }
       } else {
         for (;;) {
           const id = newId("memory");
@@ -72,9 +98,9 @@ export function memoryStatements(db: SqlDb) {
       return (await db.get(DELETE, scope, scopeId, key))?.id as string | undefined;
     },
 
-    /** Deletes entries whose expiry has passed; returns how many. */
-    memorySweep(now: string): Promise<number> {
-      return db.run(SWEEP, now);
+    /** Deletes entries whose expiry has passed, everywhere or in one scope; returns how many. */
+    memorySweep(now: string, only?: { scope: MemoryScope; scope_id: string }): Promise<number> {
+      return only ? db.run(SWEEP_SCOPE, now, only.scope, only.scope_id) : db.run(SWEEP, now);
     },
   };
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { isDeepStrictEqual } from "node:util";
+import { LIMITS } from "../../../src/schemas/limits.js";
 import { ArbeitService } from "../../../src/service/arbeit-service.js";
 import { REPLAYS } from "../../multi-agent/replays.js";
 import { alice, bob, type ContractProject, contractProject, type StoreFactory, suite, useStore } from "./harness.js";
@@ -170,6 +171,144 @@ export function agentContract(factory: StoreFactory): void {
         "TASK_NOT_FOUND",
       );
     });
+
+    it("reinforces a key set again: one more each time, with the newest value and time", async () => {
+      const set = (value: unknown, extra: Record<string, unknown> = {}) =>
+        p().ok("arbeit_memory", { action: "set", key: "test-command", value, ...extra });
+      const first = (await set("npm test")).entry;
+      assert.equal(first.reinforced, 1);
+      p().clock.advance(1000);
+      assert.equal((await set("npm test")).entry.reinforced, 2, "the same value counts");
+      p().clock.advance(1000);
+      const third = (await set("npm run test:unit")).entry;
+      assert.deepEqual(
+        [third.id, third.reinforced, third.value, third.created_at, third.updated_at],
+        [first.id, 3, "npm run test:unit", first.created_at, "2026-01-01T00:00:02.000Z"],
+      );
+      const listed = (await p().ok("arbeit_memory", { action: "list" })).entries[0];
+      assert.equal(listed.reinforced, 3);
+      assert.equal((await p().ok("arbeit_memory", { action: "get", key: "test-command" })).entry.reinforced, 3);
+    });
+
+    it("starts a key whose TTL has passed again at 1, as a new entry", async () => {
+      const set = () => p().ok("arbeit_memory", { action: "set", key: "k", value: 1, ttl_seconds: 60 });
+      await set();
+      await set();
+      p().clock.advance(60_000);
+      const fresh = (await set()).entry;
+      assert.equal(fresh.reinforced, 1);
+      assert.equal(fresh.created_at, "2026-01-01T00:01:00.000Z");
+      // Below the service's sweep, the store itself renews an expired row it still holds.
+      await p().store.write((tx) =>
+        tx.memoryUpsert({
+          scope: "project",
+          scope_id: "",
+          key: "k",
+          value: 2,
+          expires_at: null,
+          at: "2026-01-01T00:02:00.000Z",
+        }),
+      );
+      const renewed = await p().store.write((tx) =>
+        tx.memoryUpsert({
+          scope: "project",
+          scope_id: "",
+          key: "k",
+          value: 3,
+          expires_at: null,
+          at: "2026-01-01T00:03:00.000Z",
+        }),
+      );
+      assert.equal(renewed.reinforced, 2);
+    });
+
+    it("gc deletes expired entries for good, everywhere or in one scope, and says how many", async () => {
+      const id = await p().task("t");
+      const set = (key: string, extra: Record<string, unknown> = {}) =>
+        p().ok("arbeit_memory", { action: "set", key, value: key, ttl_seconds: 60, ...extra });
+      await set("a");
+      await set("b", { scope: "agent" });
+      await set("c", { scope: "task", scope_id: id });
+      await p().ok("arbeit_memory", { action: "set", key: "kept", value: 1 });
+      const stored = () =>
+        p().read((tx) =>
+          tx.memoryList({
+            scopes: [
+              { scope: "project", scope_id: "" },
+              { scope: "agent", scope_id: "alice" },
+              { scope: "task", scope_id: id },
+            ],
+            now: "",
+            limit: 100,
+          }),
+        );
+      assert.deepEqual(await p().ok("arbeit_memory", { action: "gc" }), { collected: 0 }, "nothing has expired");
+      p().clock.advance(60_000);
+      const seq = await p().lastSeq();
+      assert.deepEqual(await p().ok("arbeit_memory", { action: "gc", scope: "agent" }), { collected: 1 });
+      assert.deepEqual((await stored()).map((e) => e.key).sort(), ["a", "c", "kept"]);
+      assert.deepEqual(await p().ok("arbeit_memory", { action: "gc" }), { collected: 2 });
+      assert.deepEqual(
+        (await stored()).map((e) => e.key),
+        ["kept"],
+      );
+      assert.equal(await p().lastSeq(), seq, "expired entries were invisible already: no event");
+      const unscoped = await p().fail("arbeit_memory", { action: "gc", scope_id: "alice" });
+      assert.equal(unscoped.code, "INVALID_ARGUMENT");
+    });
+
+    it(`keeps at most ${LIMITS.memory_entries} live entries per scope, evicting the weakest for a new key`, async () => {
+      const cap = LIMITS.memory_entries;
+      // The scope filled through the store, in one transaction: the cap is what is under test.
+      await p().store.write(async (tx) => {
+        for (let i = 0; i < cap; i++)
+          await tx.memoryUpsert({
+            scope: "project",
+            scope_id: "",
+            key: `k${String(i).padStart(3, "0")}`,
+            value: i,
+            expires_at: null,
+            at: new Date(Date.parse("2026-01-01T00:00:00.000Z") + i * 1000).toISOString(),
+          });
+      });
+      p().clock.advance(cap * 1000);
+      // k000 is the oldest, but set twice; k001 is then the least reinforced, least recently set.
+      await p().ok("arbeit_memory", { action: "set", key: "k000", value: 0 });
+      await p().ok("arbeit_memory", { action: "set", key: "other-scope", value: 1, scope: "agent" });
+      const count = () => p().read((tx) => tx.memoryCount("project", "", p().clock.now().toISOString()));
+      assert.equal(await count(), cap, "setting a key that exists never evicts");
+
+      const seq = await p().lastSeq();
+      const result = await p().call("arbeit_memory", { action: "set", key: "new", value: "fresh" });
+      assert.equal(result.success, true);
+      const data = (result as any).data;
+      assert.equal(data.entry.key, "new");
+      assert.deepEqual(
+        data.evicted.map((e: { key: string; value: unknown }) => [e.key, e.value]),
+        [["k001", 1]],
+      );
+      assert.deepEqual(
+        (result.warnings ?? []).map((w) => w.code),
+        ["MEMORY_EVICTED"],
+      );
+      assert.match(result.warnings?.[0]?.message ?? "", /"k001"/);
+      assert.equal(await count(), cap);
+      assert.equal((await p().ok("arbeit_memory", { action: "get", key: "k001" })).entry, null);
+      const events = await p().read((tx) => tx.listEvents({ after_seq: seq, limit: 10 }));
+      assert.deepEqual(
+        events.map((e) => [e.event_type, e.payload.key, e.payload.reason]),
+        [
+          ["memory_deleted", "k001", "evicted"],
+          ["memory_set", "new", undefined],
+        ],
+      );
+      // An expired entry makes room without evicting anything live.
+      await p().ok("arbeit_memory", { action: "set", key: "k002", value: 2, ttl_seconds: 1 });
+      p().clock.advance(1000);
+      const roomy = await p().call("arbeit_memory", { action: "set", key: "newer", value: 1 });
+      assert.deepEqual([roomy.warnings ?? [], (roomy as any).data.evicted], [[], undefined]);
+      assert.equal(await count(), cap);
+    });
   });
 
   suite("resume", () => {
@@ -247,6 +386,47 @@ export function agentContract(factory: StoreFactory): void {
       );
       const memory = packet.memory.map((m: { key: string; value: unknown }) => `${m.key}=${m.value}`).sort();
       assert.deepEqual(memory, ["port=8080", "style=terse"]);
+    });
+
+    it("briefs memory most reinforced first, then most recently set, and a tight budget cuts the weakest", async () => {
+      const set = async (key: string, times: number, extra: Record<string, unknown> = {}) => {
+        for (let i = 0; i < times; i++)
+          await p().ok("arbeit_memory", { action: "set", key, value: `${key} `.repeat(100), ...extra }, alice);
+        p().clock.advance(1000);
+      };
+      await set("old-once", 1);
+      await set("thrice", 3);
+      await set("twice", 2, { scope: "agent" });
+      await set("new-once", 1, { scope: "list" });
+      const strongest = ["thrice", "twice", "new-once", "old-once"];
+      const brief = async (max_tokens: number) =>
+        (await p().ok("arbeit_resume", { peek: true, max_tokens }, alice)) as {
+          memory: Array<{ key: string; reinforced: number }>;
+          budget: { cut: string[] };
+        };
+      const full = await brief(20_000);
+      assert.deepEqual(
+        full.memory.map((m) => [m.key, m.reinforced]),
+        [
+          ["thrice", 3],
+          ["twice", 2],
+          ["new-once", 1],
+          ["old-once", 1],
+        ],
+      );
+      const kept: string[][] = [];
+      for (let budget = 2000; budget >= 200; budget -= 50) {
+        const packet = await brief(budget);
+        const keys = packet.memory.map((m) => m.key);
+        assert.deepEqual(keys, strongest.slice(0, keys.length), `with ${budget} tokens`);
+        if (keys.length < strongest.length)
+          assert.ok(packet.budget.cut.includes(`memory (${strongest.length - keys.length})`), packet.budget.cut.join());
+        kept.push(keys);
+      }
+      assert.ok(
+        kept.some((keys) => keys.length === 1),
+        "some budget leaves room for the strongest entry alone",
+      );
     });
 
     it("moves the agent's cursor forward only, and peek leaves it where it was", async () => {
