@@ -136,6 +136,12 @@ export const EVENT_TYPES = [
   "claim_expired",
   "memory_set",
   "memory_deleted",
+  // What a host saw a session do (Claude Code hooks): no row of their own, the event is the record.
+  "prompt_submitted",
+  "commit_recorded",
+  "subagent_started",
+  "subagent_stopped",
+  "session_compacted",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -147,6 +153,8 @@ export const ENTITY_TYPES = [
   "relationship",
   "session_link",
   "file_association",
+  /** A host session (its id is the session id): for what a session did outside any task. */
+  "session",
 ] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 
