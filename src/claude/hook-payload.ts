@@ -22,6 +22,8 @@ export interface HookPayload {
   tool_use_id?: string;
   /** PostToolUse: for Bash `{stdout, stderr, interrupted}`. */
   tool_response?: unknown;
+  /** PostToolUse: how long the call took. */
+  duration_ms?: number;
   /** SubagentStart / SubagentStop; empty for the agent that writes a compaction's summary. */
   agent_type?: string;
   /** UserPromptSubmit. */
@@ -63,6 +65,7 @@ export function parsePayload(input: string): HookPayload {
     agent_id: text(value.agent_id),
     tool_use_id: text(value.tool_use_id),
     tool_response: value.tool_response,
+    duration_ms: typeof value.duration_ms === "number" ? value.duration_ms : undefined,
     agent_type: typeof value.agent_type === "string" ? value.agent_type : undefined,
     prompt: text(value.prompt),
     error: text(value.error),

@@ -46,6 +46,7 @@ export interface HookOutcome {
 export const CLAUDE_AGENT = "claude-code";
 /** A prompt is logged for the task's history, not kept whole: a pasted log can run to megabytes. */
 export const PROMPT_CHARS = 2_000;
+const RESUMABLE_END = "other";
 
 type Handler = (service: ArbeitService, payload: HookPayload, caller: Caller, dir: string) => Promise<string>;
 
@@ -87,8 +88,8 @@ const HANDLERS: Record<HookName, Handler> = {
   "post-tool-use": async (service, payload, caller, dir) => {
     const sha = committedSha(payload);
     if (sha) {
-      const commit = readCommit(payload.cwd ?? dir, sha);
-      await service.recordCommit(commit, caller);
+      const commit = readCommit(payload.cwd ?? dir, sha, Date.now() - (payload.duration_ms ?? 0));
+      if (commit) await service.recordCommit(commit, caller);
       return "";
     }
     const touch = touchFromPostToolUse(payload, dir);
@@ -116,14 +117,14 @@ const HANDLERS: Record<HookName, Handler> = {
   "subagent-stop": async (service, payload, caller) => {
     // The agent that writes a compaction's summary stops without having started: not a sub-agent.
     if (!payload.agent_type) return "";
-    const ended = (await service.endSession({ reason: "sub-agent stopped" }, caller)).data;
+    const ended = (await service.endSession({ reason: "sub-agent stopped", stop: true }, caller)).data;
     await service.recordSessionEvent(
       {
         event_type: "subagent_stopped",
         payload: {
           agent_id: payload.agent_id,
           agent_type: payload.agent_type,
-          ...(ended.stopped ? { stopped_work_on: ended.task_id } : {}),
+          ...(ended.task_id ? { stopped_work_on: ended.task_id } : {}),
         },
       },
       caller,
@@ -148,7 +149,11 @@ const HANDLERS: Record<HookName, Handler> = {
     return "";
   },
   "session-end": async (service, payload, caller) => {
-    await service.endSession({ reason: payload.reason ?? "other" }, caller);
+    const reason = payload.reason ?? "other";
+    // `other` is how every `claude -p` run ends, and `--resume` continues the same session: its
+    // work and claim stay (the lease runs out by itself if no run follows). Every other reason
+    // (exit, /clear, logout) ends the conversation, and the work with it.
+    await service.endSession({ reason, stop: reason !== RESUMABLE_END }, caller);
     await collectMemory(service);
     return "";
   },

@@ -113,8 +113,8 @@ export class ArbeitService {
   sessionNews(caller: Caller) {
     return sessionNews(this.#deps, identify(caller));
   }
-  /** The session is over: a handoff note on its task, then its work stops. */
-  endSession(input: { reason: string }, caller: Caller) {
+  /** The session ended: a handoff note on its task; with `stop`, its work stops too. */
+  endSession(input: { reason: string; stop: boolean }, caller: Caller) {
     return endSession(this.#deps, input, identify(caller));
   }
 

@@ -6,7 +6,9 @@ import { stopWork, workingFor } from "./work.js";
 /**
  * A session that ends while it works on a task leaves a handoff for whoever picks the task up
  * next: a `note` context entry saying what got done, what remains, the latest decisions and the
- * files it touched; then its work stops (which hands its claim back).
+ * files it touched. A session that ends more than once (a conversation resumed run after run)
+ * keeps one live handoff: each supersedes its previous one. With `stop`, its work then stops,
+ * which hands its claim back.
  */
 
 const ITEMS = 8;
@@ -24,12 +26,12 @@ function listed(label: string, items: string[], from: "first" | "last" = "first"
 }
 
 export type HandoffResult =
-  | { stopped: false }
-  | { stopped: true; task_id: string; note_id: string; claim_released: boolean };
+  | { task_id: null }
+  | { task_id: string; note_id: string; stopped: boolean; claim_released: boolean };
 
 export async function endSession(
   deps: ServiceDeps,
-  input: { reason: string },
+  input: { reason: string; stop: boolean },
   caller: Caller & { session: string },
 ): Promise<Result<HandoffResult>> {
   const session = caller.session;
@@ -38,7 +40,9 @@ export async function endSession(
     if (!active) return undefined;
     const since = active.started_at;
     const progress = await tx.progressOf(active.task_id);
-    const decisions = (await tx.contextOf(active.task_id, false)).filter((entry) => entry.type === "decision");
+    const live = await tx.contextOf(active.task_id, false);
+    const decisions = live.filter((entry) => entry.type === "decision");
+    const previous = live.find((entry) => entry.metadata?.handoff === true && entry.metadata.session === session);
     const files = (await tx.filesOf(active.task_id)).filter(
       (file) => file.session_id === session && file.created_at >= since,
     );
@@ -66,19 +70,25 @@ export async function endSession(
     ];
     if (progress.length === 0 && decisions.length === 0 && touched.length === 0)
       lines.push("Nothing was recorded on the task in this session.");
-    return { task_id: active.task_id, content: lines.join("\n") };
+    return { task_id: active.task_id, content: lines.join("\n"), previous: previous?.id };
   });
-  if (!draft) return ok({ stopped: false });
+  if (!draft) return ok({ task_id: null });
   const { data } = await addContext(
     deps,
-    { task_id: draft.task_id, type: "note", content: draft.content, metadata: { handoff: true, reason: input.reason } },
+    {
+      task_id: draft.task_id,
+      type: "note",
+      content: draft.content,
+      metadata: { handoff: true, session, reason: input.reason },
+      ...(draft.previous ? { supersede_entry_id: draft.previous } : {}),
+    },
     caller,
   );
-  const stopped = await stopWork(deps, { task_id: draft.task_id }, caller);
+  const stopped = input.stop ? (await stopWork(deps, { task_id: draft.task_id }, caller)).data : undefined;
   return ok({
-    stopped: true,
     task_id: draft.task_id,
     note_id: data.entry.id,
-    claim_released: stopped.data.claim_released,
+    stopped: stopped?.stopped ?? false,
+    claim_released: stopped?.claim_released ?? false,
   });
 }

@@ -181,6 +181,26 @@ describe("Claude Code hooks: prompts, commits, failures, sub-agents, compaction,
     );
   });
 
+  it("post-tool-use records a quiet commit (`git commit -q`, no output) as the HEAD git just made", async () => {
+    writeFileSync(join(dir, "src", "cookie.ts"), "export const sameSite = 'Lax';\n");
+    git(dir, "commit", "-qam", "Name the SameSite value");
+    const bash = {
+      tool_name: "Bash",
+      tool_input: { command: `git commit -qam "Name the SameSite value"` },
+      tool_response: { stdout: "", stderr: "", interrupted: false, isImage: false },
+      duration_ms: 40,
+    };
+    await quiet("post-tool-use", payload(dir, "PostToolUse", bash), dir);
+    const { commits } = await call(dir, PERSON, "arbeit_task_get", { task_id: taskId, include: ["commits"] });
+    assert.deepEqual(
+      commits.map((commit: any) => [commit.subject, commit.files]),
+      [
+        ["Set the cookie to SameSite=Lax", ["src/app.ts", "src/cookie.ts"]],
+        ["Name the SameSite value", ["src/cookie.ts"]],
+      ],
+    );
+  });
+
   it("post-tool-use-failure records a failed call as an attempt on the active task, at most one per tool a minute", async () => {
     const failure = (tool: string, input: object, error: string, extra: object = {}) =>
       payload(dir, "PostToolUseFailure", {
@@ -241,7 +261,7 @@ describe("Claude Code hooks: prompts, commits, failures, sub-agents, compaction,
     assert.deepEqual([compacted?.task_id, compacted?.payload], [taskId, { trigger: "manual", summary_chars: 8 }]);
   });
 
-  it("session-end leaves a handoff note (done, remaining, decisions, files) and stops the work", async () => {
+  it("session-end after a `claude -p` run (reason other) leaves a handoff note and keeps the work for --resume", async () => {
     const items = (
       await call(dir, SESSION, "arbeit_progress_add", {
         task_id: taskId,
@@ -256,20 +276,31 @@ describe("Claude Code hooks: prompts, commits, failures, sub-agents, compaction,
     });
     const write = { tool_name: "Write", tool_input: { file_path: join(dir, "src", "app.ts") }, tool_response: {} };
     await quiet("post-tool-use", payload(dir, "PostToolUse", write), dir);
-    await quiet("session-end", payload(dir, "SessionEnd", { reason: "prompt_input_exit" }), dir);
+    await quiet("session-end", payload(dir, "SessionEnd", { reason: "other" }), dir);
     const { task, context } = await call(dir, PERSON, "arbeit_task_get", { task_id: taskId, include: ["context"] });
-    assert.equal(task.claim_session, null);
+    assert.equal(task.claim_session, SESSION);
     const note = context.at(-1);
     assert.equal(note.type, "note");
-    assert.match(note.content, new RegExp(`^Handoff: session ${SESSION} ended \\(prompt_input_exit\\)`));
+    assert.deepEqual(note.metadata, { handoff: true, session: SESSION, reason: "other" });
+    assert.match(note.content, new RegExp(`^Handoff: session ${SESSION} ended \\(other\\)`));
     assert.match(note.content, /\nDone in this session:\n- Find the cause\nRemaining:\n- Fix it\n- Add a test\n/);
     assert.match(
       note.content,
       /\nLatest decisions:\n- Keep the session cookie\nFiles touched:\n- src\/app.ts \(written\)$/,
     );
-    const session = await call(dir, SESSION, "arbeit_resume", { peek: true });
-    assert.equal(session.focus.reason === "kept_focus", false);
+  });
+
+  it("session-end on exit supersedes the session's earlier handoff and stops the work, handing the claim back", async () => {
+    await quiet("session-end", payload(dir, "SessionEnd", { reason: "prompt_input_exit" }), dir);
+    const { task, context } = await call(dir, PERSON, "arbeit_task_get", { task_id: taskId, include: ["context"] });
+    assert.equal(task.claim_session, null);
+    const handoffs = context.filter((entry: any) => entry.metadata?.handoff);
+    assert.equal(handoffs.length, 1, "one live handoff per session");
+    assert.match(handoffs[0].content, /ended \(prompt_input_exit\)/);
+    // Ended: a second SessionEnd finds no work and writes nothing.
     await quiet("session-end", payload(dir, "SessionEnd", { reason: "other" }), dir);
+    const after = await call(dir, PERSON, "arbeit_task_get", { task_id: taskId, include: ["context"] });
+    assert.equal(after.context.length, context.length);
   });
 
   it("session-start after news: the task it last worked on, and what others changed since it last looked", async () => {
