@@ -7,6 +7,7 @@ import type { ArbeitEvent, EventType } from "../../src/domain/types.js";
 import { openProject } from "../../src/service/project.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
+import { hookPayload, runHook } from "./hook-input.js";
 
 /**
  * The hooks beyond file tracking, fed payloads shaped as the real Claude Code sends them
@@ -18,19 +19,10 @@ const SESSION = "5d1e7c2a-claude-session";
 /** Another session: a person at the terminal (agent "alice"). */
 const PERSON = "person-at-terminal";
 
-function payload(dir: string, event: string, fields: Record<string, unknown> = {}, session = SESSION): string {
-  return JSON.stringify({
-    session_id: session,
-    transcript_path: join(dir, ".claude-transcript.jsonl"),
-    cwd: dir,
-    hook_event_name: event,
-    ...fields,
-  });
-}
+const payload = (dir: string, event: string, fields: Record<string, unknown> = {}, session = SESSION) =>
+  hookPayload(dir, session, event, fields);
 
-function hook(name: string, input: string, cwd: string): Promise<CliResult> {
-  return runCli(["hook", name], { cwd, input, env: { CLAUDE_PROJECT_DIR: "" } });
-}
+const hook = runHook;
 
 /** A hook that must succeed silently. */
 async function quiet(name: string, input: string, cwd: string): Promise<void> {
@@ -144,6 +136,19 @@ describe("Claude Code hooks: prompts, commits, failures, sub-agents, compaction,
       ].join("\n"),
     );
     await quiet("user-prompt-submit", payload(dir, "UserPromptSubmit", { prompt: "And now?" }), dir);
+  });
+
+  it("user-prompt-submit tells the session that a person broke its claim", async () => {
+    await call(dir, PERSON, "arbeit_task_claim", { action: "release", task_id: taskId, force: true });
+    const text = contextOf(
+      await hook("user-prompt-submit", payload(dir, "UserPromptSubmit", { prompt: "Go on" }), dir),
+      "UserPromptSubmit",
+    );
+    assert.equal(
+      text,
+      `Arbeit: news since this session last looked:\n- alice broke this session's claim on ${taskId}.`,
+    );
+    await call(dir, SESSION, "arbeit_task_claim", { task_id: taskId });
   });
 
   it("post-tool-use records a successful git commit made through Bash on the active task, with its files", async () => {

@@ -8,20 +8,14 @@ import { HOOK_NAMES } from "../../src/claude/hooks.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { trackedFiles } from "../opencode/tracked-files.js";
+import { hookPayload, runHook } from "./hook-input.js";
 
 /** `arbeit hook ...` fed real-shaped Claude Code hook JSON (docs/claude-code.md) through the built CLI. */
 
 const SESSION = "9f2c1e3a-claude-session";
 
-function payload(dir: string, event: string, fields: Record<string, unknown> = {}, session = SESSION): string {
-  return JSON.stringify({
-    session_id: session,
-    transcript_path: join(dir, ".claude-transcript.jsonl"),
-    cwd: dir,
-    hook_event_name: event,
-    ...fields,
-  });
-}
+const payload = (dir: string, event: string, fields: Record<string, unknown> = {}, session = SESSION) =>
+  hookPayload(dir, session, event, fields);
 
 const postToolUse = (dir: string, tool: string, input: Record<string, unknown>, session = SESSION) =>
   payload(
@@ -31,10 +25,7 @@ const postToolUse = (dir: string, tool: string, input: Record<string, unknown>, 
     session,
   );
 
-/** Hooks run with the environment Claude Code gives them; the outer test env must not leak in. */
-function hook(name: string, input: string, cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(["hook", name], { cwd, input, env: { CLAUDE_PROJECT_DIR: "", ...env } });
-}
+const hook = runHook;
 
 function additionalContext(result: CliResult): string {
   assert.equal(result.code, 0, result.stderr);
