@@ -242,8 +242,18 @@ function released(state: ReplayState, event: ReplayEvent): string | undefined {
   return undefined;
 }
 
-/** Event types that change nothing replay compares (sessions, files, memory). */
-const NEUTRAL = new Set(["work_stopped", "file_tracked", "memory_set", "memory_deleted"]);
+/** Event types that change nothing replay compares (sessions, files, memory, what hosts saw). */
+const NEUTRAL = new Set([
+  "work_stopped",
+  "file_tracked",
+  "memory_set",
+  "memory_deleted",
+  "prompt_submitted",
+  "commit_recorded",
+  "subagent_started",
+  "subagent_stopped",
+  "session_compacted",
+]);
 
 export function applyEvent(state: ReplayState, event: ReplayEvent): void {
   const handler = HANDLERS[event.event_type];

@@ -324,4 +324,10 @@ describe("Claude Code hooks: prompts, commits, failures, sub-agents, compaction,
       /Changed since this session last looked:\n- alice added a note to .*: The QA team found another case/,
     );
   });
+
+  it("every row the hooks wrote passes arbeit doctor (the session entity, the new event types)", async () => {
+    const result = await runCli(["doctor", "--json"], { cwd: dir });
+    assert.equal(result.code, 0, result.stdout);
+    assert.equal(result.json.ok, true, result.stdout);
+  });
 });
