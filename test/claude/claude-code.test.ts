@@ -29,7 +29,9 @@ import {
  * `--resume` must be briefed on the task by the SessionStart hook, `/compact` must carry the
  * briefing into the summary instructions (PreCompact) and brief the compacted conversation again
  * (SessionStart `compact`), and two conversations racing for one task must end with exactly one
- * holder. Each run takes a few seconds.
+ * holder. The other hooks are checked on the same runs: the prompt logged, a `git commit` through
+ * Bash recorded on the task, a failing Bash call kept as an attempt, the handoff SessionEnd writes
+ * at the end of each run, the compaction PostCompact marks. Each run takes a few seconds.
  *
  * Setup writes `npx arbeit ...` for the hooks and the MCP server. The test makes that resolve to
  * this checkout the way docs/claude-code.md says to install it, `npm install --save-dev
