@@ -117,6 +117,15 @@ export interface ArbeitEvent {
   agent: string | null;
 }
 
+/** What a host saw a session do (Claude Code hooks): no row of their own, the event is the record. */
+export const HOST_EVENT_TYPES = [
+  "prompt_submitted",
+  "commit_recorded",
+  "subagent_started",
+  "subagent_stopped",
+  "session_compacted",
+] as const;
+
 export const EVENT_TYPES = [
   "task_created",
   "task_updated",
@@ -136,12 +145,7 @@ export const EVENT_TYPES = [
   "claim_expired",
   "memory_set",
   "memory_deleted",
-  // What a host saw a session do (Claude Code hooks): no row of their own, the event is the record.
-  "prompt_submitted",
-  "commit_recorded",
-  "subagent_started",
-  "subagent_stopped",
-  "session_compacted",
+  ...HOST_EVENT_TYPES,
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
