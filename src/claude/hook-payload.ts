@@ -20,13 +20,31 @@ export interface HookPayload {
   agent_id?: string;
   /** PreToolUse / PostToolUse: the call's id, which an MCP server also receives in `_meta`. */
   tool_use_id?: string;
+  /** PostToolUse: for Bash `{stdout, stderr, interrupted}`. */
+  tool_response?: unknown;
+  /** PostToolUse: how long the call took. */
+  duration_ms?: number;
+  /** SubagentStart / SubagentStop; empty for the agent that writes a compaction's summary. */
+  agent_type?: string;
+  /** UserPromptSubmit. */
+  prompt?: string;
+  /** PostToolUseFailure: the error, and whether the person interrupted the call. */
+  error?: string;
+  is_interrupt?: boolean;
+  /** SessionEnd: clear | logout | prompt_input_exit | other ... */
+  reason?: string;
+  /** PreCompact / PostCompact: manual | auto. */
+  trigger?: string;
+  /** PostCompact. */
+  compact_summary?: string;
 }
 
 export class HookInputError extends Error {}
 
 type Row = Record<string, unknown>;
-const isRow = (value: unknown): value is Row => typeof value === "object" && value !== null && !Array.isArray(value);
-const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+export const isRow = (value: unknown): value is Row =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+export const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
 
 export function parsePayload(input: string): HookPayload {
   if (input.trim() === "") return {};
@@ -46,6 +64,15 @@ export function parsePayload(input: string): HookPayload {
     tool_input: value.tool_input,
     agent_id: text(value.agent_id),
     tool_use_id: text(value.tool_use_id),
+    tool_response: value.tool_response,
+    duration_ms: typeof value.duration_ms === "number" ? value.duration_ms : undefined,
+    agent_type: typeof value.agent_type === "string" ? value.agent_type : undefined,
+    prompt: text(value.prompt),
+    error: text(value.error),
+    is_interrupt: value.is_interrupt === true,
+    reason: text(value.reason),
+    trigger: text(value.trigger),
+    compact_summary: text(value.compact_summary),
   };
 }
 

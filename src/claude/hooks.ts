@@ -3,7 +3,9 @@ import { activeBriefingText } from "../fragments/briefing-text.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { locate, openProject } from "../service/project.js";
-import { type HookPayload, parsePayload, projectDirOf, touchFromPostToolUse } from "./hook-payload.js";
+import { committedSha, readCommit } from "./git-commit.js";
+import { type HookPayload, isRow, parsePayload, projectDirOf, text, touchFromPostToolUse } from "./hook-payload.js";
+import { collectMemory } from "./memory-gc.js";
 import { sessionStartContext } from "./session-start.js";
 import { noteSubagentCall, subagentSession } from "./subagent-calls.js";
 
@@ -13,7 +15,18 @@ import { noteSubagentCall, subagentSession } from "./subagent-calls.js";
  * without Arbeit gets no output at all.
  */
 
-export const HOOK_NAMES = ["session-start", "pre-tool-use", "post-tool-use", "pre-compact"] as const;
+export const HOOK_NAMES = [
+  "session-start",
+  "user-prompt-submit",
+  "pre-tool-use",
+  "post-tool-use",
+  "post-tool-use-failure",
+  "subagent-start",
+  "subagent-stop",
+  "pre-compact",
+  "post-compact",
+  "session-end",
+] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 
 export interface HookSettings {
@@ -31,39 +44,120 @@ export interface HookOutcome {
 }
 
 export const CLAUDE_AGENT = "claude-code";
+/** A prompt is logged for the task's history, not kept whole: a pasted log can run to megabytes. */
+export const PROMPT_CHARS = 2_000;
+const RESUMABLE_END = "other";
 
 type Handler = (service: ArbeitService, payload: HookPayload, caller: Caller, dir: string) => Promise<string>;
 
+/** The JSON that gives the model extra context; `hookEventName` is required or Claude Code drops it. */
+const additionalContext = (hookEventName: string, context: string) =>
+  `${JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: context } })}\n`;
+
+/** What a failed call was asked to do, in a line: the command, the file, else its input. */
+function callSummary(input: unknown): string | undefined {
+  if (!isRow(input)) return undefined;
+  return (
+    text(input.command) ??
+    text(input.file_path) ??
+    text(input.notebook_path) ??
+    text(input.url) ??
+    JSON.stringify(input)
+  );
+}
+
 const HANDLERS: Record<HookName, Handler> = {
-  "session-start": async (service, _payload, caller) => {
-    const additionalContext = await sessionStartContext(service, caller);
-    return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext } })}\n`;
+  "session-start": async (service, _payload, caller) =>
+    additionalContext("SessionStart", await sessionStartContext(service, caller)),
+  "user-prompt-submit": async (service, payload, caller) => {
+    const { news } = (await service.sessionNews(caller)).data;
+    const prompt = payload.prompt ?? "";
+    // A background sub-agent's result comes back as a prompt; it is not the person's.
+    if (!prompt.startsWith("<task-notification>")) {
+      await service.recordSessionEvent(
+        { event_type: "prompt_submitted", payload: { prompt: prompt.slice(0, PROMPT_CHARS), chars: prompt.length } },
+        caller,
+      );
+    }
+    if (news.length === 0) return "";
+    const lines = ["Arbeit: news since this session last looked:", ...news.map((item) => `- ${item.text}`)];
+    return additionalContext("UserPromptSubmit", lines.join("\n"));
   },
   // Handled before the store is opened (see runClaudeHook): it only leaves a note for the server.
   "pre-tool-use": async () => "",
   "post-tool-use": async (service, payload, caller, dir) => {
+    const sha = committedSha(payload);
+    if (sha) {
+      const commit = readCommit(payload.cwd ?? dir, sha, Date.now() - (payload.duration_ms ?? 0));
+      if (commit) await service.recordCommit(commit, caller);
+      return "";
+    }
     const touch = touchFromPostToolUse(payload, dir);
     if (touch && caller.session) await service.trackFile(touch, caller);
     return "";
   },
+  "post-tool-use-failure": async (service, payload, caller) => {
+    // An interruption is the person's choice, and a failed Arbeit call is answered to the agent already.
+    if (payload.is_interrupt || !payload.tool_name || payload.tool_name.startsWith("mcp__arbeit__")) return "";
+    await service.recordToolFailure(
+      { tool: payload.tool_name, input: callSummary(payload.tool_input), error: payload.error ?? "(no error given)" },
+      caller,
+    );
+    return "";
+  },
+  "subagent-start": async (service, payload, caller) => {
+    await service.recordSessionEvent(
+      { event_type: "subagent_started", payload: { agent_id: payload.agent_id, agent_type: payload.agent_type } },
+      caller,
+    );
+    // SubagentStart context reaches that sub-agent only: the work it is helping with.
+    const brief = caller.session ? await activeBriefingText(service, caller.session, caller.parents) : undefined;
+    return brief ? additionalContext("SubagentStart", brief) : "";
+  },
+  "subagent-stop": async (service, payload, caller) => {
+    // The agent that writes a compaction's summary stops without having started: not a sub-agent.
+    if (!payload.agent_type) return "";
+    const ended = (await service.endSession({ reason: "sub-agent stopped", stop: true }, caller)).data;
+    await service.recordSessionEvent(
+      {
+        event_type: "subagent_stopped",
+        payload: {
+          agent_id: payload.agent_id,
+          agent_type: payload.agent_type,
+          ...(ended.task_id ? { stopped_work_on: ended.task_id } : {}),
+        },
+      },
+      caller,
+    );
+    return "";
+  },
   // PreCompact: plain stdout is appended to the compaction instructions.
   "pre-compact": async (service, _payload, caller) => {
-    await collectExpiredMemory(service, caller);
+    await collectMemory(service, caller);
     if (!caller.session) return "";
     const text = await activeBriefingText(service, caller.session);
     return text ? `Preserve this task briefing in the summary.\n${text}\n` : "";
   },
+  "post-compact": async (service, payload, caller) => {
+    await service.recordSessionEvent(
+      {
+        event_type: "session_compacted",
+        payload: { trigger: payload.trigger ?? null, summary_chars: payload.compact_summary?.length ?? 0 },
+      },
+      caller,
+    );
+    return "";
+  },
+  "session-end": async (service, payload, caller) => {
+    const reason = payload.reason ?? "other";
+    // `other` is how every `claude -p` run ends, and `--resume` continues the same session: its
+    // work and claim stay (the lease runs out by itself if no run follows). Every other reason
+    // (exit, /clear, logout) ends the conversation, and the work with it.
+    await service.endSession({ reason, stop: reason !== RESUMABLE_END }, caller);
+    await collectMemory(service, caller);
+    return "";
+  },
 };
-
-/**
- * Deletes expired memory for good where a conversation pauses (PreCompact, and the end of a
- * session), so expired entries do not pile up in a project whose agents rarely write memory. It is
- * housekeeping: a failure (a read-only store, a busy one) is ignored and never costs the hook its
- * output.
- */
-export async function collectExpiredMemory(service: ArbeitService, caller: Caller): Promise<void> {
-  await service.memory({ action: "gc" }, caller).catch(() => undefined);
-}
 
 /**
  * The conversation's session is Claude Code's session id, the same as CLAUDE_CODE_SESSION_ID in
@@ -76,6 +170,16 @@ export function hookSession(payload: HookPayload): Pick<Caller, "session" | "par
   const session = payload.session_id ?? null;
   if (session === null || payload.agent_id === undefined) return { session };
   return { session: subagentSession(session, payload.agent_id), parents: [session] };
+}
+
+/**
+ * Whether the hook has anything to do before any database is opened: PostToolUse runs after
+ * every file tool and every Bash call, and most Bash calls are not commits.
+ */
+function needsStore(name: HookName, payload: HookPayload, dir: string): boolean {
+  if (name === "post-tool-use")
+    return committedSha(payload) !== undefined || touchFromPostToolUse(payload, dir) !== undefined;
+  return name !== "pre-tool-use";
 }
 
 export async function runClaudeHook(
@@ -98,6 +202,7 @@ export async function runClaudeHook(
         noteSubagentCall(dirname(location.dbPath), payload.tool_use_id, payload.agent_id);
       return { stdout: "", stderr: "" };
     }
+    if (!needsStore(name, payload, dir)) return { stdout: "", stderr: "" };
     service = await openProject(where);
     const caller: Caller = {
       ...hookSession(payload),

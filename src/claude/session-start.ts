@@ -1,12 +1,26 @@
+import { estimateTokens } from "../domain/token-budget.js";
 import type { TaskSummary } from "../domain/types.js";
 import { activeBriefingText, briefingText, KEEP_CURRENT } from "../fragments/briefing-text.js";
+import { oneLine } from "../fragments/text.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
+import type { ResumePacket } from "../service/resume.js";
 
 const READY_SHOWN = 5;
 const IN_PROGRESS_SHOWN = 3;
+/**
+ * What the session-start context may cost the model, in the resume packet's estimate (about
+ * three characters a token): the task briefing comes first, then memory and the changes since
+ * the session last looked, oldest dropped first.
+ */
+export const SESSION_START_TOKENS = 2_000;
+const LINE_CHARS = 240;
 
 const line = (task: TaskSummary) => `- ${task.id} "${task.title}" (priority ${task.priority})`;
+const clip = (text: string) => {
+  const flat = oneLine(text);
+  return flat.length <= LINE_CHARS ? flat : `${flat.slice(0, LINE_CHARS - 1)}…`;
+};
 
 async function listed(service: ArbeitService, caller: Caller, query: "ready" | "tasks", params: object) {
   const { data } = await service.query({ query, params: params as Record<string, unknown> }, caller);
@@ -24,11 +38,8 @@ async function readyNote(service: ArbeitService, caller: Caller): Promise<string
   return out.join("\n");
 }
 
-/**
- * What a Claude Code session learns at start-up: the briefing of the task it is working on, else
- * of the task it last worked on (if still unfinished), else a short note of the work waiting.
- */
-export async function sessionStartContext(service: ArbeitService, caller: Caller): Promise<string> {
+/** The task part: the one the session works on, else the one it last worked on (if unfinished), else the work waiting. */
+async function taskPart(service: ArbeitService, caller: Caller): Promise<string> {
   const session = caller.session;
   if (session) {
     const active = await activeBriefingText(service, session);
@@ -41,4 +52,29 @@ export async function sessionStartContext(service: ArbeitService, caller: Caller
     }
   }
   return readyNote(service, caller);
+}
+
+const memoryLines = (packet: ResumePacket) =>
+  packet.memory.map((entry) => `- ${entry.key} (${entry.scope}): ${clip(JSON.stringify(entry.value))}`);
+
+/**
+ * What a Claude Code session learns at start-up, its resume as text: the briefing of the task it
+ * works on (else last worked on, else the work waiting), the memory that applies (arbeit_resume's,
+ * read without moving anything), and what others changed on its task since it last looked (the
+ * news UserPromptSubmit also tells, which moves the session's cursor past it).
+ */
+export async function sessionStartContext(service: ArbeitService, caller: Caller): Promise<string> {
+  const { data: packet } = await service.resume({ max_tokens: SESSION_START_TOKENS, peek: true }, caller);
+  const head = await taskPart(service, caller);
+  const memory = memoryLines(packet);
+  const changes = (await service.sessionNews(caller)).data.news.map((item) => `- ${item.text}`);
+  const render = () =>
+    [
+      head,
+      ...(memory.length > 0 ? ["Memory:", ...memory] : []),
+      ...(changes.length > 0 ? ["Changed since this session last looked:", ...changes] : []),
+    ].join("\n");
+  while (estimateTokens(render()) > SESSION_START_TOKENS && changes.length > 0) changes.shift();
+  while (estimateTokens(render()) > SESSION_START_TOKENS && memory.length > 0) memory.pop();
+  return render();
 }

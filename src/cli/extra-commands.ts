@@ -35,7 +35,7 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
   // Not heavy: PostToolUse runs after every file tool, so the hook starts from the lean bundle.
   hook: {
     summary:
-      "Claude Code hooks (JSON on stdin): arbeit hook session-start | pre-tool-use | post-tool-use | pre-compact",
+      "Claude Code hooks (JSON on stdin): arbeit hook session-start | post-tool-use | session-end ... (--help lists them)",
     load: () => import("./hook-command.js"),
   },
   import: {

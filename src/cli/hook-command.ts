@@ -6,10 +6,16 @@ import { terminalSafe } from "./terminal-text.js";
 const USAGE = `Usage: arbeit hook <${HOOK_NAMES.join(" | ")}>
 
 Claude Code command hooks: read the hook's JSON on stdin (arbeit setup claude configures them).
-  session-start   prints the session's task briefing as SessionStart additionalContext
-  pre-tool-use    before an Arbeit MCP call: tells the MCP server when a sub-agent made it
-  post-tool-use   records Read/Write/Edit/MultiEdit/NotebookEdit files against the active task
-  pre-compact     prints the active task's briefing for the compaction summary
+  session-start          prints the session's resume (task briefing, memory, news) as additionalContext
+  user-prompt-submit     logs the prompt; prints news from other sessions as additionalContext
+  pre-tool-use           before an Arbeit MCP call: tells the MCP server when a sub-agent made it
+  post-tool-use          records Read/Write/Edit/MultiEdit/NotebookEdit files and git commits on the active task
+  post-tool-use-failure  records a failed tool call as an attempt on the active task (rate-limited)
+  subagent-start         records the sub-agent; prints its parent's task briefing to it
+  subagent-stop          stops the sub-agent's work (with a handoff note) and records it
+  pre-compact            prints the active task's briefing for the compaction summary
+  post-compact           records the compaction on the active task
+  session-end            writes a handoff note on the active task and stops the work
 Arbeit-side problems never fail the hook: they are noted on stderr and the exit code stays 0.
 `;
 

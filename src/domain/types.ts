@@ -117,6 +117,15 @@ export interface ArbeitEvent {
   agent: string | null;
 }
 
+/** What a host saw a session do (Claude Code hooks): no row of their own, the event is the record. */
+export const HOST_EVENT_TYPES = [
+  "prompt_submitted",
+  "commit_recorded",
+  "subagent_started",
+  "subagent_stopped",
+  "session_compacted",
+] as const;
+
 export const EVENT_TYPES = [
   "task_created",
   "task_updated",
@@ -136,6 +145,7 @@ export const EVENT_TYPES = [
   "claim_expired",
   "memory_set",
   "memory_deleted",
+  ...HOST_EVENT_TYPES,
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -147,6 +157,8 @@ export const ENTITY_TYPES = [
   "relationship",
   "session_link",
   "file_association",
+  /** A host session (its id is the session id): for what a session did outside any task. */
+  "session",
 ] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 

@@ -1,3 +1,5 @@
+import { HOST_EVENT_TYPES } from "../domain/types.js";
+
 /**
  * Replays the event log into the state it implies, for `arbeit doctor` to compare with the rows.
  * Pure: events in, expected state out. The rules mirror what each service operation writes
@@ -242,8 +244,8 @@ function released(state: ReplayState, event: ReplayEvent): string | undefined {
   return undefined;
 }
 
-/** Event types that change nothing replay compares (sessions, files, memory). */
-const NEUTRAL = new Set(["work_stopped", "file_tracked", "memory_set", "memory_deleted"]);
+/** Event types that change nothing replay compares (sessions, files, memory, what hosts saw). */
+const NEUTRAL = new Set<string>(["work_stopped", "file_tracked", "memory_set", "memory_deleted", ...HOST_EVENT_TYPES]);
 
 export function applyEvent(state: ReplayState, event: ReplayEvent): void {
   const handler = HANDLERS[event.event_type];

@@ -73,8 +73,8 @@ const jsonObject = z.custom<Record<string, unknown>>(
   "must be a JSON object",
 );
 
-/** Which id form an event's entity_id takes, by its entity_type. */
-const ENTITY_ID_KIND: Record<EntityType, IdKind> = {
+/** Which id form an event's entity_id takes, by its entity_type (a session's is its session id). */
+const ENTITY_ID_KIND: Record<Exclude<EntityType, "session">, IdKind> = {
   memory: "memory",
   task: "task",
   context_entry: "context",
@@ -84,10 +84,9 @@ const ENTITY_ID_KIND: Record<EntityType, IdKind> = {
   file_association: "file",
 };
 
-const ENTITY_ID = Object.fromEntries(ENTITY_TYPES.map((type) => [type, idPattern(ENTITY_ID_KIND[type])])) as Record<
-  EntityType,
-  RegExp
->;
+const ENTITY_ID = Object.fromEntries(
+  Object.entries(ENTITY_ID_KIND).map(([type, kind]) => [type, idPattern(kind)]),
+) as Record<Exclude<EntityType, "session">, RegExp>;
 
 /** Only the event log keeps a counter of its own (AUTOINCREMENT in SQLite, an identity in Postgres). */
 const COUNTED_TABLES = ["events"] as const;
@@ -187,6 +186,11 @@ const TABLES: Record<string, z.ZodObject> = {
       agent: identityName.nullable(),
     })
     .superRefine((row, ctx) => {
+      if (row.entity_type === "session") {
+        if (!identityName.safeParse(row.entity_id).success)
+          ctx.addIssue({ code: "custom", path: ["entity_id"], message: "must be a session id" });
+        return;
+      }
       const kind = ENTITY_ID_KIND[row.entity_type];
       if (!ENTITY_ID[row.entity_type].test(row.entity_id)) {
         ctx.addIssue({

@@ -4,7 +4,9 @@ import type { IncludeSection } from "./briefing.js";
 import { getTask } from "./briefing.js";
 import { type Caller, identify } from "./caller.js";
 import { type ClaimInput, claim } from "./claims.js";
+import { type CommitInput, recordCommit } from "./commits.js";
 import { type AddContextInput, addContext } from "./context.js";
+import { endSession } from "./handoff.js";
 import { type RequestKey, runOnce } from "./idempotency.js";
 import { type MemoryInput, memory } from "./memory.js";
 import type { ServiceDeps, ServiceOptions } from "./operation.js";
@@ -13,7 +15,10 @@ import type { QueryName } from "./queries.js";
 import { changeRelationship, type RelationshipInput } from "./relationships.js";
 import { resolveLikeKernel } from "./resolve-path.js";
 import { type ResumeInput, resume } from "./resume.js";
+import { recordSessionEvent, type SessionEventType } from "./session-activity.js";
+import { sessionNews } from "./session-news.js";
 import { type CreateTaskInput, createTask, deleteTask, type UpdateTaskInput, updateTask } from "./tasks.js";
+import { recordToolFailure, type ToolFailureInput } from "./tool-failures.js";
 import { startWork, stopWork, trackFile } from "./work.js";
 
 /**
@@ -89,6 +94,28 @@ export class ArbeitService {
   }
   memory(input: MemoryInput, caller: Caller) {
     return memory(this.#deps, input, identify(caller));
+  }
+
+  // What hosts see a session do (Claude Code hooks; the OpenCode plugin can call the same).
+  /** A git commit made while the session works on a task, recorded on that task once. */
+  recordCommit(input: CommitInput, caller: Caller) {
+    return recordCommit(this.#deps, input, identify(caller));
+  }
+  /** A failed tool call, as an `attempt` entry on the task the session works on (rate-limited). */
+  recordToolFailure(input: ToolFailureInput, caller: Caller) {
+    return recordToolFailure(this.#deps, input, identify(caller));
+  }
+  /** A prompt, sub-agent or compaction of the session, on the task it works for if any. */
+  recordSessionEvent(input: { event_type: SessionEventType; payload: Record<string, unknown> }, caller: Caller) {
+    return recordSessionEvent(this.#deps, input, identify(caller));
+  }
+  /** What happened since the session last looked that it should hear; moves its cursor on. */
+  sessionNews(caller: Caller) {
+    return sessionNews(this.#deps, identify(caller));
+  }
+  /** The session ended: a handoff note on its task; with `stop`, its work stops too. */
+  endSession(input: { reason: string; stop: boolean }, caller: Caller) {
+    return endSession(this.#deps, input, identify(caller));
   }
 
   /**

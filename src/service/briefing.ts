@@ -8,12 +8,13 @@ import type {
   Warning,
 } from "../domain/types.js";
 import type { RelationshipRow } from "../store/task-store.js";
+import { commitsOf, type RecordedCommit } from "./commits.js";
 import { requireTask } from "./invariants.js";
 import { ok, type Result, type ServiceDeps } from "./operation.js";
 import { type FileSummary, type ProgressSummary, summarize, summarizeFiles, summarizeProgress } from "./summaries.js";
 import { orphanWarning, staleContextWarning } from "./warnings.js";
 
-/** The 12 briefing sections that arbeit_task_get can add to a task (docs/tools.md). */
+/** The 13 briefing sections that arbeit_task_get can add to a task (docs/tools.md). */
 export const INCLUDE_SECTIONS = [
   "relationships",
   "context",
@@ -27,6 +28,7 @@ export const INCLUDE_SECTIONS = [
   "files",
   "sessions",
   "recent_events",
+  "commits",
 ] as const;
 export type IncludeSection = (typeof INCLUDE_SECTIONS)[number];
 
@@ -46,6 +48,7 @@ export interface Briefing {
   files?: FileSummary[];
   sessions?: SessionLink[];
   recent_events?: ArbeitEvent[];
+  commits?: RecordedCommit[];
 }
 
 export async function getTask(
@@ -82,6 +85,7 @@ export async function getTask(
     if (include.has("files")) briefing.files = summarizeFiles(await tx.filesOf(task.id));
     if (include.has("sessions")) briefing.sessions = await tx.sessionsOf(task.id);
     if (include.has("recent_events")) briefing.recent_events = await tx.recentEvents(task.id, RECENT_EVENTS_LIMIT);
+    if (include.has("commits")) briefing.commits = await commitsOf(tx, task.id);
     return ok(briefing, warnings);
   });
 }

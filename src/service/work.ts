@@ -13,7 +13,7 @@ import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./
 import { blockersWarning, staleContextWarning } from "./warnings.js";
 
 /** The session's live active work; work on a task deleted since is treated as ended. */
-async function liveActiveWork(tx: StoreTx, session: string): Promise<(ActiveWork & { task: Task }) | undefined> {
+export async function liveActiveWork(tx: StoreTx, session: string): Promise<(ActiveWork & { task: Task }) | undefined> {
   const active = await tx.activeWork(session);
   if (active === undefined) return undefined;
   const task = await tx.getTask(active.task_id);
@@ -136,6 +136,22 @@ export async function finishWorkOn(w: WriteContext, task: Task): Promise<void> {
   if (task.claim_session !== null || task.lease_expires_at !== null) await releaseClaim(w, task, "task_finished");
 }
 
+/**
+ * The work a session's activity counts towards: its own, else (a sub-agent without work of its
+ * own works for the session that started it) the nearest parent's.
+ */
+export async function workingFor(
+  tx: StoreTx,
+  session: string,
+  parents: readonly string[] = [],
+): Promise<(ActiveWork & { task: Task }) | undefined> {
+  for (const who of [session, ...parents]) {
+    const active = await liveActiveWork(tx, who);
+    if (active) return active;
+  }
+  return undefined;
+}
+
 /** What happened to a tracked read or write: recorded, or why not. */
 export interface TrackResult {
   tracked: boolean;
@@ -171,12 +187,7 @@ export async function trackFile(
     return ok({ tracked: false, reason: "arbeit_data", file_path: relative });
   return mutate(deps, caller, async (w) => {
     const { tx, now, session } = w;
-    // A session without work of its own (a sub-agent's) works for the session that started it.
-    let active = await liveActiveWork(tx, session);
-    for (const parent of caller.parents ?? []) {
-      if (active) break;
-      active = await liveActiveWork(tx, parent);
-    }
+    const active = await workingFor(tx, session, caller.parents);
     if (!active) return ok({ tracked: false, reason: "no_active_work", file_path: relative });
     w.touched(active.task_id, active.session_id);
     const id = await tx.insertFileAssociation({

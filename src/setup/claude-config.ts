@@ -9,10 +9,23 @@ import { isObject, type JsonObject, SetupError } from "./json-file.js";
 
 export const CLAUDE_HOOKS = [
   { event: "SessionStart", matcher: "startup|resume|clear|compact", name: "session-start" },
+  { event: "UserPromptSubmit", matcher: undefined, name: "user-prompt-submit" },
   // Before each Arbeit MCP call: tells the server when a sub-agent made it.
   { event: "PreToolUse", matcher: "mcp__arbeit__.*", name: "pre-tool-use" },
-  { event: "PostToolUse", matcher: "Read|Write|Edit|MultiEdit|NotebookEdit", name: "post-tool-use" },
+  // Files the agent reads and writes, and its git commits (Bash). `replaces`: the matchers older
+  // versions of setup wrote, brought up to date; any other matcher is the user's choice and stays.
+  {
+    event: "PostToolUse",
+    matcher: "Read|Write|Edit|MultiEdit|NotebookEdit|Bash",
+    name: "post-tool-use",
+    replaces: ["Read|Write|Edit|MultiEdit|NotebookEdit"],
+  },
+  { event: "PostToolUseFailure", matcher: undefined, name: "post-tool-use-failure" },
+  { event: "SubagentStart", matcher: undefined, name: "subagent-start" },
+  { event: "SubagentStop", matcher: undefined, name: "subagent-stop" },
   { event: "PreCompact", matcher: undefined, name: "pre-compact" },
+  { event: "PostCompact", matcher: undefined, name: "post-compact" },
+  { event: "SessionEnd", matcher: undefined, name: "session-end" },
 ] as const;
 
 export const HOOK_TIMEOUT_SECONDS = 10;
@@ -97,16 +110,19 @@ export function mergeClaudeSettings(
     let changed = false;
     const next = groups.map((group) => {
       if (!isObject(group) || !Array.isArray(group.hooks)) return group;
-      return {
-        ...group,
-        hooks: group.hooks.map((hook) => {
-          if (!isArbeitHook(hook, spec.name)) return hook;
-          found = true;
-          if (hook.command === wanted) return hook;
-          changed = true;
-          return { ...hook, command: wanted };
-        }),
-      };
+      const hooks = group.hooks.map((hook) => {
+        if (!isArbeitHook(hook, spec.name)) return hook;
+        found = true;
+        if (hook.command === wanted) return hook;
+        changed = true;
+        return { ...hook, command: wanted };
+      });
+      const outdated = "replaces" in spec && (spec.replaces as readonly unknown[]).includes(group.matcher);
+      if (outdated && hooks.some((hook) => isArbeitHook(hook, spec.name))) {
+        changed = true;
+        return { ...group, matcher: spec.matcher, hooks };
+      }
+      return { ...group, hooks };
     });
     if (changed) {
       merged[spec.event] = next;

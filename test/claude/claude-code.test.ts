@@ -28,7 +28,9 @@ import {
  * `--resume` must be briefed on the task by the SessionStart hook, `/compact` must carry the
  * briefing into the summary instructions (PreCompact) and brief the compacted conversation again
  * (SessionStart `compact`), and two conversations racing for one task must end with exactly one
- * holder. Each run takes a few seconds.
+ * holder. The other hooks are checked on the same runs: the prompt logged, a `git commit` through
+ * Bash recorded on the task, a failing Bash call kept as an attempt, the handoff SessionEnd writes
+ * at the end of each run, the compaction PostCompact marks. Each run takes a few seconds.
  *
  * Setup writes `npx arbeit ...` for the hooks and the MCP server. The test makes that resolve to
  * this checkout the way docs/claude-code.md says to install it, `npm install --save-dev
@@ -37,7 +39,7 @@ import {
 
 const RUN_TIMEOUT_MS = 60_000;
 const SUITE_TIMEOUT_MS = 8 * RUN_TIMEOUT_MS;
-const ALLOWED_TOOLS = ["mcp__arbeit__*", "Read", "Write", "Edit"];
+const ALLOWED_TOOLS = ["mcp__arbeit__*", "Read", "Write", "Edit", "Bash"];
 const START_WORK = "mcp__arbeit__arbeit_task_start_work";
 const CLAIM = "mcp__arbeit__arbeit_task_claim";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -56,6 +58,9 @@ const SUMMARY = "SUMMARY-7Q: the agent started work on the task, wrote limiter.t
 const WRITTEN = "limiter.ts";
 const READ = "router.ts";
 const RACERS = ["RACE-A", "RACE-B"] as const;
+const COMMIT_SUBJECT = "Add the rate limiter";
+const COMMIT_COMMAND = `git init -q && git add ${WRITTEN} && git -c user.name=Agent -c user.email=agent@example.com commit -m "${COMMIT_SUBJECT}"`;
+const FAILING_COMMAND = "cat no-such-file.txt";
 const HOOK_CONTEXT = "SessionStart hook additional context: ";
 
 const cannotRun = requirement("the real-Claude-Code end-to-end test", claudeMissing());
@@ -142,6 +147,8 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
         });
       }
       if (!done.has("toolu_work_read")) return call("toolu_work_read", "Read", { file_path: join(project, READ) });
+      if (!done.has("toolu_work_commit")) return call("toolu_work_commit", "Bash", { command: COMMIT_COMMAND });
+      if (!done.has("toolu_work_fail")) return call("toolu_work_fail", "Bash", { command: FAILING_COMMAND });
       return { text: "WORK-DONE" };
     }
     return { text: "OK" };
@@ -200,7 +207,9 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
   });
 
   it("conversation 1: start_work through MCP claims the task for Claude Code's session; Write, Edit and Read are recorded under it", async () => {
-    const { run, requests } = await claude("WORK-PROMPT: start the task, write limiter.ts, edit it, read router.ts.");
+    const { run, requests } = await claude(
+      "WORK-PROMPT: start the task, write limiter.ts, edit it, read router.ts, commit, cat a missing file.",
+    );
     runs.work = run;
     requestsOf.work = requests;
     assertRunOk(run, "work");
@@ -219,7 +228,7 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     const postToolUse = run.events
       .filter((event) => event.subtype === "hook_response" && event.hook_event === "PostToolUse")
       .map((event) => event.hook_name);
-    assert.deepEqual(postToolUse, ["PostToolUse:Write", "PostToolUse:Edit", "PostToolUse:Read"]);
+    assert.deepEqual(postToolUse, ["PostToolUse:Write", "PostToolUse:Edit", "PostToolUse:Read", "PostToolUse:Bash"]);
 
     const data = await getTask(taskId);
     const task: Task = data.task;
@@ -251,6 +260,34 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
         [READ, "read", sessionId],
       ],
     );
+  });
+
+  it("conversation 1's other hooks: the prompt logged, the commit and the failed Bash call on the task, a handoff at SessionEnd", async () => {
+    assert.ok(sessionId, "conversation 1 ran");
+    const logged = await withStore((service) =>
+      service.store.read((tx) => tx.listEvents({ after_seq: 0, event_types: ["prompt_submitted"], limit: 10 })),
+    );
+    // The prompt came before start_work: a prompt of the session, on no task.
+    assert.deepEqual(
+      logged.map((event) => [event.entity_id, event.task_id, String(event.payload.prompt).slice(0, 12)]),
+      [[sessionId, null, "WORK-PROMPT:"]],
+    );
+    const { data } = await withStore((service) =>
+      service.getTask({ task_id: taskId, include: ["commits", "context"] }),
+    );
+    assert.deepEqual(
+      data.commits!.map((commit) => [commit.subject, commit.files, commit.session_id]),
+      [[COMMIT_SUBJECT, [WRITTEN], sessionId]],
+    );
+    const attempts = data.context!.filter((entry) => entry.type === "attempt");
+    assert.equal(attempts.length, 1, JSON.stringify(data.context));
+    assert.match(attempts[0]!.content, new RegExp(`^Bash failed: ${FAILING_COMMAND}\nOutcome: .*no-such-file`, "s"));
+    // `claude -p` ends each run with SessionEnd (reason other): a handoff, and the work kept for --resume.
+    const handoffs = data.context!.filter((entry) => entry.metadata?.handoff === true);
+    assert.equal(handoffs.length, 1);
+    assert.match(handoffs[0]!.content, new RegExp(`^Handoff: session ${sessionId} ended \\(other\\)`));
+    assert.match(handoffs[0]!.content, /Files touched:\n- limiter\.ts \(written\)\n- router\.ts \(read\)/);
+    assert.equal(data.task.claim_session, sessionId);
   });
 
   it("--resume: the SessionStart hook briefs the model on the task, with its intent and plan", async () => {
@@ -313,6 +350,15 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     for (const part of [taskId, `intent: ${TASK.intent}`, `plan: ${TASK.plan}`]) {
       assert.ok(compactContext.includes(part), `the compact briefing has ${JSON.stringify(part)}`);
     }
+
+    // PostCompact marked the compaction in the task's history.
+    const compacted = await withStore((service) =>
+      service.store.read((tx) => tx.listEvents({ after_seq: 0, event_types: ["session_compacted"], limit: 10 })),
+    );
+    assert.deepEqual(
+      compacted.map((event) => [event.entity_id, event.task_id, event.payload.trigger]),
+      [[sessionId, taskId, "manual"]],
+    );
 
     // A -p `/compact` makes no request after compacting: the briefing reaches the next one. A
     // note added now tells the briefing made at compaction (without it) from the one the next

@@ -218,15 +218,39 @@ describe("Claude Code, real binary, with Arbeit set up: a sub-agent works as a s
     assert.equal(started.success, true, JSON.stringify(started));
     assert.equal(started.data.session_id, subSession);
 
+    assert.equal(started.data.task.claim_session, subSession);
+    const [, claimedBy] = started.data.task.claim_session.split("/");
+    assert.match(claimedBy ?? "", AGENT_ID);
+
     const data = await getTask(subTaskId);
     assert.equal(data.task.title, "Sub-agent task");
     assert.equal(data.task.status, "in_progress");
-    assert.equal(data.task.claim_session, subSession);
-    const [, claimedBy] = data.task.claim_session!.split("/");
-    assert.match(claimedBy ?? "", AGENT_ID);
     assert.deepEqual(
       data.sessions!.map((link) => [link.session_id, link.agent]),
       [[subSession, "claude-code"]],
+    );
+  });
+
+  it("SubagentStart and SubagentStop are recorded for `<session>/<agent_id>`; SubagentStop ended its work with a handoff", async () => {
+    const subSession = `${sessionId}/${agentIdOfRun()}`;
+    const recorded = await setup.withStore((service) =>
+      service.store.read((tx) =>
+        tx.listEvents({ after_seq: 0, event_types: ["subagent_started", "subagent_stopped"], limit: 10 }),
+      ),
+    );
+    assert.deepEqual(
+      recorded.map((event) => [event.event_type, event.entity_id, event.task_id, event.payload.stopped_work_on]),
+      [
+        ["subagent_started", subSession, mainTaskId, undefined],
+        // Recorded once its own work has ended: on the conversation's task, naming the one it stopped.
+        ["subagent_stopped", subSession, mainTaskId, subTaskId],
+      ],
+    );
+    const { data } = await setup.withStore((service) => service.getTask({ task_id: subTaskId, include: ["context"] }));
+    assert.equal(data.task.claim_session, null, "its claim was handed back");
+    assert.match(
+      data.context!.at(-1)!.content,
+      new RegExp(`^Handoff: session ${subSession} ended \\(sub-agent stopped\\)`),
     );
   });
 

@@ -2,25 +2,21 @@ import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { committedSha } from "../../src/claude/git-commit.js";
 import { touchFromPostToolUse } from "../../src/claude/hook-payload.js";
+import { HOOK_NAMES } from "../../src/claude/hooks.js";
 import { openProject } from "../../src/service/project.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { trackedFiles } from "../opencode/tracked-files.js";
+import { hookPayload, runHook } from "./hook-input.js";
 
 /** `arbeit hook ...` fed real-shaped Claude Code hook JSON (docs/claude-code.md) through the built CLI. */
 
 const SESSION = "9f2c1e3a-claude-session";
 
-function payload(dir: string, event: string, fields: Record<string, unknown> = {}, session = SESSION): string {
-  return JSON.stringify({
-    session_id: session,
-    transcript_path: join(dir, ".claude-transcript.jsonl"),
-    cwd: dir,
-    hook_event_name: event,
-    ...fields,
-  });
-}
+const payload = (dir: string, event: string, fields: Record<string, unknown> = {}, session = SESSION) =>
+  hookPayload(dir, session, event, fields);
 
 const postToolUse = (dir: string, tool: string, input: Record<string, unknown>, session = SESSION) =>
   payload(
@@ -30,10 +26,7 @@ const postToolUse = (dir: string, tool: string, input: Record<string, unknown>, 
     session,
   );
 
-/** Hooks run with the environment Claude Code gives them; the outer test env must not leak in. */
-function hook(name: string, input: string, cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(["hook", name], { cwd, input, env: { CLAUDE_PROJECT_DIR: "", ...env } });
-}
+const hook = runHook;
 
 function additionalContext(result: CliResult): string {
   assert.equal(result.code, 0, result.stderr);
@@ -203,7 +196,7 @@ describe("Claude Code hooks", () => {
   });
 
   it("never fails the session: bad input is a note on stderr with exit 0", async () => {
-    for (const name of ["session-start", "pre-tool-use", "post-tool-use", "pre-compact"]) {
+    for (const name of HOOK_NAMES) {
       const result = await hook(name, "{not json", dir);
       assert.equal(result.code, 0, name);
       assert.equal(result.stdout, "");
@@ -212,7 +205,7 @@ describe("Claude Code hooks", () => {
   });
 
   it("an unknown hook name exits 1 (not 2, which Claude Code reads as 'block')", async () => {
-    const result = await hook("user-prompt-submit", "{}", dir);
+    const result = await hook("stop", "{}", dir);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /unknown hook/);
   });
@@ -267,5 +260,32 @@ describe("PostToolUse payloads to file touches", () => {
   ];
   for (const [label, fields, expected] of cases) {
     it(label, () => assert.deepEqual(touchFromPostToolUse(fields, "/base"), expected));
+  }
+});
+
+describe("PostToolUse Bash payloads to the sha of a commit made", () => {
+  const bash = (command: string, stdout: string, interrupted = false) => ({
+    tool_name: "Bash",
+    tool_input: { command },
+    tool_response: { stdout, stderr: "", interrupted, isImage: false },
+  });
+  const made = "[main 3f2a1b9] Fix the login bug\n 1 file changed, 2 insertions(+)\n";
+  const cases: Array<[string, Record<string, unknown>, string | undefined]> = [
+    ["git commit", bash(`git commit -m "Fix the login bug"`, made), "3f2a1b9"],
+    ["after git add, with -C", bash("git add -A && git -C . commit -qm x", made), "3f2a1b9"],
+    ["the first commit", bash("git commit -m init", "[main (root-commit) 0c1d2e3] init\n"), "0c1d2e3"],
+    ["a detached HEAD", bash("git commit -m x", "[detached HEAD 9abcdef] x\n"), "9abcdef"],
+    [
+      "nothing to commit",
+      bash("git commit -m x", "On branch main\nnothing to commit, working tree clean\n"),
+      undefined,
+    ],
+    ["not a commit, though git printed one", bash("git log -1 --oneline", made), undefined],
+    ["interrupted", bash("git commit -m x", made, true), undefined],
+    ["another tool", { ...bash("git commit -m x", made), tool_name: "Read" }, undefined],
+    ["no tool_response", { tool_name: "Bash", tool_input: { command: "git commit" } }, undefined],
+  ];
+  for (const [label, fields, expected] of cases) {
+    it(label, () => assert.equal(committedSha(fields), expected));
   }
 });

@@ -77,7 +77,7 @@ describe("arbeit_task_get", () => {
     await expectCallError(project(), "arbeit_task_get", { task_id: "tkt-zzzzzzzz" }, "TASK_NOT_FOUND");
   });
 
-  it("adds each of the 12 briefing sections when asked", async () => {
+  it("adds each of the 13 briefing sections when asked", async () => {
     const p = project();
     const [parent, blocker, blocked] = await createTasks(p, "parent", "blocker", "blocked");
     const task = await createTask(p, "focus", { parent_id: parent!.id, blocked_by: [blocker!.id] });
@@ -95,11 +95,12 @@ describe("arbeit_task_get", () => {
     await p.ok("arbeit_task_start_work", { task_id: task.id });
     await p.service.trackFile({ path: "src/a.ts", operation: "write" }, p.caller);
 
-    assert.equal(INCLUDE_SECTIONS.length, 12);
+    assert.equal(INCLUDE_SECTIONS.length, 13);
     const include = [...INCLUDE_SECTIONS];
     const data = await p.ok("arbeit_task_get", { task_id: task.id, include });
     assert.deepEqual(Object.keys(data).sort(), ["task", ...include].sort());
     assert.equal(data.relationships.length, 4);
+    assert.deepEqual(data.commits, []);
     assert.deepEqual(
       data.context.map((entry: any) => entry.content),
       ["new"],

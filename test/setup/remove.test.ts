@@ -92,6 +92,10 @@ describe("arbeit setup claude --remove", () => {
         hooks: {
           SessionStart: [{ hooks: [{ type: "command", command: "echo hi" }] }],
           PreCompact: [{ hooks: [{ type: "command", command: "echo compacting" }] }],
+          UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo prompt" }] }],
+          PostToolUseFailure: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo failed" }] }],
+          SubagentStop: [{ hooks: [{ type: "command", command: "echo sub-agent done" }] }],
+          SessionEnd: [{ hooks: [{ type: "command", command: "echo bye" }] }],
         },
       }),
     }));

@@ -69,9 +69,29 @@ describe("arbeit setup claude", () => {
         hooks: [{ type: "command", command: `${INSTALLED} hook session-start`, timeout: 10 }],
       },
     ]);
-    assert.equal(hooks.PostToolUse[0].matcher, "Read|Write|Edit|MultiEdit|NotebookEdit");
+    assert.equal(hooks.PostToolUse[0].matcher, "Read|Write|Edit|MultiEdit|NotebookEdit|Bash");
     assert.equal(hooks.PostToolUse[0].hooks[0].command, `${INSTALLED} hook post-tool-use`);
     assert.equal(hooks.PreCompact[0].hooks[0].command, `${INSTALLED} hook pre-compact`);
+    // One hook per event; only the tool events and SessionStart are narrowed by a matcher.
+    assert.deepEqual(
+      Object.entries(hooks).map(([event, groups]: [string, any]) => [
+        event,
+        groups[0].matcher,
+        groups[0].hooks[0].command,
+      ]),
+      [
+        ["SessionStart", "startup|resume|clear|compact", `${INSTALLED} hook session-start`],
+        ["UserPromptSubmit", undefined, `${INSTALLED} hook user-prompt-submit`],
+        ["PreToolUse", "mcp__arbeit__.*", `${INSTALLED} hook pre-tool-use`],
+        ["PostToolUse", "Read|Write|Edit|MultiEdit|NotebookEdit|Bash", `${INSTALLED} hook post-tool-use`],
+        ["PostToolUseFailure", undefined, `${INSTALLED} hook post-tool-use-failure`],
+        ["SubagentStart", undefined, `${INSTALLED} hook subagent-start`],
+        ["SubagentStop", undefined, `${INSTALLED} hook subagent-stop`],
+        ["PreCompact", undefined, `${INSTALLED} hook pre-compact`],
+        ["PostCompact", undefined, `${INSTALLED} hook post-compact`],
+        ["SessionEnd", undefined, `${INSTALLED} hook session-end`],
+      ],
+    );
     assert.deepEqual(readJson(join(dir, ".mcp.json")), {
       mcpServers: { arbeit: { command: INSTALLED, args: ["mcp"] } },
     });
@@ -140,7 +160,10 @@ describe("arbeit setup claude", () => {
     assert.deepEqual(
       result.json.data.files.slice(0, 2).map((f: any) => [f.action, f.detail]),
       [
-        ["updated", "hooks: SessionStart, PreToolUse, PreCompact; now running arbeit: PostToolUse"],
+        [
+          "updated",
+          "hooks: SessionStart, UserPromptSubmit, PreToolUse, PostToolUseFailure, SubagentStart, SubagentStop, PreCompact, PostCompact, SessionEnd; now running arbeit: PostToolUse",
+        ],
         ["updated", "MCP server arbeit now running arbeit"],
       ],
     );
@@ -153,6 +176,20 @@ describe("arbeit setup claude", () => {
       args: ["mcp"],
       env: { A: "1" },
     });
+    cleanup();
+  });
+
+  it("widens the PostToolUse matcher an older setup wrote to take in Bash; a matcher of the user's stays", async () => {
+    const { dir, cleanup } = project();
+    const settingsPath = join(dir, ".claude", "settings.json");
+    const older = "Read|Write|Edit|MultiEdit|NotebookEdit";
+    const ours = { type: "command", command: `${INSTALLED} hook post-tool-use`, timeout: 10 };
+    writeJson(settingsPath, { hooks: { PostToolUse: [{ matcher: older, hooks: [ours] }] } });
+    assert.equal((await setup(dir, "claude")).code, 0);
+    assert.deepEqual(readJson(settingsPath).hooks.PostToolUse, [{ matcher: `${older}|Bash`, hooks: [ours] }]);
+    writeJson(settingsPath, { hooks: { PostToolUse: [{ matcher: "Edit", hooks: [ours] }] } });
+    assert.equal((await setup(dir, "claude")).code, 0);
+    assert.deepEqual(readJson(settingsPath).hooks.PostToolUse, [{ matcher: "Edit", hooks: [ours] }]);
     cleanup();
   });
 
