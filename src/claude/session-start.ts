@@ -1,4 +1,4 @@
-import type { TaskSummary } from "../domain/types.js";
+import { DEFAULT_PRIORITY, type TaskSummary } from "../domain/types.js";
 import { activeBriefingText, briefingText, KEEP_CURRENT } from "../fragments/briefing-text.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
@@ -6,7 +6,7 @@ import type { Caller } from "../service/caller.js";
 const READY_SHOWN = 5;
 const IN_PROGRESS_SHOWN = 3;
 
-const line = (task: TaskSummary) => `- ${task.id} "${task.title}" (priority ${task.priority})`;
+const line = (task: TaskSummary) => `- ${task.id} "${task.title}" (priority ${task.priority ?? DEFAULT_PRIORITY})`;
 
 async function listed(service: ArbeitService, caller: Caller, query: "ready" | "tasks", params: object) {
   const { data } = await service.query({ query, params: params as Record<string, unknown> }, caller);
