@@ -1,7 +1,8 @@
 /**
  * What an agent pays to read an answer: the tokens (o200k_base, GPT-4o's tokenizer) of the JSON
- * envelopes of the reads it makes most, on a small project shaped like real work. Tokens are
- * deterministic, so test/service/answer-tokens.test.ts holds `ready` to its budget with this.
+ * envelopes of the reads it makes most, on a small project shaped like real work. A count depends
+ * on the answer alone (the random task ids move it by a few tokens), so
+ * test/service/answer-tokens.test.ts holds `ready` to its budget with this.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

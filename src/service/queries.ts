@@ -518,8 +518,10 @@ export function queryGuide(): string {
     const brief = def.brief ?? "";
     groups.set(brief, [...(groups.get(brief) ?? []), name]);
   }
+  // Queries that take no params of their own are named by the tool's enum alone.
+  groups.delete("");
   return [...groups]
-    .map(([brief, names]) => `${names.join("/")}${brief.startsWith(":") || brief === "" ? brief : ` ${brief}`}.`)
+    .map(([brief, names]) => `${names.join("/")}${brief.startsWith(":") ? brief : ` ${brief}`}.`)
     .join(" ");
 }
 

@@ -9,8 +9,9 @@ import {
 } from "../../bench/answer-sizes.js";
 
 /**
- * An agent pays for every token it reads. Counted with a real tokenizer (o200k_base), which is
- * deterministic: the same answer always costs the same, so this is a budget, not a timing.
+ * An agent pays for every token it reads. Counted with a real tokenizer (o200k_base), a count
+ * depends on the answer alone, not on the machine or its load, so this is a budget, not a timing.
+ * Only the random task ids move it, by a few tokens either way (1,437-1,457 over a dozen runs).
  */
 describe("what an agent reads", () => {
   let p: AnswerProject;
