@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { z } from "zod";
 import { ERROR_CODES, ERROR_SUGGESTIONS } from "../src/domain/errors.js";
-import { inputJsonSchema, type JsonSchema, toolInputJsonSchema } from "../src/mcp/tool-json-schema.js";
+import { inputJsonSchema, type JsonSchema } from "../src/mcp/tool-json-schema.js";
 import { QUERIES } from "../src/service/queries.js";
 import { TASK_FIELDS } from "../src/service/summaries.js";
 import { TOOLS } from "../src/tools/catalogue.js";
