@@ -5,7 +5,15 @@ import { agentSession } from "../domain/identity.js";
 import { projectRelative } from "../domain/paths.js";
 import { READY_BECAUSE, readinessReasons } from "../domain/readiness.js";
 import { TEMPLATE_NAMES, TEMPLATES } from "../domain/templates.js";
-import { EVENT_TYPES, isTerminal, TASK_STATUSES, TASK_TYPES, type Task, type Warning } from "../domain/types.js";
+import {
+  EVENT_TYPES,
+  type FileOperation,
+  isTerminal,
+  TASK_STATUSES,
+  TASK_TYPES,
+  type Task,
+  type Warning,
+} from "../domain/types.js";
 import { identityName, limit, listId, taskId, text, timestamp } from "../schemas/common.js";
 import { lazyProperty } from "../schemas/lazy.js";
 import { LIMITS } from "../schemas/limits.js";
@@ -399,14 +407,17 @@ export const QUERIES = {
   tasks_for_file: define({
     brief: "{file_path}",
     summary: "Tasks that touched file_path (relative to the project root).",
-    params: () => z.strictObject({ file_path: text(LIMITS.file_path).min(1), limit: limit.optional(), ...shown }),
+    params: () => z.strictObject({ file_path: text(LIMITS.file_path).min(1), ...page }),
     run: async (ctx, p) => {
       const path = projectRelative(ctx.deps.projectRoot, p.file_path) ?? p.file_path;
       const show = shownAs(p);
-      const rows = await ctx.tx.tasksForFile(path, p.limit ?? DEFAULT_LIMIT);
+      const { rows, ...rest } = await keyset(ctx, p, TOUCH_ORDER, (size, after) =>
+        ctx.tx.tasksForFile(path, size, after),
+      );
       return ok({
         file_path: path,
         tasks: rows.map((row) => ({ ...show(row.task), operations: row.operations, last_at: row.last_at })),
+        ...rest,
       });
     },
   }),
@@ -453,6 +464,10 @@ const DEPTH_ORDER: Order<Task & { depth: number }, readonly [number, ...TaskKey]
 const QUIET_ORDER: Order<Task, readonly [string, string]> = {
   shape: [isInstant, isTaskId],
   key: (task) => [task.updated_at, task.id],
+};
+const TOUCH_ORDER: Order<{ task: Task; operations: FileOperation[]; last_at: string }, readonly [string, string]> = {
+  shape: [isInstant, isTaskId],
+  key: (row) => [row.last_at, row.task.id],
 };
 const SEQ_ORDER: Order<{ seq: number }, readonly [number]> = { shape: [isCount], key: (event) => [event.seq] };
 const POSITION: Order<{ position: number }, readonly [number]> = {

@@ -231,9 +231,11 @@ export interface StoreTx {
   insertFileAssociation(file: Omit<FileAssociation, "id">): Promise<string | undefined>;
   filesOf(taskId: string): Promise<FileAssociation[]>;
   countFiles(taskId: string, sessionId: string, since: string): Promise<number>;
+  /** Tasks that touched `path`, newest touch first; a page starts after `after` (last_at, id). */
   tasksForFile(
     path: string,
     limit: number,
+    after?: readonly [last_at: string, id: string],
   ): Promise<Array<{ task: Task; operations: FileOperation[]; last_at: string }>>;
 
   // claims

@@ -96,6 +96,19 @@ forEachEngine("paging through list queries", (project) => {
     assert.deepEqual((await walk(p, "critical_path", { limit: 2 })).ids, path);
   });
 
+  it("walks tasks_for_file, newest touch first", async () => {
+    const p = await project();
+    for (let i = 0; i < 5; i++) {
+      const id = await create(p, `toucher ${i}`);
+      await p.ok("arbeit_task_start_work", { task_id: id });
+      await p.service.trackFile({ path: "src/shared.ts", operation: "write" }, p.caller);
+      await p.ok("arbeit_task_stop_work", { task_id: id });
+    }
+    const all = (await page(p, "tasks_for_file", { file_path: "src/shared.ts" })).tasks.map((t: any) => t.id);
+    assert.equal(all.length, 5);
+    assert.deepEqual((await walk(p, "tasks_for_file", { file_path: "src/shared.ts", limit: 2 })).ids, all);
+  });
+
   it("neither repeats nor skips a row when tasks are created between pages", async () => {
     const p = await project();
     const before: string[] = [];
