@@ -46,6 +46,14 @@ export function otherTable(rows: ResultRow[]): string {
   return lines.join("\n");
 }
 
+/** What agents read, in o200k tokens: deterministic, unlike everything else here. */
+export function tokensTable(rows: ResultRow[]): string {
+  const lines = ["| answer | tokens | target | met | notes |", "|---|---:|---|---|---|"];
+  for (const row of rows)
+    lines.push(`| ${row.label} | ${row.value ?? "—"} | ${row.target ?? "—"} | ${yesNo(row.met)} | ${row.note ?? ""} |`);
+  return lines.join("\n");
+}
+
 export function datasetTable(manifest: Manifest): string {
   const c = manifest.counts;
   const lines = [
@@ -70,7 +78,8 @@ export function machineLines(info: MachineInfo): string {
 
 export function renderMarkdown(info: MachineInfo, manifest: Manifest, rows: ResultRow[], seedNote: string): string {
   const latency = rows.filter((row) => row.kind === "latency");
-  const other = rows.filter((row) => row.kind !== "latency");
+  const tokens = rows.filter((row) => row.kind === "tokens");
+  const other = rows.filter((row) => row.kind !== "latency" && row.kind !== "tokens");
   return [
     "### Machine",
     "",
@@ -90,5 +99,6 @@ export function renderMarkdown(info: MachineInfo, manifest: Manifest, rows: Resu
     "",
     otherTable(other),
     "",
+    ...(tokens.length > 0 ? ["### What agents read (o200k tokens)", "", tokensTable(tokens), ""] : []),
   ].join("\n");
 }

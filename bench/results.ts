@@ -2,7 +2,7 @@
 export interface ResultRow {
   name: string;
   label: string;
-  kind: "latency" | "throughput" | "cpu-ratio" | "info";
+  kind: "latency" | "throughput" | "cpu-ratio" | "info" | "tokens";
   iterations?: number;
   p50?: number;
   p99?: number;

@@ -23,9 +23,11 @@ import {
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { measureToolTokens } from "../scripts/tool-tokens.js";
 import { exportStore } from "../src/maintenance/export.js";
 import { importStore } from "../src/maintenance/import.js";
 import { findTool } from "../src/tools/catalogue.js";
+import { measureAnswerSizes, READY_50_TOKEN_BUDGET } from "./answer-sizes.js";
 import { type BenchArgs, parseArgs } from "./args.js";
 import { runClaimThroughput } from "./claims.js";
 import { type CliCommand, cliCpuAvailable, cliRows, measureCliCpu } from "./cli-cpu.js";
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
   if (!args.noCli && args.engine === "sqlite" && wanted("cli")) measureCli(dataset, args, record);
   if (wanted("claim_throughput")) await measureClaims(dataset, args, record);
   await latencyPhase("after-claims", dataset, args, wanted, record);
+  if (wanted("answer_sizes")) await measureSizes(record);
 
   const finished = finishMachineInfo(info);
   mkdirSync(args.outDir, { recursive: true });
@@ -133,6 +136,29 @@ async function latencyPhase(
   } finally {
     await h.close();
   }
+}
+
+/** Tokens of the answers agents read most, and of the tool list they are sent every turn. */
+async function measureSizes(record: (row: ResultRow) => void): Promise<void> {
+  const sizes = await measureAnswerSizes();
+  const tools = await measureToolTokens();
+  const row = (name: string, label: string, value: number, target?: number, note?: string): ResultRow => ({
+    name,
+    label,
+    kind: "tokens",
+    value,
+    unit: "tokens",
+    met: target === undefined ? null : value <= target,
+    ...(target === undefined ? {} : { target: `<= ${target}` }),
+    ...(note ? { note } : {}),
+  });
+  const shape = "50 ready tasks of about six words, most typed, a fifth under epics, two claimed";
+  record(row("tokens_ready_50", "`ready`, 50 tasks (JSON envelope)", sizes.ready_50, READY_50_TOKEN_BUDGET, shape));
+  record(row("tokens_tasks_50", "`tasks`, 50 tasks (JSON envelope)", sizes.tasks_50));
+  record(
+    row("tokens_task_get", "`arbeit_task_get`, one task in full", sizes.task_get_full, undefined, "text fields filled"),
+  );
+  record(row("tokens_tool_list", "tools/list, all tools", tools.total, 2650, "target under 3000; 2650 leaves room"));
 }
 
 async function measureClaims(dataset: Dataset, args: BenchArgs, record: (row: ResultRow) => void): Promise<void> {

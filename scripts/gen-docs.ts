@@ -10,8 +10,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { z } from "zod";
 import { ERROR_CODES, ERROR_SUGGESTIONS } from "../src/domain/errors.js";
-import { inputJsonSchema, type JsonSchema, toolInputJsonSchema } from "../src/mcp/tool-json-schema.js";
+import { inputJsonSchema, type JsonSchema } from "../src/mcp/tool-json-schema.js";
 import { QUERIES } from "../src/service/queries.js";
+import { TASK_FIELDS } from "../src/service/summaries.js";
 import { TOOLS } from "../src/tools/catalogue.js";
 import type { ToolDef } from "../src/tools/define.js";
 import { measureToolTokens, toolTokensTable } from "./tool-tokens.js";
@@ -115,7 +116,7 @@ function toolSection(tool: ToolDef): string {
     `## ${tool.name}`,
     `**${tool.title}.** ${tool.description}`,
     annotationLine(tool),
-    parameterTable(toolInputJsonSchema(tool) as Schema),
+    parameterTable(inputJsonSchema(tool.input) as Schema),
   ];
   if (tool.name === "arbeit_query")
     parts.push("The queries and their `params` are listed under [Named queries](#named-queries).");
@@ -124,6 +125,16 @@ function toolSection(tool: ToolDef): string {
 
 function querySection(name: string, def: { summary: string; params: z.ZodType }): string {
   return [`### ${name}`, def.summary, parameterTable(inputJsonSchema(def.params) as Schema)].join("\n\n");
+}
+
+/** How every list answer shows tasks and pages: the contract JSON consumers read lists by. */
+function listsSection(): string {
+  return [
+    "### Tasks in lists, and pages",
+    "A list shows each task as a summary, made to be cheap to read: `id`, `title` and `status`, then only what is set and not at its default: `type`, `priority` (when not 2), `parent_id`, `blocked: true` with `blocked_by` (while an unfinished blocker holds the task), `owner`, `lease_expires_at` and `claim_session` (while claimed), `active_form`, and `list_id` (when not `default`). A field that is missing is null, empty, false or at that default. `ready` leaves out `status` too: every ready task is open.",
+    `\`version\`, \`created_at\`, \`updated_at\` and the text fields come only when asked: \`fields\` adds any of ${TASK_FIELDS.map((f) => `\`${f}\``).join(", ")} to each summary, shown as they are, null included; \`full: true\` returns whole tasks, as \`arbeit_task_get\` does.`,
+    "A list that can run long takes `limit` and answers `has_more`; when more remain it adds `next_cursor`. Pass that back as `cursor` (with the same other params) for the next page. A cursor marks the last row shown in the query's order, not a count of rows, so tasks created between two pages neither repeat a row nor hide one (a task whose priority changes meanwhile may move to the other side of it). It is opaque: a cursor that was altered, or that another query handed out, is refused with `INVALID_ARGUMENT`.",
+  ].join("\n\n");
 }
 
 /** Every error code with the advice that comes with it by default (messages add the specifics). */
@@ -152,6 +163,7 @@ export function renderToolsDoc(): string {
     ...TOOLS.map(toolSection),
     "## Named queries",
     `\`arbeit_query\` takes \`query\` (one of the ${queries.length} names below) and \`params\`, an object with that query's parameters.`,
+    listsSection(),
     ...queries.map(([name, def]) => querySection(name, def)),
     errorSection(),
   ].join("\n\n")}\n`;

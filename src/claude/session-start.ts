@@ -1,5 +1,5 @@
 import { estimateTokens } from "../domain/token-budget.js";
-import type { TaskSummary } from "../domain/types.js";
+import { DEFAULT_PRIORITY, type TaskSummary } from "../domain/types.js";
 import { activeBriefingText, briefingText, KEEP_CURRENT } from "../fragments/briefing-text.js";
 import { oneLine } from "../fragments/text.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
@@ -16,7 +16,7 @@ const IN_PROGRESS_SHOWN = 3;
 export const SESSION_START_TOKENS = 2_000;
 const LINE_CHARS = 240;
 
-const line = (task: TaskSummary) => `- ${task.id} "${task.title}" (priority ${task.priority})`;
+const line = (task: TaskSummary) => `- ${task.id} "${task.title}" (priority ${task.priority ?? DEFAULT_PRIORITY})`;
 const clip = (text: string) => {
   const flat = oneLine(text);
   return flat.length <= LINE_CHARS ? flat : `${flat.slice(0, LINE_CHARS - 1)}…`;

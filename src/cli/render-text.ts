@@ -1,3 +1,5 @@
+import { DEFAULT_PRIORITY } from "../domain/types.js";
+import { TASK_FIELDS } from "../service/summaries.js";
 import type { Envelope } from "../tools/envelope.js";
 import { terminalLine, terminalSafe } from "./terminal-text.js";
 import { commandsForTools } from "./tool-hints.js";
@@ -19,8 +21,27 @@ function isRow(value: unknown): value is Row {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** What a listed task may carry besides its own fields. */
+const TASK_ROW_KEYS = new Set<string>([
+  ...TASK_FIELDS,
+  "depth",
+  "blocks_total",
+  "blocks_directly",
+  "operations",
+  "last_at",
+]);
+
+/**
+ * A task or a listing's summary of one, which may leave out even its status (ready's answer);
+ * a row with anything else (why a task is not ready, say) is shown key by key.
+ */
 function isTaskLike(value: Row): boolean {
-  return typeof value.id === "string" && "status" in value && "title" in value;
+  return (
+    typeof value.id === "string" &&
+    value.id.startsWith("tkt-") &&
+    "title" in value &&
+    Object.keys(value).every((key) => TASK_ROW_KEYS.has(key))
+  );
 }
 
 /** A value shown within one line. */
@@ -32,7 +53,8 @@ function line(value: unknown): string {
 function taskLine(task: Row, whole = false): string {
   const flags = [
     task.type ? line(task.type) : null,
-    task.priority === undefined ? null : `p${line(task.priority)}`,
+    // Summaries leave out what is at its default: priority 2, status open (ready's answer).
+    `p${line(task.priority ?? DEFAULT_PRIORITY)}`,
     task.blocked ? "blocked" : null,
     task.owner ? `@${line(task.owner)}` : null,
     typeof task.depth === "number" ? `depth ${task.depth}` : null,
@@ -41,7 +63,7 @@ function taskLine(task: Row, whole = false): string {
     typeof task.blocks_total === "number" ? `${task.blocks_total} in all` : null,
   ].filter(Boolean);
   const title = terminalLine(String(task.title), whole ? undefined : TITLE_COLUMNS);
-  return `${line(task.id)}  ${line(task.status).padEnd(11)} ${title}${flags.length ? `  (${flags.join(", ")})` : ""}`;
+  return `${line(task.id)}  ${line(task.status ?? "open").padEnd(11)} ${title}${flags.length ? `  (${flags.join(", ")})` : ""}`;
 }
 
 /** Text whose later lines line up under the first. */

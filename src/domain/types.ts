@@ -56,8 +56,32 @@ export interface Task {
   updated_at: string;
 }
 
-/** The compact form listings return: heavy text fields left out to save an agent's tokens. */
-export type TaskSummary = Omit<Task, "intent" | "description" | "plan">;
+/**
+ * A task as listings return it: what an agent chooses and acts by, and nothing that is null,
+ * empty, false or at its default (priority 2, the default list), so that a long list stays cheap
+ * to read. Version and timestamps come only when a query's `fields` asks for them; the heavy text
+ * fields only with `full: true` or from arbeit_task_get.
+ */
+export interface TaskSummary {
+  id: string;
+  title: string;
+  /** Left out in ready's answer alone, where every task is open. */
+  status?: TaskStatus;
+  type?: TaskType;
+  /** Present when not the default, 2. */
+  priority?: number;
+  parent_id?: string;
+  /** Present only when true: an unfinished blocker holds the task. */
+  blocked?: true;
+  /** The task's blockers (finished ones too), present while it is blocked. */
+  blocked_by?: string[];
+  owner?: string;
+  lease_expires_at?: string;
+  claim_session?: string;
+  active_form?: string;
+  /** Present when not the default list. */
+  list_id?: string;
+}
 
 export interface ContextEntry {
   id: string;

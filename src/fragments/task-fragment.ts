@@ -1,9 +1,9 @@
-import type { ContextEntry, ProgressItem, TaskSummary } from "../domain/types.js";
+import type { ContextEntry, ProgressItem } from "../domain/types.js";
 import type { Briefing } from "../service/briefing.js";
 import type { FileSummary, ProgressSummary } from "../service/summaries.js";
-import { field, oneLine, taskLine } from "./text.js";
+import { field, oneLine, type TaskLike, taskLine } from "./text.js";
 
-type TaskInput = TaskSummary & { intent?: string | null; description?: string | null; plan?: string | null };
+type TaskInput = TaskLike & { intent?: string | null; description?: string | null; plan?: string | null };
 
 /**
  * One task as compact text for a system prompt. Given a task, it shows
@@ -84,7 +84,7 @@ function summaryLines(summary: ProgressSummary): string[] {
   ];
 }
 
-function taskList(label: string, tasks: readonly TaskSummary[]): string[] {
+function taskList(label: string, tasks: readonly TaskLike[]): string[] {
   if (tasks.length === 0) return [`  ${label}: none`];
   return [`  ${label}:`, ...tasks.map((task) => `    - ${taskLine(task)}`)];
 }

@@ -1,5 +1,4 @@
-import type { TaskSummary } from "../domain/types.js";
-import { taskLine } from "./text.js";
+import { type TaskLike, taskLine } from "./text.js";
 
 /**
  * A list of tasks as compact text for a system prompt, one line each:
@@ -10,7 +9,7 @@ import { taskLine } from "./text.js";
  *
  * Takes full tasks or the summaries listings return; heavy text fields are never shown here.
  */
-export function tasksFragment(tasks: readonly TaskSummary[], options: { heading?: string } = {}): string {
+export function tasksFragment(tasks: readonly TaskLike[], options: { heading?: string } = {}): string {
   const heading = options.heading ?? "Tasks";
   if (tasks.length === 0) return `${heading}: none.`;
   return [`${heading} (${tasks.length}):`, ...tasks.map((task) => `- ${taskLine(task)}`)].join("\n");

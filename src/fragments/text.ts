@@ -1,4 +1,7 @@
-import type { TaskSummary } from "../domain/types.js";
+import { DEFAULT_PRIORITY, type Task, type TaskSummary } from "../domain/types.js";
+
+/** A whole task or the summary a listing returns: fragments take either. */
+export type TaskLike = Task | TaskSummary;
 
 /** Small text helpers for fragments: one idea per line, nothing a model has to decode. */
 
@@ -23,23 +26,23 @@ export function field(label: string, value: string, pad: string): string {
 }
 
 /** What a task line says besides id, status and title; the default priority (2) goes unsaid. */
-export function attributes(task: TaskSummary): string[] {
+export function attributes(task: TaskLike): string[] {
   const out: string[] = [];
   if (task.type) out.push(task.type);
-  if (task.priority !== 2) out.push(`priority ${task.priority}`);
+  const priority = task.priority ?? DEFAULT_PRIORITY;
+  if (priority !== DEFAULT_PRIORITY) out.push(`priority ${priority}`);
   if (task.owner) {
     out.push(`owner ${oneLine(task.owner)}${task.lease_expires_at ? ` (lease until ${task.lease_expires_at})` : ""}`);
   }
   if (task.parent_id) out.push(`parent ${task.parent_id}`);
-  if (task.blocked_by.length > 0)
-    out.push(
-      task.blocked ? `blocked by ${task.blocked_by.join(", ")}` : `blockers done: ${task.blocked_by.join(", ")}`,
-    );
+  const blockers = task.blocked_by ?? [];
+  if (blockers.length > 0)
+    out.push(task.blocked ? `blocked by ${blockers.join(", ")}` : `blockers done: ${blockers.join(", ")}`);
   if (task.active_form) out.push(`doing: ${oneLine(task.active_form)}`);
   return out;
 }
 
-/** `tkt-a7f3b2c1 [open] Title · bug · priority 1`: one task in one line. */
-export function taskLine(task: TaskSummary): string {
-  return [`${task.id} [${task.status}] ${oneLine(task.title)}`, ...attributes(task)].join(" · ");
+/** `tkt-a7f3b2c1 [open] Title · bug · priority 1`: one task in one line (ready's tasks, with no status, are open). */
+export function taskLine(task: TaskLike): string {
+  return [`${task.id} [${task.status ?? "open"}] ${oneLine(task.title)}`, ...attributes(task)].join(" · ");
 }

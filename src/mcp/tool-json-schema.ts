@@ -1,14 +1,48 @@
 import { z } from "zod";
+import { LIMITS } from "../schemas/limits.js";
 import type { ToolDef } from "../tools/define.js";
 
 export type JsonSchema = Record<string, unknown>;
 
 /**
- * A tool's input as JSON Schema (draft-07, what MCP clients and the AI SDK expect). The one
- * conversion every generated surface (MCP, AI SDK, docs) shares.
+ * A tool's input as JSON Schema (draft-07, what MCP clients and the AI SDK expect), as models see
+ * it. A model reads every schema on every turn, so bounds no well-formed call comes near are left
+ * out: `minLength: 1` (nobody means an empty title or name) and the length limits of names, keys
+ * and ids (LIMITS.name and under). The limits a long text can reach stay, and every bound is still
+ * enforced where the call is validated; docs/tools.md shows them all (inputJsonSchema).
  */
 export function toolInputJsonSchema(tool: ToolDef): JsonSchema {
-  return inputJsonSchema(tool.input);
+  return forModels(inputJsonSchema(tool.input)) as JsonSchema;
+}
+
+function forModels(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(forModels);
+  if (typeof node !== "object" || node === null) return node;
+  const nullable = orNull(node as Record<string, unknown>);
+  if (nullable) return forModels(nullable);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "minLength" && value === 1) continue;
+    if (key === "maxLength" && typeof value === "number" && value <= LIMITS.name) continue;
+    out[key] = forModels(value);
+  }
+  return out;
+}
+
+/**
+ * `anyOf: [{type: T, ...}, {type: "null"}]` (zod's nullable) said in the shorter form that means
+ * the same: `type: [T, "null"]`, with null added to an enum. Undefined for any other node.
+ */
+function orNull(node: Record<string, unknown>): Record<string, unknown> | undefined {
+  const options = node.anyOf;
+  if (!Array.isArray(options) || options.length !== 2 || Object.keys(node).length !== 1) return undefined;
+  const [value, empty] = options as Array<Record<string, unknown>>;
+  if (JSON.stringify(empty) !== '{"type":"null"}' || typeof value?.type !== "string") return undefined;
+  return {
+    ...value,
+    type: [value.type, "null"],
+    ...(Array.isArray(value.enum) ? { enum: [...value.enum, null] } : {}),
+  };
 }
 
 /**

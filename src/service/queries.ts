@@ -5,20 +5,30 @@ import { agentSession } from "../domain/identity.js";
 import { projectRelative } from "../domain/paths.js";
 import { READY_BECAUSE, readinessReasons } from "../domain/readiness.js";
 import { TEMPLATE_NAMES, TEMPLATES } from "../domain/templates.js";
-import { EVENT_TYPES, isTerminal, TASK_STATUSES, TASK_TYPES, type Task, type Warning } from "../domain/types.js";
-import { identityName, limit, listId, name, offset, taskId, text } from "../schemas/common.js";
+import {
+  EVENT_TYPES,
+  type FileOperation,
+  isTerminal,
+  TASK_STATUSES,
+  TASK_TYPES,
+  type Task,
+  type Warning,
+} from "../domain/types.js";
+import { identityName, limit, listId, taskId, text, timestamp } from "../schemas/common.js";
 import { lazyProperty } from "../schemas/lazy.js";
 import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
-import type { StoreTx } from "../store/task-store.js";
+import type { StoreTx, TaskKey } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
 import { requireTask } from "./invariants.js";
 import { ok, type Result, type ServiceDeps } from "./operation.js";
-import { summarize, summarizeFiles } from "./summaries.js";
+import { type CursorKey, decodeCursor, encodeCursor } from "./page-cursor.js";
+import { type SummaryOptions, summarizeAs, summarizeFiles, TASK_FIELDS, type TaskField } from "./summaries.js";
 
 /**
  * Every named query of arbeit_query: its parameter schema and how it runs. Lists return compact
- * task summaries (heavy text left out) unless `full: true`, and say whether more rows exist.
+ * task summaries (see summarize) unless `full: true`, say whether more rows exist, and hand out
+ * a `next_cursor` for the page after (see page-cursor.ts).
  */
 
 const DEFAULT_LIMIT = 50;
@@ -27,10 +37,19 @@ const DAY_MS = 86_400_000;
 
 const status = z.enum(TASK_STATUSES);
 const statusFilter = z.union([status, z.array(status).max(TASK_STATUSES.length)]);
-const page = { limit: limit.optional(), offset: offset.optional(), full: z.boolean().optional() };
+const fields = z
+  .array(z.enum(TASK_FIELDS))
+  .max(TASK_FIELDS.length)
+  .describe("Task fields each summary adds as they are, e.g. version, updated_at");
+const full = z.boolean().describe("Whole tasks instead of summaries");
+const cursor = text(1000).describe("The next_cursor of the previous page");
+const shown = { full: full.optional(), fields: fields.optional() };
+const page = { limit: limit.optional(), cursor: cursor.optional(), ...shown };
 const scoped = { list_id: listId.optional() };
 
 interface QueryContext {
+  /** The query's name: its cursors carry it. */
+  name: string;
   tx: StoreTx;
   deps: ServiceDeps;
   caller: Caller;
@@ -61,15 +80,59 @@ function scope(ctx: QueryContext, params: { list_id?: string | undefined }): str
   return params.list_id ?? ctx.caller.list_id;
 }
 
-/** Fetches one row more than asked to know whether the page is the last. */
+type Shown = { full?: boolean | undefined; fields?: TaskField[] | undefined };
+type Paging = { limit?: number | undefined; cursor?: string | undefined };
+
+/** A task as a list shows it: whole with `full`, else its summary with any `fields` asked for. */
+function shownAs(p: Shown, options: SummaryOptions = {}): (task: Task) => object {
+  const summary = summarizeAs({ ...options, fields: p.fields });
+  return (task) => (p.full ? task : summary(task));
+}
+
+const isTaskId = (value: unknown) => taskId.safeParse(value).success;
+const isInstant = (value: unknown) => timestamp.safeParse(value).success;
+const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+const isPriority = (value: unknown) => isCount(value) && (value as number) <= 4;
+
+/** How a query orders its rows: the key of a row, and what each part of a key must be. */
+interface Order<R, K extends CursorKey> {
+  shape: ReadonlyArray<(value: unknown) => boolean>;
+  key(row: R): K;
+}
+
+const TASK_ORDER: Order<Task, TaskKey> = {
+  shape: [isPriority, isInstant, isTaskId],
+  key: (task) => [task.priority, task.created_at, task.id],
+};
+
+/**
+ * One page in `order`: fetches one row more than asked to know whether it is the last, and hands
+ * out the last row's key as next_cursor when it is not.
+ */
+async function keyset<R, K extends CursorKey>(
+  ctx: QueryContext,
+  p: Paging,
+  order: Order<R, K>,
+  fetch: (limit: number, after: K | undefined) => Promise<R[]>,
+  defaultLimit = DEFAULT_LIMIT,
+): Promise<{ rows: R[]; has_more: boolean; next_cursor?: string }> {
+  const size = p.limit ?? defaultLimit;
+  const after = p.cursor === undefined ? undefined : (decodeCursor(ctx.name, p.cursor, order.shape) as K);
+  const fetched = await fetch(size + 1, after);
+  const rows = fetched.slice(0, size);
+  if (fetched.length <= size) return { rows, has_more: false };
+  return { rows, has_more: true, next_cursor: encodeCursor(ctx.name, order.key(rows.at(-1)!)) };
+}
+
+/** A page of tasks in task order, shown as `p` asks. */
 async function paged(
-  params: { limit?: number | undefined; offset?: number | undefined; full?: boolean | undefined },
-  fetch: (limit: number, offset: number) => Promise<Task[]>,
-): Promise<Result<{ tasks: unknown[]; has_more: boolean }>> {
-  const size = params.limit ?? DEFAULT_LIMIT;
-  const rows = await fetch(size + 1, params.offset ?? 0);
-  const tasks = rows.slice(0, size);
-  return ok({ tasks: params.full ? tasks : tasks.map(summarize), has_more: rows.length > size });
+  ctx: QueryContext,
+  p: Paging & Shown,
+  fetch: (limit: number, after: TaskKey | undefined) => Promise<Task[]>,
+  options: SummaryOptions = {},
+): Promise<Result<{ tasks: object[]; has_more: boolean; next_cursor?: string }>> {
+  const { rows, ...rest } = await keyset(ctx, p, TASK_ORDER, fetch);
+  return ok({ tasks: rows.map(shownAs(p, options)), ...rest });
 }
 
 const since = z.union([
@@ -103,7 +166,7 @@ export const QUERIES = {
         ...page,
       }),
     run: (ctx, p) =>
-      paged(p, (limit, offset) =>
+      paged(ctx, p, (limit, after) =>
         ctx.tx.listTasks({
           list_id: scope(ctx, p),
           statuses: statuses(p.status),
@@ -111,7 +174,8 @@ export const QUERIES = {
           type: p.type,
           owner: p.owner,
           limit,
-          offset,
+          offset: 0,
+          after,
         }),
       ),
   }),
@@ -119,26 +183,30 @@ export const QUERIES = {
     summary: "Open and in-progress tasks, optionally under parent_id.",
     params: () => z.strictObject({ parent_id: taskId.nullable().optional(), ...scoped, ...page }),
     run: (ctx, p) =>
-      paged(p, (limit, offset) =>
+      paged(ctx, p, (limit, after) =>
         ctx.tx.listTasks({
           list_id: scope(ctx, p),
           statuses: ["open", "in_progress"],
           parent_id: p.parent_id,
           limit,
-          offset,
+          offset: 0,
+          after,
         }),
       ),
   }),
   ready: define({
     brief: ": what to do now (explain: why not)",
     summary:
-      "Open, unblocked, unclaimed tasks, best first (priority, age, id). explain: why (or, with task_id, why not).",
+      "Open, unblocked, unclaimed tasks, best first (priority, age, id); no status shown, all are open. explain: why (or, with task_id, why not).",
     params: () => z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped, ...page }),
     run: async (ctx, p) => {
       const now = ctx.tx.databaseNow();
       if (p.task_id) return ok(await explainTask(ctx, p.task_id, now));
-      const page = await paged(p, (limit, offset) =>
-        ctx.tx.readyTasks({ ...readyFor(ctx), list_id: scope(ctx, p), now, limit, offset }),
+      const page = await paged(
+        ctx,
+        p,
+        (limit, after) => ctx.tx.readyTasks({ ...readyFor(ctx), list_id: scope(ctx, p), now, limit, offset: 0, after }),
+        { withoutStatus: true },
       );
       if (!p.explain) return page;
       return ok({ ...page.data, ready_because: READY_BECAUSE, not_ready: await notReady(ctx, scope(ctx, p), now) });
@@ -166,31 +234,34 @@ export const QUERIES = {
   critical_path: define({
     brief: "{parent_id?}",
     summary:
-      "The longest chain of unfinished work along blocks edges, optionally under parent_id. limit caps tasks shown.",
-    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
+      "The longest chain of unfinished work along blocks edges, optionally under parent_id. Its cursor is a position in the chain as found at each call.",
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, ...page }),
     run: async (ctx, p) => {
       const filter = graphScope(ctx, p);
       const path = criticalPath(await ctx.tx.blockEdges(filter));
       // The chain can be thousands long: show its first steps (what to do first) and its length.
-      const shown = path.slice(0, p.limit ?? DEFAULT_LIMIT);
+      const { rows, ...rest } = await keyset(ctx, p, POSITION, async (size, after) => {
+        const from = after?.[0] ?? 0;
+        return path.slice(from, from + size).map((_, i) => ({ position: from + i + 1 }));
+      });
       // With no dependencies at all, the longest chain is any one task: offer the best.
       const tasks =
         path.length > 0
-          ? await tasksInOrder(ctx.tx, shown)
+          ? await tasksInOrder(
+              ctx.tx,
+              rows.map((row) => path[row.position - 1]!),
+            )
           : (await ctx.tx.unblockedUnfinished({ ...filter, limit: 1 })).tasks;
-      return ok({
-        length: Math.max(path.length, tasks.length),
-        tasks: tasks.map(summarize),
-        has_more: path.length > shown.length,
-      });
+      return ok({ length: Math.max(path.length, tasks.length), tasks: tasks.map(shownAs(p)), ...rest });
     },
   }),
   parallel_groups: define({
     brief: "{parent_id?}",
     summary:
       "Unfinished tasks in dependency layers; each layer can run side by side (layer 0 shows the best to start now). limit caps tasks shown per layer.",
-    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional(), ...shown }),
     run: async (ctx, p) => {
+      const show = shownAs(p);
       const shown = p.limit ?? 20;
       const filter = graphScope(ctx, p);
       const layers = dependencyLayers(await ctx.tx.blockEdges(filter));
@@ -207,13 +278,13 @@ export const QUERIES = {
       const shownLayers = later.slice(0, MAX_LAYERS_SHOWN - 1);
       const sample = new Map(shownLayers.map((layer) => [layer, byLayer.get(layer)!.sort().slice(0, shown)]));
       const tasks = new Map((await ctx.tx.getTasks([...sample.values()].flat())).map((task) => [task.id, task]));
-      const groups = [{ layer: 0, count: first.total, tasks: first.tasks.map(summarize) }];
+      const groups = [{ layer: 0, count: first.total, tasks: first.tasks.map(show) }];
       for (const layer of shownLayers) {
         const members = sample.get(layer)!.flatMap((id) => tasks.get(id) ?? []);
         members.sort(
           (a, b) => a.priority - b.priority || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
         );
-        groups.push({ layer, count: byLayer.get(layer)!.length, tasks: members.map(summarize) });
+        groups.push({ layer, count: byLayer.get(layer)!.length, tasks: members.map(show) });
       }
       return ok({ layers_total: later.length + 1, groups });
     },
@@ -221,14 +292,15 @@ export const QUERIES = {
   bottlenecks: define({
     brief: "{parent_id?}",
     summary: "Unfinished tasks ranked by how much unfinished work they block, directly or transitively.",
-    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional() }),
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional(), ...shown }),
     run: async (ctx, p) => {
+      const show = shownAs(p);
       const ranked = topBottlenecks(await ctx.tx.blockEdges(graphScope(ctx, p)), p.limit ?? 10);
       const tasks = new Map((await ctx.tx.getTasks(ranked.map((r) => r.id))).map((task) => [task.id, task]));
       return ok({
         tasks: ranked.flatMap((r) => {
           const task = tasks.get(r.id);
-          return task ? [{ ...summarize(task), blocks_total: r.blocks, blocks_directly: r.direct }] : [];
+          return task ? [{ ...show(task), blocks_total: r.blocks, blocks_directly: r.direct }] : [];
         }),
       });
     },
@@ -237,48 +309,59 @@ export const QUERIES = {
     summary: "Tasks waiting on an unfinished blocker.",
     params: () => z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
     run: (ctx, p) =>
-      paged(p, (limit, offset) =>
-        ctx.tx.blockedTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset }),
+      paged(ctx, p, (limit, after) =>
+        ctx.tx.blockedTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset: 0, after }),
       ),
   }),
   blocking_tasks: define({
     summary: "Unfinished tasks that hold up other unfinished tasks.",
     params: () => z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
     run: (ctx, p) =>
-      paged(p, (limit, offset) =>
-        ctx.tx.blockingTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset }),
+      paged(ctx, p, (limit, after) =>
+        ctx.tx.blockingTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset: 0, after }),
       ),
   }),
   children_of: define({
     brief: "{task_id}",
     summary: "Direct children of task_id.",
-    params: () => z.strictObject({ task_id: taskId, full: z.boolean().optional() }),
+    params: () => z.strictObject({ task_id: taskId, ...page }),
     run: async (ctx, p) => {
       await requireTask(ctx.tx, p.task_id);
-      const tasks = await ctx.tx.children(p.task_id);
-      return ok({ tasks: p.full ? tasks : tasks.map(summarize) });
+      const { rows, ...rest } = await keyset(
+        ctx,
+        p,
+        TASK_ORDER,
+        (size, after) => ctx.tx.childrenPage(p.task_id, size, after),
+        LIMITS.query_limit,
+      );
+      return ok({ tasks: rows.map(shownAs(p)), ...rest });
     },
   }),
   descendants_of: define({
     brief: "{task_id}",
     summary: "All descendants of task_id, with depth.",
-    params: () => z.strictObject({ task_id: taskId, limit: limit.optional(), full: z.boolean().optional() }),
+    params: () => z.strictObject({ task_id: taskId, ...page }),
     run: async (ctx, p) => {
       await requireTask(ctx.tx, p.task_id);
-      const size = p.limit ?? LIMITS.query_limit;
-      const rows = await ctx.tx.descendants(p.task_id, size + 1);
-      const tasks = rows.slice(0, size).map(({ depth, ...task }) => ({ ...(p.full ? task : summarize(task)), depth }));
-      return ok({ tasks, has_more: rows.length > size });
+      const show = shownAs(p);
+      const { rows, ...rest } = await keyset(
+        ctx,
+        p,
+        DEPTH_ORDER,
+        (size, after) => ctx.tx.descendants(p.task_id, size, after),
+        LIMITS.query_limit,
+      );
+      return ok({ tasks: rows.map(({ depth, ...task }) => ({ ...show(task), depth })), ...rest });
     },
   }),
   ancestors_of: define({
     brief: "{task_id}",
     summary: "Ancestors of task_id, nearest first.",
-    params: () => z.strictObject({ task_id: taskId, full: z.boolean().optional() }),
+    params: () => z.strictObject({ task_id: taskId, ...shown }),
     run: async (ctx, p) => {
       await requireTask(ctx.tx, p.task_id);
       const tasks = await ctx.tx.ancestors(p.task_id);
-      return ok({ tasks: p.full ? tasks : tasks.map(summarize) });
+      return ok({ tasks: tasks.map(shownAs(p)) });
     },
   }),
   recent_activity: define({
@@ -304,11 +387,12 @@ export const QUERIES = {
     brief: "{days}",
     summary: "Open or in-progress tasks with no activity for `days` days.",
     params: () => z.strictObject({ days: z.number().min(0).max(36_500), ...scoped, ...page }),
-    run: (ctx, p) => {
+    run: async (ctx, p) => {
       const before = new Date(ctx.deps.nowDate().getTime() - p.days * DAY_MS).toISOString();
-      return paged(p, (limit, offset) =>
-        ctx.tx.staleTasks({ list_id: scope(ctx, p), updated_before: before, limit, offset }),
+      const { rows, ...rest } = await keyset(ctx, p, QUIET_ORDER, (limit, after) =>
+        ctx.tx.staleTasks({ list_id: scope(ctx, p), updated_before: before, limit, offset: 0, after }),
       );
+      return ok({ tasks: rows.map(shownAs(p)), ...rest });
     },
   }),
   files_for_task: define({
@@ -323,13 +407,17 @@ export const QUERIES = {
   tasks_for_file: define({
     brief: "{file_path}",
     summary: "Tasks that touched file_path (relative to the project root).",
-    params: () => z.strictObject({ file_path: text(LIMITS.file_path).min(1), limit: limit.optional() }),
+    params: () => z.strictObject({ file_path: text(LIMITS.file_path).min(1), ...page }),
     run: async (ctx, p) => {
       const path = projectRelative(ctx.deps.projectRoot, p.file_path) ?? p.file_path;
-      const rows = await ctx.tx.tasksForFile(path, p.limit ?? DEFAULT_LIMIT);
+      const show = shownAs(p);
+      const { rows, ...rest } = await keyset(ctx, p, TOUCH_ORDER, (size, after) =>
+        ctx.tx.tasksForFile(path, size, after),
+      );
       return ok({
         file_path: path,
-        tasks: rows.map((row) => ({ ...summarize(row.task), operations: row.operations, last_at: row.last_at })),
+        tasks: rows.map((row) => ({ ...show(row.task), operations: row.operations, last_at: row.last_at })),
+        ...rest,
       });
     },
   }),
@@ -340,28 +428,52 @@ export const QUERIES = {
   }),
   events: define({
     brief: "{after_seq?}",
-    summary: "The event log after a sequence number (cursor), optionally for task_id.",
+    summary: "The event log after a sequence number (after_seq, or the cursor of a page), optionally for task_id.",
     params: () =>
       z.strictObject({
         after_seq: z.number().int().min(0).optional(),
         task_id: taskId.optional(),
         event_types: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).optional(),
         limit: limit.optional(),
+        cursor: cursor.optional(),
       }),
     run: async (ctx, p) => {
-      const size = p.limit ?? 100;
-      const events = await ctx.tx.listEvents({
-        after_seq: p.after_seq ?? 0,
-        task_id: p.task_id,
-        event_types: p.event_types,
-        limit: size + 1,
-      });
-      const page = events.slice(0, size);
-      const last = page.at(-1);
-      return ok({ events: page, next_after_seq: last ? last.seq : (p.after_seq ?? 0), has_more: events.length > size });
+      const { rows, ...rest } = await keyset(
+        ctx,
+        p,
+        SEQ_ORDER,
+        (limit, after) =>
+          ctx.tx.listEvents({
+            after_seq: after?.[0] ?? p.after_seq ?? 0,
+            task_id: p.task_id,
+            event_types: p.event_types,
+            limit,
+          }),
+        100,
+      );
+      const last = rows.at(-1);
+      return ok({ events: rows, next_after_seq: last ? last.seq : (p.after_seq ?? 0), ...rest });
     },
   }),
 } as const;
+
+const DEPTH_ORDER: Order<Task & { depth: number }, readonly [number, ...TaskKey]> = {
+  shape: [isCount, ...TASK_ORDER.shape],
+  key: (task) => [task.depth, ...TASK_ORDER.key(task)],
+};
+const QUIET_ORDER: Order<Task, readonly [string, string]> = {
+  shape: [isInstant, isTaskId],
+  key: (task) => [task.updated_at, task.id],
+};
+const TOUCH_ORDER: Order<{ task: Task; operations: FileOperation[]; last_at: string }, readonly [string, string]> = {
+  shape: [isInstant, isTaskId],
+  key: (row) => [row.last_at, row.task.id],
+};
+const SEQ_ORDER: Order<{ seq: number }, readonly [number]> = { shape: [isCount], key: (event) => [event.seq] };
+const POSITION: Order<{ position: number }, readonly [number]> = {
+  shape: [isCount],
+  key: (row) => [row.position],
+};
 
 function graphScope(ctx: QueryContext, p: { parent_id?: string | undefined; list_id?: string | undefined }) {
   const list = scope(ctx, p);
@@ -421,8 +533,10 @@ export function queryGuide(): string {
     const brief = def.brief ?? "";
     groups.set(brief, [...(groups.get(brief) ?? []), name]);
   }
+  // Queries that take no params of their own are named by the tool's enum alone.
+  groups.delete("");
   return [...groups]
-    .map(([brief, names]) => `${names.join("/")}${brief.startsWith(":") || brief === "" ? brief : ` ${brief}`}.`)
+    .map(([brief, names]) => `${names.join("/")}${brief.startsWith(":") ? brief : ` ${brief}`}.`)
     .join(" ");
 }
 
@@ -439,7 +553,7 @@ export async function runQuery(
   }
   const parsed = def.params.safeParse(input.params ?? {});
   if (!parsed.success) throw fromZodError(parsed.error, "params");
-  const result = await deps.store.read((tx) => def.run({ tx, deps, caller }, parsed.data));
+  const result = await deps.store.read((tx) => def.run({ name: input.query, tx, deps, caller }, parsed.data));
   const warnings: Warning[] = result.warnings;
   return { data: { query: input.query, ...(result.data as object) }, warnings };
 }

@@ -1,9 +1,75 @@
-import type { FileAssociation, FileOperation, ProgressItem, Task, TaskSummary } from "../domain/types.js";
+import {
+  DEFAULT_LIST_ID,
+  DEFAULT_PRIORITY,
+  type FileAssociation,
+  type FileOperation,
+  type ProgressItem,
+  type Task,
+  type TaskSummary,
+} from "../domain/types.js";
 
-/** Listings leave out the heavy text fields; an agent fetches one task in full when it needs it. */
+/** Every field of a task, by the name a query's `fields` asks for it. */
+export const TASK_FIELDS = [
+  "id",
+  "list_id",
+  "title",
+  "type",
+  "status",
+  "intent",
+  "description",
+  "plan",
+  "parent_id",
+  "blocked_by",
+  "blocked",
+  "priority",
+  "owner",
+  "lease_expires_at",
+  "claim_session",
+  "active_form",
+  "version",
+  "created_at",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof Task>;
+export type TaskField = (typeof TASK_FIELDS)[number];
+
+export interface SummaryOptions {
+  /** Fields to add as they are, even when null or at their default. */
+  fields?: readonly TaskField[] | undefined;
+  /** Leave out the status: the answer already says it (every ready task is open). */
+  withoutStatus?: boolean;
+}
+
+/**
+ * A task as listings show it (see TaskSummary): a long list is read on every turn that asks for
+ * it, and each null or default field in it costs tokens and tells an agent nothing.
+ */
 export function summarize(task: Task): TaskSummary {
-  const { intent: _intent, description: _description, plan: _plan, ...summary } = task;
-  return summary;
+  return summarizeAs({})(task);
+}
+
+/** summarize, with fields added or the status left out. */
+export function summarizeAs(options: SummaryOptions): (task: Task) => TaskSummary {
+  return (task) => compact(task, options);
+}
+
+function compact(task: Task, options: SummaryOptions): TaskSummary {
+  const out: TaskSummary = { id: task.id, title: task.title };
+  if (!options.withoutStatus) out.status = task.status;
+  if (task.type !== null) out.type = task.type;
+  if (task.priority !== DEFAULT_PRIORITY) out.priority = task.priority;
+  if (task.parent_id !== null) out.parent_id = task.parent_id;
+  // Blockers matter while they block; once all are finished they are history (arbeit_task_get).
+  if (task.blocked) {
+    out.blocked = true;
+    out.blocked_by = task.blocked_by;
+  }
+  if (task.owner !== null) out.owner = task.owner;
+  if (task.lease_expires_at !== null) out.lease_expires_at = task.lease_expires_at;
+  if (task.claim_session !== null) out.claim_session = task.claim_session;
+  if (task.active_form !== null) out.active_form = task.active_form;
+  if (task.list_id !== DEFAULT_LIST_ID) out.list_id = task.list_id;
+  for (const field of options.fields ?? []) (out as unknown as Record<string, unknown>)[field] = task[field];
+  return out;
 }
 
 export interface FileSummary {

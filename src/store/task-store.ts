@@ -57,6 +57,12 @@ export interface RelationshipRow extends Relationship {
   other_deleted: boolean;
 }
 
+/**
+ * A place in task order (priority, created_at, id): a page that starts after it is the same
+ * however many tasks were created before it since (a keyset page, unlike an offset).
+ */
+export type TaskKey = readonly [priority: number, created_at: string, id: string];
+
 export interface TaskFilter {
   list_id?: string;
   statuses?: TaskStatus[];
@@ -66,6 +72,15 @@ export interface TaskFilter {
   owner?: string;
   limit: number;
   offset: number;
+  after?: TaskKey;
+}
+
+export interface StatusFilter {
+  list_id?: string;
+  statuses?: TaskStatus[];
+  limit: number;
+  offset: number;
+  after?: TaskKey;
 }
 
 export interface NewEvent {
@@ -89,6 +104,7 @@ export interface ReadyFilter {
   session?: string;
   limit: number;
   offset: number;
+  after?: TaskKey;
 }
 
 export interface EventFilter {
@@ -133,9 +149,16 @@ export interface StoreTx {
    * unowned or assigned to `agent`, with no live lease or (in a read) one held by `session`.
    */
   readyTasks(filter: ReadyFilter): Promise<Task[]>;
-  blockedTasks(filter: { list_id?: string; statuses?: TaskStatus[]; limit: number; offset: number }): Promise<Task[]>;
-  blockingTasks(filter: { list_id?: string; statuses?: TaskStatus[]; limit: number; offset: number }): Promise<Task[]>;
-  staleTasks(filter: { list_id?: string; updated_before: string; limit: number; offset: number }): Promise<Task[]>;
+  blockedTasks(filter: StatusFilter): Promise<Task[]>;
+  blockingTasks(filter: StatusFilter): Promise<Task[]>;
+  /** Unfinished tasks quiet since `updated_before`, oldest first; a page starts after `after` (updated_at, id). */
+  staleTasks(filter: {
+    list_id?: string;
+    updated_before: string;
+    limit: number;
+    offset: number;
+    after?: readonly [updated_at: string, id: string];
+  }): Promise<Task[]>;
 
   /**
    * Serialises this write with every other write that checks a rule across tasks (one parent,
@@ -145,8 +168,15 @@ export interface StoreTx {
 
   // hierarchy and dependencies
   children(id: string): Promise<Task[]>;
+  /** A page of `id`'s children in task order: at most `limit` after `after`. */
+  childrenPage(id: string, limit: number, after?: TaskKey): Promise<Task[]>;
   ancestors(id: string): Promise<Task[]>;
-  descendants(id: string, limit: number): Promise<Array<Task & { depth: number }>>;
+  /** Descendants by depth, then task order; a page starts after `after` (depth, then a TaskKey). */
+  descendants(
+    id: string,
+    limit: number,
+    after?: readonly [depth: number, ...TaskKey],
+  ): Promise<Array<Task & { depth: number }>>;
   /** Level of a task in its hierarchy: a root is 1. */
   level(id: string): Promise<number>;
   /** Height of the subtree rooted at `id`, counting the task itself as 1. */
@@ -201,9 +231,11 @@ export interface StoreTx {
   insertFileAssociation(file: Omit<FileAssociation, "id">): Promise<string | undefined>;
   filesOf(taskId: string): Promise<FileAssociation[]>;
   countFiles(taskId: string, sessionId: string, since: string): Promise<number>;
+  /** Tasks that touched `path`, newest touch first; a page starts after `after` (last_at, id). */
   tasksForFile(
     path: string,
     limit: number,
+    after?: readonly [last_at: string, id: string],
   ): Promise<Array<{ task: Task; operations: FileOperation[]; last_at: string }>>;
 
   // claims

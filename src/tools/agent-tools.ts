@@ -5,7 +5,7 @@ export const claim = defineTool({
   name: "arbeit_task_claim",
   title: "Claim task",
   description:
-    "Atomically claim a task (task_id, or next: true for the best ready one) with a lease so no other agent takes it; renew or release it. Expired leases free the task.",
+    "Claim a task (task_id, or next: true for the best ready one) under a lease that keeps other agents off; renew or release it. An expired lease frees it.",
   input: claimInput,
   annotations: WRITE,
   run: async (ctx, args) => (await ctx.service()).claim(args, ctx.caller),
@@ -15,7 +15,7 @@ export const resume = defineTool({
   name: "arbeit_resume",
   title: "Resume briefing",
   description:
-    "Start here in a new session: your focus task with its context, progress, files, memory and what changed since your last look. peek reads without moving your cursor.",
+    "Start here each session: your focus task with context, progress, files, memory and news since you last looked (peek: leave it unseen).",
   input: resumeInput,
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).resume(args, ctx.caller),
@@ -25,7 +25,7 @@ export const memory = defineTool({
   name: "arbeit_memory",
   title: "Memory",
   description:
-    "Key/value notes that outlive sessions: set (upsert, optional ttl_seconds), get, list (prefix), delete, gc (expired); scope project (default), list, task or agent.",
+    "Key/value notes that outlive sessions (set upserts and reinforces, list takes a prefix, gc deletes expired ones); scope defaults to project.",
   input: memoryInput,
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).memory(args, ctx.caller),

@@ -13,7 +13,7 @@ export const taskCreate = defineTool({
   name: "arbeit_task_create",
   title: "Create task",
   description:
-    "Create a task (or subtask via parent_id). Typed tasks should carry intent (why), description (what) and plan (how); missing ones come back as recommendations.",
+    "Create a task (subtask: parent_id). Typed tasks want intent (why), description (what), plan (how); missing ones come back as recommendations.",
   input: taskCreateInput,
   annotations: WRITE,
   run: async (ctx, args) => (await ctx.service()).createTask(args, ctx.caller),
@@ -22,8 +22,7 @@ export const taskCreate = defineTool({
 export const taskGet = defineTool({
   name: "arbeit_task_get",
   title: "Get task / briefing",
-  description:
-    "Fetch a task; add include sections for a resume briefing (context, progress_summary, files, recent_events ...).",
+  description: "Fetch a task in full; include adds the sections of a briefing.",
   input: () =>
     z.strictObject({
       task_id: taskId,
@@ -37,7 +36,7 @@ export const taskUpdate = defineTool({
   name: "arbeit_task_update",
   title: "Update task",
   description:
-    "Change fields or status. in_progress/completed need the type's fields. parent_id null detaches; blocked_by replaces the list. expected_version guards against lost updates.",
+    "Change fields or status (in_progress/completed need the type's fields). parent_id null detaches; blocked_by replaces the list; expected_version prevents lost updates.",
   input: taskUpdateInput,
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).updateTask(args, ctx.caller),

@@ -13,7 +13,7 @@ const sessionArg = name.min(1).optional().describe("Defaults to yours");
 export const init = defineTool({
   name: "arbeit_init",
   title: "Initialise Arbeit",
-  description: "Create .arbeit/ and its database in the project root; once per project, before other arbeit tools.",
+  description: "Create .arbeit/ and its store in the project root; once, before other arbeit tools.",
   input: () =>
     z.strictObject({
       nested: z.boolean().optional().describe("Own store inside another project"),
@@ -25,8 +25,7 @@ export const init = defineTool({
 export const startWork = defineTool({
   name: "arbeit_task_start_work",
   title: "Start work",
-  description:
-    "Begin working on a task in this session: marks it in_progress, links the session, tracks files you touch.",
+  description: "Work on a task in this session: marks it in_progress, tracks files you touch.",
   input: () => z.strictObject({ task_id: taskId, session: sessionArg, expected_version: expectedVersion.optional() }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).startWork(args, ctx.caller),
@@ -35,7 +34,7 @@ export const startWork = defineTool({
 export const stopWork = defineTool({
   name: "arbeit_task_stop_work",
   title: "Stop work",
-  description: "Pause or finish working on a task in this session; stops file tracking. Status is unchanged.",
+  description: "Pause or end your work on a task; file tracking stops, the status stays.",
   input: () => z.strictObject({ task_id: taskId, session: sessionArg }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).stopWork(args, ctx.caller),
@@ -45,7 +44,7 @@ export const contextAdd = defineTool({
   name: "arbeit_context_add",
   title: "Add context",
   description:
-    "Record a decision, rationale, attempt, outcome, blocker, note, reference or user_input on a task. supersede_entry_id replaces a stale entry.",
+    "Record a decision, attempt, outcome or other context on a task; supersede_entry_id replaces a stale entry.",
   input: contextAddInput,
   annotations: WRITE,
   run: async (ctx, args) => (await ctx.service()).addContext(args, ctx.caller),
@@ -54,7 +53,7 @@ export const contextAdd = defineTool({
 export const progressAdd = defineTool({
   name: "arbeit_progress_add",
   title: "Add progress steps",
-  description: "Add concrete work steps to a task (optionally already completed).",
+  description: "Add work steps to a task (completed: already done).",
   input: () =>
     z.strictObject({
       task_id: taskId,
@@ -77,8 +76,7 @@ export const progressComplete = defineTool({
 export const relationship = defineTool({
   name: "arbeit_relationship",
   title: "Link or unlink tasks",
-  description:
-    "Add or remove a link: from parent_of/blocks/relates_to/duplicates/splits_from to (inverse names accepted and normalised).",
+  description: "Add or remove a link: from_task_id <type> to_task_id (inverse types are turned around).",
   input: relationshipInput,
   annotations: WRITE,
   run: async (ctx, args) => (await ctx.service()).relationship(args, ctx.caller),
@@ -87,7 +85,7 @@ export const relationship = defineTool({
 export const query = defineTool({
   name: "arbeit_query",
   title: "Query tasks",
-  description: `Named queries; filters go in params. ${queryGuide()}`,
+  description: `Named queries. Params: ${queryGuide()} Lists: limit, cursor (from next_cursor), fields.`,
   input: () =>
     z.strictObject({
       query: z.enum(QUERY_NAMES),

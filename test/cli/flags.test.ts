@@ -107,7 +107,10 @@ describe("friendly subcommand flags", () => {
     const open = await project.ok(["query", "tasks", "--status", "open,in_progress", "--parent-id", epic]);
     assert.ok(open.tasks.some((t: { id: string }) => t.id === task.id));
     const roots = await project.ok(["query", "tasks", "--parent-id", "null", "--limit", "100"]);
-    assert.ok(roots.tasks.every((t: { parent_id: string | null }) => t.parent_id === null));
+    assert.ok(
+      roots.tasks.every((t: { parent_id?: string }) => t.parent_id === undefined),
+      "roots have no parent",
+    );
     assert.ok(roots.tasks.some((t: { id: string }) => t.id === epic));
     const events = await project.ok(["query", "events", "--event-types", "work_started", "--task-id", task.id]);
     assert.deepEqual(

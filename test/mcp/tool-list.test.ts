@@ -42,6 +42,16 @@ describe("arbeit mcp: tool list", () => {
     assert.equal(create.$schema, undefined);
   });
 
+  it("leaves out bounds no well-formed call comes near: non-empty strings and the lengths of names", async () => {
+    const { tools } = await server.mcp.client.listTools();
+    const listed = JSON.stringify(tools.map((tool) => tool.inputSchema));
+    assert.doesNotMatch(listed, /"minLength":1\b/);
+    assert.doesNotMatch(listed, /"maxLength":(128|200)\b/);
+    const create = tools.find((tool) => tool.name === "arbeit_task_create")!.inputSchema as any;
+    assert.equal(create.properties.description.maxLength, 32_768, "text a long plan can reach keeps its limit");
+    assert.equal(create.properties.parent_id.pattern, "^tkt-[a-z0-9]{8}$", "ids keep their form");
+  });
+
   it("says what each template is for, in the schema of every tool that takes one", async () => {
     const { tools } = await server.mcp.client.listTools();
     const withTemplate = tools.filter((tool) => (tool.inputSchema as any).properties?.template);

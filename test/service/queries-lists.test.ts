@@ -99,7 +99,7 @@ describe("query tasks", () => {
     assert.deepEqual(await queryIds(p, "tasks", { owner: "alice" }), [bug.id]);
   });
 
-  it("pages with limit and offset and says whether more rows exist", async () => {
+  it("pages with limit and cursor and says whether more rows exist", async () => {
     const p = project();
     const ids = (await createTasks(p, "a", "b", "c")).map((task) => task.id).sort();
     const first = await query(p, "tasks", { limit: 2 });
@@ -108,7 +108,7 @@ describe("query tasks", () => {
       ids.slice(0, 2),
     );
     assert.equal(first.has_more, true);
-    const second = await query(p, "tasks", { limit: 2, offset: 2 });
+    const second = await query(p, "tasks", { limit: 2, cursor: first.next_cursor });
     assert.deepEqual(
       second.tasks.map((t: any) => t.id),
       ids.slice(2),

@@ -1,8 +1,9 @@
 import type { Task } from "../../domain/types.js";
 import { toTask } from "../rows.js";
+import type { TaskKey } from "../task-store.js";
 import type { SqlDb } from "./database.js";
 import { perDialect } from "./dialect.js";
-import { TASK_ORDER, taskColumns } from "./task-columns.js";
+import { AFTER_TASK_KEY, TASK_ORDER, taskColumns } from "./task-columns.js";
 
 /** A walk never goes deeper than this, so a damaged store with a cycle cannot loop forever. */
 const MAX_TREE_DEPTH = 16;
@@ -11,18 +12,29 @@ const MAX_TREE_DEPTH = 16;
 const BACKWARD_STEPS = 64;
 
 /** The live tasks one edge away: the far end of `type` edges leaving (`out`) or entering (`in`) a task. */
-function linkedTasks(columns: string, type: "parent_of" | "blocks", direction: "out" | "in"): string {
+function linkedTasks(columns: string, type: "parent_of" | "blocks", direction: "out" | "in", extra = ""): string {
   const [near, far] = direction === "out" ? ["from_task_id", "to_task_id"] : ["to_task_id", "from_task_id"];
   return `SELECT ${columns} FROM relationships e JOIN tasks t ON t.id = e.${far}
-    WHERE e.${near} = ? AND e.type = '${type}' AND e.removed_at IS NULL AND t.deleted_at IS NULL
+    WHERE e.${near} = ? AND e.type = '${type}' AND e.removed_at IS NULL AND t.deleted_at IS NULL${extra}
     ORDER BY ${TASK_ORDER}`;
 }
 
 const texts = perDialect((d) => {
   const columns = taskColumns(d);
   const join = d.outerJoin;
+  const descendants = (after: string) => `WITH RECURSIVE down(id, depth) AS (
+         SELECT to_task_id, 1 FROM relationships
+           WHERE from_task_id = ? AND type = 'parent_of' AND removed_at IS NULL
+         UNION ALL
+         SELECT r.to_task_id, down.depth + 1 FROM down ${join} relationships r ON r.from_task_id = down.id
+           WHERE r.type = 'parent_of' AND r.removed_at IS NULL AND down.depth < ${MAX_TREE_DEPTH}
+       )
+       SELECT ${columns}, down.depth AS depth FROM down ${join} tasks t ON t.id = down.id
+       WHERE t.deleted_at IS NULL ${after} ORDER BY down.depth, ${TASK_ORDER} LIMIT ?`;
   return {
     children: linkedTasks(columns, "parent_of", "out"),
+    childrenPage: `${linkedTasks(columns, "parent_of", "out")} LIMIT ?`,
+    childrenAfter: `${linkedTasks(columns, "parent_of", "out", ` AND ${AFTER_TASK_KEY}`)} LIMIT ?`,
     blockers: linkedTasks(columns, "blocks", "in"),
     blocking: linkedTasks(columns, "blocks", "out"),
     // Ids only: a task can have 200,000 dependants, and reading each as a whole task (its parent,
@@ -39,15 +51,8 @@ const texts = perDialect((d) => {
        )
        SELECT ${columns} FROM up ${join} tasks t ON t.id = up.id WHERE t.deleted_at IS NULL
        ORDER BY up.distance`,
-    descendants: `WITH RECURSIVE down(id, depth) AS (
-         SELECT to_task_id, 1 FROM relationships
-           WHERE from_task_id = ? AND type = 'parent_of' AND removed_at IS NULL
-         UNION ALL
-         SELECT r.to_task_id, down.depth + 1 FROM down ${join} relationships r ON r.from_task_id = down.id
-           WHERE r.type = 'parent_of' AND r.removed_at IS NULL AND down.depth < ${MAX_TREE_DEPTH}
-       )
-       SELECT ${columns}, down.depth AS depth FROM down ${join} tasks t ON t.id = down.id
-       WHERE t.deleted_at IS NULL ORDER BY down.depth, ${TASK_ORDER} LIMIT ?`,
+    descendants: descendants(""),
+    descendantsAfter: descendants("AND (down.depth, t.priority, t.created_at, t.id) > (?, ?, ?, ?)"),
     level: `WITH RECURSIVE up(id, distance) AS (
          SELECT ${d.idParam}, 0
          UNION ALL
@@ -97,6 +102,13 @@ export function hierarchyStatements(db: SqlDb) {
   const tasks = async (text: string, id: string) => (await db.all(text, id)).map(toTask);
   return {
     children: (id: string): Promise<Task[]> => tasks(sql.children, id),
+
+    async childrenPage(id: string, limit: number, after?: TaskKey): Promise<Task[]> {
+      const rows = after
+        ? await db.all(sql.childrenAfter, id, ...after, limit)
+        : await db.all(sql.childrenPage, id, limit);
+      return rows.map(toTask);
+    },
     blockers: (id: string): Promise<Task[]> => tasks(sql.blockers, id),
     blocking: (id: string): Promise<Task[]> => tasks(sql.blocking, id),
     ancestors: (id: string): Promise<Task[]> => tasks(sql.ancestors, id),
@@ -105,8 +117,14 @@ export function hierarchyStatements(db: SqlDb) {
       return (await db.all(sql.below, id)).map((row) => row.id as string);
     },
 
-    async descendants(id: string, limit: number): Promise<Array<Task & { depth: number }>> {
-      const rows = await db.all(sql.descendants, id, limit);
+    async descendants(
+      id: string,
+      limit: number,
+      after?: readonly [number, ...TaskKey],
+    ): Promise<Array<Task & { depth: number }>> {
+      const rows = after
+        ? await db.all(sql.descendantsAfter, id, ...after, limit)
+        : await db.all(sql.descendants, id, limit);
       return rows.map((row) => ({ ...toTask(row), depth: Number(row.depth) }));
     },
 

@@ -3,7 +3,7 @@ import { toTask } from "../rows.js";
 import type { ReadyFilter } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
 import { type Dialect, perDialect } from "./dialect.js";
-import { openEdgeInto, TASK_ORDER, taskColumns } from "./task-columns.js";
+import { AFTER_TASK_KEY, openEdgeInto, TASK_ORDER, taskColumns } from "./task-columns.js";
 
 /**
  * Ready work: open, live tasks with no open blocker and no unfinished child (a parent's work is
@@ -15,8 +15,9 @@ const texts = perDialect((d) => {
   const columns = taskColumns(d);
   const unblocked = `NOT ${openEdgeInto(d, "t")}`;
   const open = "t.deleted_at IS NULL AND t.status = 'open'";
-  const build = (byList: boolean, forUpdate: boolean) => {
-    const list = byList ? "AND t.list_id = ?" : "";
+  const build = (byList: boolean, forUpdate: boolean, after = false) => {
+    // A later page starts after the last task of the one before, in each source alike.
+    const list = `${byList ? "AND t.list_id = ?" : ""}${after ? ` AND ${AFTER_TASK_KEY}` : ""}`;
     // open_children: a parent's work is its children (a count the schema's triggers keep).
     const free = `${open} AND t.lease_expires_at IS NULL AND t.open_children = 0 AND (t.owner IS NULL OR t.owner = ?) ${list} AND ${unblocked}`;
     const expired = `${open} AND t.lease_expires_at IS NOT NULL AND t.lease_expires_at <= ? AND t.open_children = 0 ${list} AND ${unblocked}`;
@@ -50,13 +51,16 @@ const texts = perDialect((d) => {
   return {
     all: build(false, false),
     byList: build(true, false),
+    allAfter: build(false, false, true),
+    byListAfter: build(true, false, true),
     allForUpdate: build(false, true),
     byListForUpdate: build(true, true),
   };
 });
 
 function params(d: Dialect, filter: ReadyFilter, forUpdate: boolean): SqlValue[] {
-  const list = filter.list_id === undefined ? [] : [filter.list_id];
+  const list: SqlValue[] = filter.list_id === undefined ? [] : [filter.list_id];
+  if (filter.after !== undefined && !forUpdate) list.push(...filter.after);
   const agent = filter.agent ?? null;
   const session = filter.session ?? null;
   if (d.name === "sqlite") {
@@ -80,7 +84,9 @@ export function readyStatement(
 ): { sql: string; params: SqlValue[] } {
   const sql = texts(d);
   const byList = filter.list_id !== undefined;
-  const text = forUpdate ? (byList ? sql.byListForUpdate : sql.allForUpdate) : byList ? sql.byList : sql.all;
+  const after = filter.after !== undefined;
+  const read = after ? (byList ? sql.byListAfter : sql.allAfter) : byList ? sql.byList : sql.all;
+  const text = forUpdate ? (byList ? sql.byListForUpdate : sql.allForUpdate) : read;
   return { sql: text, params: params(d, filter, forUpdate) };
 }
 

@@ -3,6 +3,9 @@ import { type Dialect, perDialect } from "./dialect.js";
 /** Task order for listings: priority first, then age, then id for a total order. */
 export const TASK_ORDER = "t.priority, t.created_at, t.id";
 
+/** Rows after a TaskKey in TASK_ORDER: a keyset page (three parameters, the key's values). */
+export const AFTER_TASK_KEY = "(t.priority, t.created_at, t.id) > (?, ?, ?)";
+
 export const UNFINISHED = "('open', 'in_progress')";
 
 /** A task is blocked while any live blocker is neither completed nor cancelled. */

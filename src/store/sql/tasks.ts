@@ -1,10 +1,17 @@
-import type { Task, TaskStatus } from "../../domain/types.js";
+import type { Task } from "../../domain/types.js";
 import { toTask } from "../rows.js";
-import type { NewTask, TaskFilter, TaskPatch } from "../task-store.js";
+import type { NewTask, StatusFilter, TaskFilter, TaskPatch } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
 import { perDialect } from "./dialect.js";
 import { insertWithId } from "./insert.js";
-import { blockedExpression, isBlockingExpression, TASK_ORDER, taskColumns, UNFINISHED } from "./task-columns.js";
+import {
+  AFTER_TASK_KEY,
+  blockedExpression,
+  isBlockingExpression,
+  TASK_ORDER,
+  taskColumns,
+  UNFINISHED,
+} from "./task-columns.js";
 
 /** The columns a new task row is written with. A new task starts at version 1, updated when created. */
 const NEW_TASK_FIELDS = [
@@ -29,14 +36,12 @@ const texts = perDialect((d) => {
     exists: "SELECT deleted_at FROM tasks WHERE id = ?",
     touch: "UPDATE tasks SET version = version + 1, updated_at = ? WHERE id = ?",
     softDelete: "UPDATE tasks SET deleted_at = ?, updated_at = ?, version = version + 1 WHERE id = ?",
-    stale: (listClause: string) => `SELECT ${columns} FROM tasks t
-       WHERE t.deleted_at IS NULL AND t.status IN ${UNFINISHED} ${listClause}
+    stale: (listClause: string, afterClause: string) => `SELECT ${columns} FROM tasks t
+       WHERE t.deleted_at IS NULL AND t.status IN ${UNFINISHED} ${listClause} ${afterClause}
          AND ${d.greatest("t.updated_at", "COALESCE((SELECT MAX(e.timestamp) FROM events e WHERE e.task_id = t.id), '')")} < ?
        ORDER BY t.updated_at, t.id LIMIT ? OFFSET ?`,
   };
 });
-
-type StatusFilter = { list_id?: string; statuses?: TaskStatus[]; limit: number; offset: number };
 
 /** Reads and writes of task rows. */
 export function taskStatements(db: SqlDb) {
@@ -53,6 +58,10 @@ export function taskStatements(db: SqlDb) {
     if (filter.statuses && filter.statuses.length > 0) {
       where.push(d.inList("t.status"));
       params.push(d.listParam(filter.statuses));
+    }
+    if (filter.after !== undefined) {
+      where.push(AFTER_TASK_KEY);
+      params.push(...filter.after);
     }
     const rows = await db.all(
       `SELECT ${columns} FROM tasks t WHERE ${where.join(" AND ")} ORDER BY ${TASK_ORDER} LIMIT ? OFFSET ?`,
@@ -150,11 +159,13 @@ export function taskStatements(db: SqlDb) {
       updated_before: string;
       limit: number;
       offset: number;
+      after?: readonly [string, string];
     }): Promise<Task[]> {
       const byList = filter.list_id !== undefined;
       const rows = await db.all(
-        sql.stale(byList ? "AND t.list_id = ?" : ""),
+        sql.stale(byList ? "AND t.list_id = ?" : "", filter.after ? "AND (t.updated_at, t.id) > (?, ?)" : ""),
         ...(byList ? [filter.list_id as string] : []),
+        ...(filter.after ?? []),
         filter.updated_before,
         filter.limit,
         filter.offset,

@@ -2,7 +2,7 @@ import type { FileAssociation, FileOperation, SessionLink, Task } from "../../do
 import { toFile, toSessionLink, toTask } from "../rows.js";
 import type { ActiveWork } from "../task-store.js";
 import type { SqlDb } from "./database.js";
-import { perDialect } from "./dialect.js";
+import { type Dialect, perDialect } from "./dialect.js";
 import { insertWithId } from "./insert.js";
 import { taskColumns } from "./task-columns.js";
 
@@ -23,12 +23,16 @@ const FILES_OF_TASK = "SELECT * FROM file_associations WHERE task_id = ? ORDER B
 const COUNT_FILES = `SELECT COUNT(DISTINCT file_path) AS n FROM file_associations
   WHERE task_id = ? AND session_id = ? AND created_at >= ?`;
 
-const texts = perDialect((d) => ({
-  tasksForFile: `SELECT ${taskColumns(d)}, f.operations, f.last_at FROM (
+const tasksForFile = (d: Dialect, after: string) => `SELECT ${taskColumns(d)}, f.operations, f.last_at FROM (
       SELECT task_id, ${d.joinDistinct("operation")} AS operations, MAX(created_at) AS last_at
       FROM file_associations WHERE file_path = ? GROUP BY task_id
     ) f JOIN tasks t ON t.id = f.task_id
-    WHERE t.deleted_at IS NULL ORDER BY f.last_at DESC, t.id LIMIT ?`,
+    WHERE t.deleted_at IS NULL ${after} ORDER BY f.last_at DESC, t.id LIMIT ?`;
+
+const texts = perDialect((d) => ({
+  tasksForFile: tasksForFile(d, ""),
+  // Newest first, then by id: the next page is older, or as old with a later id.
+  tasksForFileAfter: tasksForFile(d, "AND (f.last_at < ? OR (f.last_at = ? AND t.id > ?))"),
 }));
 
 /** Sessions linked to tasks, the work each session is doing, and the files it touched. */
@@ -102,8 +106,11 @@ export function workStatements(db: SqlDb) {
     async tasksForFile(
       path: string,
       limit: number,
+      after?: readonly [string, string],
     ): Promise<Array<{ task: Task; operations: FileOperation[]; last_at: string }>> {
-      const rows = await db.all(sql.tasksForFile, path, limit);
+      const rows = after
+        ? await db.all(sql.tasksForFileAfter, path, after[0], after[0], after[1], limit)
+        : await db.all(sql.tasksForFile, path, limit);
       return rows.map((row) => ({
         task: toTask(row),
         operations: (row.operations as string).split(",").sort() as FileOperation[],

@@ -29,9 +29,10 @@ export function readyClaimsContract(factory: StoreFactory): void {
       const next = await p().ok("arbeit_query", { query: "next", params: { list_id: "default" } });
       assert.equal(next.task.id, urgent);
       assert.equal(typeof next.why, "string");
+      const first = await p().ok("arbeit_query", { query: "ready", params: { list_id: "default", limit: 1 } });
       const page = await p().ok("arbeit_query", {
         query: "ready",
-        params: { list_id: "default", limit: 1, offset: 1 },
+        params: { list_id: "default", limit: 1, cursor: first.next_cursor },
       });
       assert.deepEqual(ids(page.tasks), [late]);
       assert.equal(page.has_more, true);

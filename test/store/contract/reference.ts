@@ -91,7 +91,7 @@ const SCRIPT: Step[] = [
   ],
   ["arbeit_query", () => ({ query: "recent_activity", params: { since: "1h" } })],
   ["arbeit_query", () => ({ query: "stale_tasks", params: { days: 0 } })],
-  ["arbeit_query", () => ({ query: "tasks", params: { limit: 3, offset: 1 } })],
+  ["arbeit_query", () => ({ query: "tasks", params: { status: "open", fields: ["version", "updated_at"] } })],
   ["arbeit_resume", () => ({}), alice],
   ["arbeit_resume", () => ({}), bob],
   ["arbeit_query", () => ({ query: "events", params: { after_seq: 10, limit: 15 } })],

@@ -158,13 +158,18 @@ export function taskContract(factory: StoreFactory): void {
       assert.deepEqual(await titles({ type: "bug" }), ["a"]);
       assert.deepEqual(await titles({ owner: "bob" }), ["d"]);
       assert.deepEqual(await titles({ list_id: "other" }), ["e"]);
-      const page = await p().ok("arbeit_query", { query: "tasks", params: { limit: 2, offset: 2 } });
+      const first = await p().ok("arbeit_query", { query: "tasks", params: { limit: 2 } });
+      const page = await p().ok("arbeit_query", { query: "tasks", params: { limit: 2, cursor: first.next_cursor } });
       assert.deepEqual(
         page.tasks.map((t: { title: string }) => t.title),
         ["c", "b"],
       );
       assert.equal(page.has_more, true);
-      const last = await p().ok("arbeit_query", { query: "tasks", params: { limit: 2, offset: 4 } });
+      const last = await p().ok("arbeit_query", { query: "tasks", params: { limit: 2, cursor: page.next_cursor } });
+      assert.deepEqual(
+        last.tasks.map((t: { title: string }) => t.title),
+        ["d"],
+      );
       assert.equal(last.has_more, false);
       const active = await p().ok("arbeit_query", { query: "active_tasks", params: { list_id: "default" } }, bob);
       assert.deepEqual(

@@ -1,0 +1,56 @@
+import { createHash } from "node:crypto";
+import { ArbeitError } from "../domain/errors.js";
+
+/**
+ * The `cursor` a list query hands out as `next_cursor`: the sort key of the last row shown, so
+ * the next page starts right after it whatever was created in between (an offset would repeat
+ * or skip rows). It names the query it came from and carries a check, so that a cursor edited by
+ * hand or passed to another query is refused rather than silently reading from a wrong place.
+ * Opaque to agents: base64url of a small JSON array, a dot, and the check.
+ */
+
+export type CursorKey = ReadonlyArray<string | number>;
+
+function check(payload: string): string {
+  return createHash("sha256").update(`arbeit-cursor:${payload}`).digest("base64url").slice(0, 8);
+}
+
+export function encodeCursor(query: string, key: CursorKey): string {
+  const payload = Buffer.from(JSON.stringify([query, ...key])).toString("base64url");
+  return `${payload}.${check(payload)}`;
+}
+
+function refused(query: string, why: string): ArbeitError {
+  return new ArbeitError("INVALID_ARGUMENT", `params.cursor ${why}.`, {
+    details: { field: "params.cursor" },
+    suggestions: [
+      `Pass the next_cursor of the previous ${query} answer unchanged, or leave cursor out to start from the first page.`,
+    ],
+  });
+}
+
+/**
+ * The key a cursor carries, when `query` handed it out and it is intact; `shape` says what each
+ * value must be (the query's sort key). Anything else is INVALID_ARGUMENT.
+ */
+export function decodeCursor(
+  query: string,
+  cursor: string,
+  shape: ReadonlyArray<(value: unknown) => boolean>,
+): CursorKey {
+  const [payload, sum, ...rest] = cursor.split(".");
+  if (payload === undefined || sum === undefined || rest.length > 0 || check(payload) !== sum)
+    throw refused(query, "is not a cursor this store handed out (it may have been altered)");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+  } catch {
+    throw refused(query, "is not a cursor this store handed out");
+  }
+  if (!Array.isArray(parsed) || parsed[0] !== query)
+    throw refused(query, `was handed out by another query, not by ${query}`);
+  const key = parsed.slice(1);
+  if (key.length !== shape.length || !shape.every((valid, i) => valid(key[i])))
+    throw refused(query, "does not hold a place in this query's order");
+  return key as CursorKey;
+}
