@@ -13,6 +13,11 @@ export interface ExtraCommand {
 }
 
 export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
+  // The arbeit_batch tool, from a file: its operations do not fit on a command line as flags.
+  batch: {
+    summary: "Up to 100 writes in one transaction, all or nothing: arbeit batch <file | ->",
+    load: () => import("./batch-command.js"),
+  },
   call: {
     summary: "Run any tool with JSON arguments: arbeit call <tool_name> '<json>' (- reads stdin)",
     load: () => import("./call-command.js"),

@@ -47,7 +47,11 @@ export function generalHelp(): string {
     "Tool commands (each runs one arbeit_* tool; see `arbeit <command> --help` for its flags):",
   ];
   for (const [, commands] of groups(toolCommands(TOOLS))) {
-    for (const command of commands) lines.push(row(usageLine(command), command.tool.title));
+    for (const command of commands) {
+      // A tool with a command of its own (arbeit batch) is listed there.
+      if (command.path.length === 1 && EXTRA_COMMANDS[command.path[0]!]) continue;
+      lines.push(row(usageLine(command), command.tool.title));
+    }
   }
   lines.push("", "Other commands:");
   for (const [name, command] of Object.entries(EXTRA_COMMANDS)) lines.push(row(name, command.summary));

@@ -126,6 +126,14 @@ export class ArbeitService {
     return runOnce(this.#deps, identify(caller), key, run);
   }
 
+  /**
+   * Runs `fn` in one write transaction: every operation it calls joins it, so they are written
+   * together or, when one throws, not at all (arbeit_batch).
+   */
+  atomically<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#deps.store.write(() => fn());
+  }
+
   /** The task a session is working on, else the one it last worked on (for host briefings). */
   async sessionTask(session: string): Promise<{ task_id: string; active: boolean } | undefined> {
     return this.store.read(async (tx) => {

@@ -323,6 +323,29 @@ const PLAUSIBLE: Record<string, (rng: Rng, model: Model) => unknown> = {
   },
 };
 
+// Writes whose plausible arguments mostly succeed: a batch of them mostly succeeds too, and one
+// that fails must leave nothing behind (the harness checks that a failed call wrote no event).
+PLAUSIBLE.arbeit_batch = (rng, model) => {
+  const tools = [
+    "arbeit_task_create",
+    "arbeit_task_update",
+    "arbeit_context_add",
+    "arbeit_progress_add",
+    "arbeit_memory",
+  ];
+  const operations: Array<Record<string, unknown>> = [];
+  if (rng.chance(0.4)) {
+    // A new task and what follows from it, through a $ref.
+    operations.push({ tool: "arbeit_task_create", args: PLAUSIBLE.arbeit_task_create!(rng, model), ref: "new" });
+    operations.push({ tool: "arbeit_context_add", args: { task_id: "$new", type: "note", content: text(rng, 40) } });
+  }
+  for (let i = rng.int(3); i >= 0; i--) {
+    const tool = rng.pick(tools)!;
+    operations.push({ tool, args: PLAUSIBLE[tool]!(rng, model) });
+  }
+  return { operations };
+};
+
 export function plausible(tool: string, rng: Rng, model: Model): Plan {
   const make = PLAUSIBLE[tool];
   return { tool, args: make ? make(rng, model) : fromSchema(toolSchema(tool), rng, model), aim: "plausible" };

@@ -412,6 +412,22 @@ function applyToModel(world: World, tool: string, args: Record<string, unknown>,
       else if (data.removed) model.removeEdge(edge.from, edge.type, edge.to);
       return;
     }
+    case "arbeit_batch": {
+      // Each operation as if called alone, in order, with "$ref" read as the id it stood for.
+      const ids = new Map<string, string>();
+      const operations = args.operations as Array<{ tool: string; args: Record<string, unknown>; ref?: string }>;
+      for (const [i, operation] of operations.entries()) {
+        const result = data.results[i].data;
+        const resolved = JSON.parse(JSON.stringify(operation.args), (_key, value) =>
+          typeof value === "string" && value.startsWith("$") && ids.has(value.slice(1))
+            ? ids.get(value.slice(1))
+            : value,
+        );
+        applyToModel(world, operation.tool, resolved, result, caller);
+        if (operation.ref) ids.set(operation.ref, result.task?.id ?? result.entry?.id);
+      }
+      return;
+    }
     case "arbeit_init":
     case "arbeit_task_get":
     case "arbeit_query":

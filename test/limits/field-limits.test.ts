@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { LIMITS } from "../../src/schemas/limits.js";
+import { INCLUDE_SECTIONS } from "../../src/service/briefing.js";
 import { openTestProject, type TestProject } from "../helpers/service.js";
 
 /**
@@ -364,7 +365,7 @@ describe("limits that are not sizes", () => {
   });
 
   it("include lists at most every section once", async () => {
-    const include = Array.from({ length: 13 }, () => "context");
+    const include = Array.from({ length: INCLUDE_SECTIONS.length + 1 }, () => "context");
     const result = await project.call("arbeit_task_get", { task_id: taskId, include });
     assert.equal(result.success === false && result.error.code, "FIELD_TOO_LARGE");
   });

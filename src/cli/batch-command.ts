@@ -1,0 +1,61 @@
+import { readFileSync } from "node:fs";
+import { ArbeitError } from "../domain/errors.js";
+import { findTool } from "../tools/catalogue.js";
+import { failure, invokeTool } from "../tools/envelope.js";
+import type { GlobalOptions } from "./global-options.js";
+import { maintenanceArgs } from "./maintenance-args.js";
+import { printEnvelope, wantsJson } from "./output.js";
+import { readStdinSync } from "./stdin.js";
+import { cliToolContext } from "./tool-context.js";
+
+const USAGE = `Usage: arbeit batch <file | ->
+
+Runs the arbeit_batch tool on a JSON file (or standard input with -): up to 100 write operations
+in one transaction, all or nothing. The file holds {"operations": [...], "request_id": "..."} or
+just the list of operations. Each operation is {"tool": "<arbeit_* write>", "args": {...},
+"ref": "<name>"}; a later operation uses an earlier one's new id as "$<name>":
+
+  [
+    {"tool": "arbeit_task_create", "args": {"title": "Rate limiting", "type": "epic"}, "ref": "epic"},
+    {"tool": "arbeit_task_create", "args": {"title": "Token bucket", "parent_id": "$epic"}}
+  ]
+
+When one operation fails nothing is written, and the error names the operation's index.
+Exit 0 on success, 1 on a tool error, 2 on a usage error.
+`;
+
+function readBatch(source: string): unknown {
+  const text = source === "-" ? readStdinSync() : readFile(source);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ArbeitError("INVALID_ARGUMENT", `The batch is not valid JSON (${(error as Error).message}).`);
+  }
+  return Array.isArray(value) ? { operations: value } : value;
+}
+
+function readFile(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ArbeitError("INVALID_ARGUMENT", `Cannot read the batch file ${path}: ${(error as Error).message}.`);
+  }
+}
+
+export async function run(argv: string[], options: GlobalOptions): Promise<number> {
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const { positionals } = maintenanceArgs(argv, { flags: [], positionals: { min: 1, max: 1 } }, USAGE);
+  const ctx = cliToolContext(options);
+  try {
+    const envelope = await invokeTool(findTool("arbeit_batch")!, readBatch(positionals[0]!), ctx);
+    return printEnvelope(envelope, wantsJson(options.json));
+  } catch (error) {
+    return printEnvelope(failure(error), wantsJson(options.json));
+  } finally {
+    await ctx.close();
+  }
+}

@@ -1,0 +1,161 @@
+import { z } from "zod";
+import { ArbeitError } from "../domain/errors.js";
+import type { Warning } from "../domain/types.js";
+import { LIMITS } from "../schemas/limits.js";
+import { fromZodError } from "../schemas/zod-errors.js";
+import { findTool } from "./catalogue.js";
+import { defineTool, type ToolDef, WRITE } from "./define.js";
+import { toArbeitError } from "./envelope.js";
+
+/**
+ * arbeit_batch: several writes as one, all or nothing. Each operation is an ordinary tool call,
+ * validated and run by the tool's own definition inside one transaction; the first that fails
+ * rolls back every earlier one. A later operation refers to an earlier one's new id as "$<ref>".
+ */
+
+/** The tools a batch may hold: every write that acts on the task graph, one call at a time. */
+export const BATCHABLE = [
+  "arbeit_task_create",
+  "arbeit_task_update",
+  "arbeit_task_delete",
+  "arbeit_task_start_work",
+  "arbeit_task_stop_work",
+  "arbeit_context_add",
+  "arbeit_progress_add",
+  "arbeit_progress_complete",
+  "arbeit_relationship",
+  "arbeit_task_claim",
+  "arbeit_memory",
+] as const;
+
+const REF = /^[\w-]{1,64}$/;
+const REF_USE = /^\$([\w-]{1,64})$/;
+
+const batchInput = () =>
+  z.strictObject({
+    operations: z
+      .array(
+        z.strictObject({
+          tool: z.enum(BATCHABLE),
+          args: z.record(z.string(), z.unknown()),
+          ref: z.string().regex(REF, "a name of letters, digits, _ or - (at most 64)").optional(),
+        }),
+      )
+      .min(1)
+      .max(LIMITS.batch_operations),
+  });
+
+type Operation = z.infer<ReturnType<typeof batchInput>>["operations"][number];
+
+/** Replaces every string that is exactly "$<ref>" with that ref's id, at any depth. */
+function substitute(value: unknown, ids: Map<string, string>, index: number): unknown {
+  if (typeof value === "string") {
+    const name = REF_USE.exec(value)?.[1];
+    if (name === undefined) return value;
+    const id = ids.get(name);
+    if (id === undefined) {
+      throw new ArbeitError(
+        "INVALID_ARGUMENT",
+        `Operation ${index} names $${name}, which no earlier operation defines.`,
+        {
+          suggestions: ['Give the operation that creates it `ref: "<name>"`, and put it earlier in the list.'],
+          details: { operation_index: index, ref: name },
+        },
+      );
+    }
+    return id;
+  }
+  if (Array.isArray(value)) return value.map((item) => substitute(item, ids, index));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substitute(item, ids, index)]));
+  }
+  return value;
+}
+
+/** The id of what an operation created: the `id` of the one record its answer holds (task, entry, item...). */
+function newId(data: unknown): string | undefined {
+  if (data === null || typeof data !== "object") return undefined;
+  for (const value of Object.values(data)) {
+    if (value !== null && typeof value === "object" && typeof (value as { id?: unknown }).id === "string") {
+      return (value as { id: string }).id;
+    }
+  }
+  return undefined;
+}
+
+/** An operation's failure, named by its place in the list; its code, advice and details are kept. */
+function failedAt(index: number, tool: string, error: unknown): ArbeitError {
+  const cause = toArbeitError(error);
+  return new ArbeitError(cause.code, `Operation ${index} (${tool}) failed, so nothing was written: ${cause.message}`, {
+    suggestions: cause.suggestions,
+    details: { ...cause.details, operation_index: index, tool },
+  });
+}
+
+export const batch = defineTool({
+  name: "arbeit_batch",
+  title: "Several writes at once",
+  description:
+    'Up to 100 write operations in one transaction, all or nothing. A later operation uses an earlier one\'s new id as "$<ref>" in any string argument.',
+  input: batchInput,
+  annotations: WRITE,
+  run: async (ctx, { operations }) => {
+    const service = await ctx.service();
+    const refs = new Set<string>();
+    for (const [index, operation] of operations.entries()) {
+      if (operation.ref === undefined) continue;
+      if (refs.has(operation.ref)) {
+        throw new ArbeitError("INVALID_ARGUMENT", `Operation ${index} reuses ref "${operation.ref}".`, {
+          details: { operation_index: index, ref: operation.ref },
+        });
+      }
+      refs.add(operation.ref);
+    }
+    return service.atomically(async () => {
+      const ids = new Map<string, string>();
+      const results: Array<{ tool: string; ref?: string; data: unknown }> = [];
+      const warnings: Warning[] = [];
+      for (const [index, operation] of operations.entries()) {
+        const { data, warnings: own } = await runOperation(ctx, operation, index, ids);
+        if (operation.ref !== undefined) {
+          const id = newId(data);
+          if (id === undefined) {
+            throw failedAt(
+              index,
+              operation.tool,
+              new ArbeitError("INVALID_ARGUMENT", `It has ref "${operation.ref}" but creates nothing with an id.`),
+            );
+          }
+          ids.set(operation.ref, id);
+        }
+        results.push({ tool: operation.tool, ...(operation.ref ? { ref: operation.ref } : {}), data });
+        warnings.push(...own.map((warning) => ({ ...warning, message: `Operation ${index}: ${warning.message}` })));
+      }
+      return { data: { results }, warnings };
+    });
+  },
+});
+
+async function runOperation(
+  ctx: Parameters<ToolDef["run"]>[0],
+  operation: Operation,
+  index: number,
+  ids: Map<string, string>,
+) {
+  const tool = findTool(operation.tool)!;
+  try {
+    const args = substitute(operation.args, ids, index) as Record<string, unknown>;
+    if ("request_id" in args || "session" in args) {
+      throw new ArbeitError(
+        "INVALID_ARGUMENT",
+        "An operation takes no request_id or session of its own: the batch is one call, retried by its own request_id.",
+      );
+    }
+    const parsed = tool.input.safeParse(args);
+    if (!parsed.success) throw fromZodError(parsed.error);
+    return await tool.run(ctx, parsed.data);
+  } catch (error) {
+    if (error instanceof ArbeitError && error.details?.operation_index === index) throw error;
+    throw failedAt(index, operation.tool, error);
+  }
+}
