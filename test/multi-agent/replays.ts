@@ -137,6 +137,16 @@ export const REPLAYS: Record<string, ReplayCase> = {
     },
     meanwhile: async (p) => void (await p.ok("arbeit_memory", { action: "set", key: "k", value: 2 }, bob)),
   },
+  "a batch": {
+    tool: "arbeit_batch",
+    // A second run would create the task again, with its note.
+    setup: async () => ({
+      operations: [
+        { tool: "arbeit_task_create", args: { title: "Batched" }, ref: "t" },
+        { tool: "arbeit_context_add", args: { task_id: "$t", type: "note", content: "once" } },
+      ],
+    }),
+  },
 };
 
 /** Tools with a request_id whose second run writes nothing, so a replay of them has nothing to show. */
