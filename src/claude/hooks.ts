@@ -1,10 +1,10 @@
 import { dirname } from "node:path";
 import { activeBriefingText } from "../fragments/briefing-text.js";
+import { sessionStartContext } from "../fragments/session-start.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { locate, openProject } from "../service/project.js";
 import { type HookPayload, parsePayload, projectDirOf, touchFromPostToolUse } from "./hook-payload.js";
-import { sessionStartContext } from "./session-start.js";
 import { noteSubagentCall, subagentSession } from "./subagent-calls.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { TaskSummary } from "../domain/types.js";
-import { activeBriefingText, briefingText, KEEP_CURRENT } from "../fragments/briefing-text.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
+import { activeBriefingText, briefingText, KEEP_CURRENT } from "./briefing-text.js";
 
 const READY_SHOWN = 5;
 const IN_PROGRESS_SHOWN = 3;
@@ -25,13 +25,15 @@ async function readyNote(service: ArbeitService, caller: Caller): Promise<string
 }
 
 /**
- * What a Claude Code session learns at start-up: the briefing of the task it is working on, else
- * of the task it last worked on (if still unfinished), else a short note of the work waiting.
+ * What a session learns at its start (Claude Code's SessionStart hook, the system prompt of an
+ * OpenCode session's first step): the briefing of the task it is working on (for a sub-agent
+ * without work of its own, that of the nearest of `caller.parents` with some), else of the task it
+ * last worked on (if still unfinished), else a short note of the work waiting.
  */
 export async function sessionStartContext(service: ArbeitService, caller: Caller): Promise<string> {
   const session = caller.session;
   if (session) {
-    const active = await activeBriefingText(service, session);
+    const active = await activeBriefingText(service, session, caller.parents ?? []);
     if (active) return active;
     const last = await service.sessionTask(session);
     const task = last ? (await service.getTask({ task_id: last.task_id })).data.task : undefined;
