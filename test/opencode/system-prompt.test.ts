@@ -5,7 +5,7 @@ import { createArbeitHooks } from "../../src/opencode/plugin.js";
 import { SYSTEM_BRIEFING_TOKENS } from "../../src/opencode/system-prompt.js";
 import { initProject } from "../../src/service/project.js";
 import { tempDir } from "../helpers/temp.js";
-import { call, event, type Hooks, startTask, succeed, systemPrompt } from "./plugin-driver.js";
+import { event, type Hooks, startTask, succeed, systemPrompt } from "./plugin-driver.js";
 
 /** What the plugin adds to an OpenCode session's system prompts: its briefing, and news between steps. */
 
