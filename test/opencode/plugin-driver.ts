@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import type { createArbeitHooks } from "../../src/opencode/plugin.js";
+import { afterEach, beforeEach } from "node:test";
+import { createArbeitHooks } from "../../src/opencode/plugin.js";
+import { initProject } from "../../src/service/project.js";
+import { tempDir } from "../helpers/temp.js";
 
 /** Drives the plugin's hooks in-process, the way OpenCode calls them (the real host: opencode-run.test.ts). */
 
@@ -59,4 +62,24 @@ export async function systemPrompt(hooks: Hooks, sessionID: string): Promise<str
   await hooks["experimental.chat.system.transform"]!({ sessionID, model: {} as never }, output);
   assert.equal(output.system[0], "You are opencode.");
   return output.system.slice(1);
+}
+
+/**
+ * For each test of the enclosing describe, a new project with Arbeit set up (`prepare` adds files)
+ * and the plugin's hooks on it, disposed afterwards. Assign `hooks` to swap in new ones (a restart).
+ */
+export function pluginProject(prepare?: (dir: string) => void): { dir: string; hooks: Hooks } {
+  const current = { dir: "", hooks: undefined as unknown as Hooks };
+  let cleanup = () => {};
+  beforeEach(async () => {
+    ({ dir: current.dir, cleanup } = tempDir());
+    await initProject({ cwd: current.dir });
+    prepare?.(current.dir);
+    current.hooks = await createArbeitHooks({ directory: current.dir }, {}, {});
+  });
+  afterEach(async () => {
+    await current.hooks.dispose!();
+    cleanup();
+  });
+  return current;
 }

@@ -1,16 +1,15 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, it } from "node:test";
+import { beforeEach, describe, it } from "node:test";
 import { tool as opencodeTool } from "@opencode-ai/plugin";
 import { createArbeitHooks } from "../../src/opencode/plugin.js";
 import * as serverModule from "../../src/opencode/server.js";
 import { opencodeArgs } from "../../src/opencode/tool-args.js";
 import { HOST_TOOL_NAMES } from "../../src/opencode/tools.js";
-import { initProject } from "../../src/service/project.js";
 import { TOOL_NAMES, TOOLS } from "../../src/tools/catalogue.js";
 import { tempDir } from "../helpers/temp.js";
-import { afterTool, call, event, type Hooks, startTask as startTaskIn } from "./plugin-driver.js";
+import { afterTool, call, event, type Hooks, pluginProject, startTask as startTaskIn } from "./plugin-driver.js";
 import { trackedFiles } from "./tracked-files.js";
 
 /** The plugin's hooks driven in-process as OpenCode calls them (the real host: opencode-run.test.ts). */
@@ -49,20 +48,13 @@ describe("the OpenCode plugin module", () => {
 
 describe("the OpenCode plugin's hooks", () => {
   let dir: string;
-  let cleanup: () => void;
   let hooks: Hooks;
-
-  beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    await initProject({ cwd: dir });
-    mkdirSync(join(dir, "src"));
-    writeFileSync(join(dir, "src", "a.ts"), "a\n");
-    hooks = await createArbeitHooks({ directory: dir }, {}, {});
+  const project = pluginProject((root) => {
+    mkdirSync(join(root, "src"));
+    writeFileSync(join(root, "src", "a.ts"), "a\n");
   });
-
-  afterEach(async () => {
-    await hooks.dispose!();
-    cleanup();
+  beforeEach(() => {
+    ({ dir, hooks } = project);
   });
 
   const startTask = (session = "ses_main") => startTaskIn(hooks, session);

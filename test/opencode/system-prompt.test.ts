@@ -1,30 +1,22 @@
 import assert from "node:assert/strict";
-import { afterEach, beforeEach, describe, it } from "node:test";
+import { beforeEach, describe, it } from "node:test";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { createArbeitHooks } from "../../src/opencode/plugin.js";
 import { SYSTEM_BRIEFING_TOKENS } from "../../src/opencode/system-prompt.js";
-import { initProject } from "../../src/service/project.js";
+import { sessionNews } from "../../src/service/news.js";
+import { openProject } from "../../src/service/project.js";
 import { tempDir } from "../helpers/temp.js";
-import { event, type Hooks, startTask, succeed, systemPrompt } from "./plugin-driver.js";
+import { event, type Hooks, pluginProject, startTask, succeed, systemPrompt } from "./plugin-driver.js";
 
 /** What the plugin adds to an OpenCode session's system prompts: its briefing, and news between steps. */
 
 const NEWS = /^Arbeit news since this session's last step: /;
 
 describe("the OpenCode plugin's system prompt", () => {
-  let dir: string;
-  let cleanup: () => void;
   let hooks: Hooks;
-
-  beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    await initProject({ cwd: dir });
-    hooks = await createArbeitHooks({ directory: dir }, {}, {});
-  });
-
-  afterEach(async () => {
-    await hooks.dispose!();
-    cleanup();
+  const project = pluginProject();
+  beforeEach(() => {
+    ({ hooks } = project);
   });
 
   const child = (id: string, parentID: string) =>
@@ -153,6 +145,26 @@ describe("the OpenCode plugin's system prompt", () => {
           `blocker ${blocker} "Blocking work" of ${created.task.id} was completed by build; ${created.task.id} has no open blocker left\\.$`,
         ),
       );
+    });
+
+    it("tells a host that keeps no state between steps each piece of news once, through the session's cursor", async () => {
+      const id = await startTask(hooks);
+      const service = await openProject({ cwd: project.dir });
+      try {
+        const caller = { session: "ses_main", agent: "build" };
+        await sessionNews(service, caller, { advance: true });
+        await succeed(
+          hooks,
+          "arbeit_context_add",
+          { task_id: id, type: "decision", content: "Ship Friday" },
+          "ses_lead",
+        );
+        const first = await sessionNews(service, caller, { advance: true });
+        assert.match(first.text!, new RegExp(`build added a decision to ${id}: Ship Friday\\.$`));
+        assert.deepEqual(await sessionNews(service, caller, { advance: true }), { text: undefined, seq: first.seq });
+      } finally {
+        await service.close();
+      }
     });
 
     it("does not repeat what arbeit_resume showed the session", async () => {

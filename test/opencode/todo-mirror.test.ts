@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import { afterEach, beforeEach, describe, it } from "node:test";
+import { beforeEach, describe, it } from "node:test";
 import { createArbeitHooks } from "../../src/opencode/plugin.js";
 import { todosOf } from "../../src/opencode/todos.js";
-import { initProject } from "../../src/service/project.js";
-import { tempDir } from "../helpers/temp.js";
-import { event, type Hooks, startTask, succeed } from "./plugin-driver.js";
+import { event, type Hooks, pluginProject, startTask, succeed } from "./plugin-driver.js";
 
 /** OpenCode's todo list (todo.updated events) mirrored as progress items of the session's active task. */
 
@@ -18,18 +16,10 @@ const todos = (hooks: Hooks, sessionID: string, list: Array<[string, Status]>) =
 
 describe("the OpenCode plugin's todo mirror", () => {
   let dir: string;
-  let cleanup: () => void;
   let hooks: Hooks;
-
-  beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    await initProject({ cwd: dir });
-    hooks = await createArbeitHooks({ directory: dir }, {}, {});
-  });
-
-  afterEach(async () => {
-    await hooks.dispose!();
-    cleanup();
+  const project = pluginProject();
+  beforeEach(() => {
+    ({ dir, hooks } = project);
   });
 
   /** The task's progress items as "[x] text", in order. */
@@ -69,7 +59,7 @@ describe("the OpenCode plugin's todo mirror", () => {
     const id = await startTask(hooks);
     await todos(hooks, "ses_main", [["Read the spec", "pending"]]);
     await hooks.dispose!();
-    hooks = await createArbeitHooks({ directory: dir }, {}, {});
+    project.hooks = hooks = await createArbeitHooks({ directory: dir }, {}, {});
     await todos(hooks, "ses_main", [
       ["Read the spec", "completed"],
       ["Write the parser", "pending"],
