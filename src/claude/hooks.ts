@@ -1,12 +1,12 @@
 import { dirname } from "node:path";
 import { activeBriefingText } from "../fragments/briefing-text.js";
+import { sessionStartContext } from "../fragments/session-start.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { locate, openProject } from "../service/project.js";
 import { committedSha, readCommit } from "./git-commit.js";
 import { type HookPayload, isRow, parsePayload, projectDirOf, text, touchFromPostToolUse } from "./hook-payload.js";
 import { collectMemory } from "./memory-gc.js";
-import { sessionStartContext } from "./session-start.js";
 import { noteSubagentCall, subagentSession } from "./subagent-calls.js";
 
 /**

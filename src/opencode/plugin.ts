@@ -4,6 +4,8 @@ import type { Caller } from "../service/caller.js";
 import { type FileTouch, touchesFromToolCall, touchFromFileEdited } from "./file-touches.js";
 import { ProjectHandle } from "./project-handle.js";
 import { SessionActivity, SessionTree } from "./sessions.js";
+import { SystemPrompts } from "./system-prompt.js";
+import { mirrorTodos, type Todo, todosOf } from "./todos.js";
 import { opencodeTools } from "./tools.js";
 
 /** Options from opencode.json: `"plugin": [["arbeit", {"list": "frontend"}]]`. */
@@ -27,8 +29,9 @@ type HookInput = Pick<PluginInput, "directory"> & Partial<Pick<PluginInput, "cli
 /**
  * The Arbeit plugin's hooks for one OpenCode project instance: the catalogue's tools, file
  * tracking from the built-in file tools and `file.edited`, every session (a sub-agent's too) its
- * own Arbeit session, and the active task's briefing kept across compaction. No hook ever throws into
- * OpenCode: Arbeit trouble is logged and the user's session carries on.
+ * own Arbeit session, the session's briefing and news in its system prompts, its todo list
+ * mirrored as progress of its active task, and that task's briefing kept across compaction. No
+ * hook ever throws into OpenCode: Arbeit trouble is logged and the user's session carries on.
  */
 export async function createArbeitHooks(
   input: HookInput,
@@ -40,6 +43,10 @@ export async function createArbeitHooks(
   const project = new ProjectHandle({ cwd: directory, db: settings.db });
   const tree = new SessionTree();
   const activity = new SessionActivity();
+  const prompts = new SystemPrompts();
+  // Each todo.updated event is mirrored after the session's previous one, so that two quick
+  // updates never both add the same step.
+  const todoQueues = new Map<string, Promise<void>>();
 
   const callerOf = (session: string, agent: string | null): Caller => ({
     session,
@@ -63,6 +70,18 @@ export async function createArbeitHooks(
     if (!service) return;
     const caller = callerOf(session, tree.agentOf(session));
     for (const touch of touches) await service.trackFile(touch, caller);
+  };
+
+  const mirror = (session: string, todos: Todo[]) => {
+    const mirrored = (todoQueues.get(session) ?? Promise.resolve()).then(async () => {
+      const service = await project.serviceIfInitialized();
+      if (service) await mirrorTodos(service, callerOf(session, tree.agentOf(session)), todos);
+    });
+    todoQueues.set(
+      session,
+      mirrored.catch(() => undefined),
+    );
+    return mirrored;
   };
 
   const tools = opencodeTools(project, (context) => {
@@ -93,8 +112,13 @@ export async function createArbeitHooks(
     event: async ({ event }) => {
       try {
         if (event.type === "session.created") tree.created(event.properties.info.id, event.properties.info.parentID);
-        else if (event.type === "session.deleted") tree.deleted(event.properties.info.id);
-        else if (event.type === "session.idle") activity.idle(event.properties.sessionID);
+        else if (event.type === "session.deleted") {
+          tree.deleted(event.properties.info.id);
+          prompts.forget(event.properties.info.id);
+          todoQueues.delete(event.properties.info.id);
+        } else if (event.type === "session.idle") activity.idle(event.properties.sessionID);
+        else if (event.type === "session.compacted") prompts.forget(event.properties.sessionID);
+        else if (event.type === "todo.updated") await mirror(event.properties.sessionID, todosOf(event.properties));
         else if (event.type === "file.edited") {
           const session = activity.likelySession();
           const touch = touchFromFileEdited(event.properties, directory);
@@ -102,6 +126,17 @@ export async function createArbeitHooks(
         }
       } catch (error) {
         await report(`handling ${event.type}`, error);
+      }
+    },
+
+    "experimental.chat.system.transform": async (hook, output) => {
+      try {
+        const session = hook.sessionID;
+        const service = session ? await project.serviceIfInitialized() : undefined;
+        if (!session || !service) return;
+        output.system.push(...(await prompts.next(service, callerOf(session, tree.agentOf(session)))));
+      } catch (error) {
+        await report("adding the briefing to the system prompt", error);
       }
     },
 

@@ -16,7 +16,7 @@ import { changeRelationship, type RelationshipInput } from "./relationships.js";
 import { resolveLikeKernel } from "./resolve-path.js";
 import { type ResumeInput, resume } from "./resume.js";
 import { recordSessionEvent, type SessionEventType } from "./session-activity.js";
-import { sessionNews } from "./session-news.js";
+import { type NewsOptions, sessionNews } from "./session-news.js";
 import { type CreateTaskInput, createTask, deleteTask, type UpdateTaskInput, updateTask } from "./tasks.js";
 import { recordToolFailure, type ToolFailureInput } from "./tool-failures.js";
 import { startWork, stopWork, trackFile } from "./work.js";
@@ -110,8 +110,8 @@ export class ArbeitService {
     return recordSessionEvent(this.#deps, input, identify(caller));
   }
   /** What happened since the session last looked that it should hear; moves its cursor on. */
-  sessionNews(caller: Caller) {
-    return sessionNews(this.#deps, identify(caller));
+  sessionNews(caller: Caller, options?: NewsOptions) {
+    return sessionNews(this.#deps, identify(caller), options);
   }
   /** The session ended: a handoff note on its task; with `stop`, its work stops too. */
   endSession(input: { reason: string; stop: boolean }, caller: Caller) {

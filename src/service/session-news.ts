@@ -60,28 +60,48 @@ function newsOf(
   return undefined;
 }
 
-export async function sessionNews(deps: ServiceDeps, caller: Caller): Promise<Result<{ news: NewsItem[] }>> {
+export interface NewsOptions {
+  /**
+   * The newest event seq the host already told the session about, for a host that keeps its own
+   * place between steps (the OpenCode plugin): news starts after it, or after the session's
+   * cursor when that is later.
+   */
+  after?: number;
+  /** Moves the session's cursor past what was read (default true): hooks keep no state of their own. */
+  advance?: boolean;
+}
+
+/** The news, oldest first, and the newest event seq looked at (a host's `after` for next time). */
+export async function sessionNews(
+  deps: ServiceDeps,
+  caller: Caller,
+  options: NewsOptions = {},
+): Promise<Result<{ news: NewsItem[]; seq: number }>> {
+  const advance = options.advance ?? true;
   return mutate(deps, caller, async ({ tx, session, now }) => {
     const state = await tx.sessionState(session);
     const current = await tx.maxEventSeq();
-    const save = (focus: string | null) =>
-      tx.saveSessionState(
+    const save = async (focus: string | null) => {
+      if (!advance) return;
+      await tx.saveSessionState(
         session,
         { agent: state?.agent ?? caller.agent, cursor_seq: current, focus_task_id: focus },
         now,
       );
-    // A session that never looked has no "since": it starts from here.
-    if (!state) {
+    };
+    const since = Math.max(options.after ?? -1, state?.cursor_seq ?? -1);
+    // A session that never looked, and a host that has told it nothing, have no "since": it starts here.
+    if (since < 0) {
       await save(null);
-      return ok({ news: [] });
+      return ok({ news: [], seq: current });
     }
     const taskId =
       (await workingFor(tx, session, caller.parents))?.task_id ??
       (await tx.lastWorkedTask(session)) ??
-      state.focus_task_id;
-    if (!taskId || state.cursor_seq >= current) return ok({ news: [] });
+      state?.focus_task_id;
+    if (!taskId || since >= current) return ok({ news: [], seq: current });
     const blockers = new Set((await tx.blockers(taskId)).map((task) => task.id));
-    const { events } = await tx.eventsForTasks([taskId, ...blockers], state.cursor_seq, EVENTS_READ);
+    const { events } = await tx.eventsForTasks([taskId, ...blockers], since, EVENTS_READ);
     const news: NewsItem[] = [];
     for (const event of events) {
       const text =
@@ -90,7 +110,7 @@ export async function sessionNews(deps: ServiceDeps, caller: Caller): Promise<Re
           : newsOf(event, session, taskId, blockers);
       if (text) news.push({ seq: event.seq, task_id: event.task_id ?? taskId, text });
     }
-    await save(state.focus_task_id);
-    return ok({ news });
+    await save(state?.focus_task_id ?? null);
+    return ok({ news, seq: current });
   });
 }

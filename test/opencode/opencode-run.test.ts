@@ -221,6 +221,138 @@ describe("OpenCode, real binary, scripted model", { skip: cannotRun }, () => {
       // After compaction the run carried on from the summary and finished.
       assert.ok(model.requests.some((r) => allText(r).includes(SUMMARY)));
     });
+
+    it("briefs the session in its system prompt, afresh after the compaction, and each subagent on its own", () => {
+      const system = (r: ChatRequest) =>
+        r.messages
+          .filter((m) => m.role === "system")
+          .map(textOf)
+          .join("\n");
+      const steps = model.requests.filter((r) => r.tools?.length);
+      const before = steps.filter((r) => !allText(r).includes(SUMMARY) && !allText(r).includes(SUBAGENT));
+      const after = steps.filter((r) => allText(r).includes(SUMMARY));
+      assert.ok(before.length > 0 && after.length > 0);
+      // The session started with no task at all; once compacted it is briefed on the one it took up.
+      for (const r of before) assert.match(system(r), /No open tasks: plan new work with arbeit_task_create\./);
+      for (const r of after)
+        assert.match(
+          system(r),
+          /Arbeit: this session is working on:\nTask tkt-[a-z0-9]{8} \[in_progress\] Greeting module/,
+        );
+      const subagent = steps.find((r) => allText(r).includes(SUBAGENT));
+      assert.match(
+        system(subagent!),
+        /Arbeit: the session that started this one is working on:\nTask tkt-[a-z0-9]{8} \[in_progress\] Greeting module/,
+      );
+    });
+  });
+
+  describe("system prompt briefing, news at the next step, todo list mirrored", () => {
+    let sandbox: OpencodeSandbox;
+    let model: FakeModel;
+    let run: OpencodeRun;
+    let taskId: string;
+    const READY = /Ready to start:\n- (tkt-[a-z0-9]{8}) "Parse the config"/;
+    const NEWS = "Arbeit news since this session's last step: reviewer added a note to";
+    const systemText = (request: ChatRequest) =>
+      request.messages
+        .filter((m) => m.role === "system")
+        .map(textOf)
+        .join("\n");
+    const mainSteps = () => model.requests.filter((r) => r.tools?.length);
+
+    before(async () => {
+      sandbox = newProject();
+      const project = sandbox.project;
+      const config = opencodeConfig({ plugin: ["./node_modules/arbeit"] });
+      writeFileSync(join(project, "opencode.json"), JSON.stringify(config, null, 2));
+      await arbeit(sandbox, ["init"]);
+      taskId = (await arbeit(sandbox, ["task", "create", "Parse the config", "--json"])).data.task.id;
+      model = await startFakeModel(async (request): Promise<Reply> => {
+        if (!request.tools?.length) return { text: "Config parser" };
+        const calls = toolHistory(request);
+        const todowrites = calls.filter((call) => call.name === "todowrite").length;
+        if (!calls.some((call) => call.name === "arbeit_task_start_work")) {
+          // The task to work on comes from the briefing in the system prompt, nowhere else.
+          const ready = READY.exec(systemText(request));
+          return ready ? { tool: "arbeit_task_start_work", args: { task_id: ready[1] } } : { text: "No briefing." };
+        }
+        const todo = (read: string, write: string) => ({
+          tool: "todowrite",
+          args: {
+            todos: [
+              { content: "Read the config format", status: read, priority: "high" },
+              { content: "Write the parser", status: write, priority: "medium" },
+            ],
+          },
+        });
+        if (todowrites === 0) return todo("in_progress", "pending");
+        if (todowrites === 1) {
+          // Another session adds a note to the task between two steps of this one.
+          const service = await openProject({ cwd: project });
+          try {
+            await service.addContext(
+              { task_id: taskId, type: "note", content: "The config moved to TOML" },
+              { session: "ses_reviewer", agent: "reviewer" },
+            );
+          } finally {
+            await service.close();
+          }
+          return todo("completed", "in_progress");
+        }
+        if (todowrites === 2) return todo("completed", "completed");
+        return { text: "Parser done." };
+      });
+      run = await runOpencode(sandbox, "Parse the config", { port: model.port, timeoutMs: RUN_TIMEOUT_MS });
+    });
+
+    after(async () => {
+      await model?.close();
+      sandbox?.cleanup();
+    });
+
+    it("briefs the session in its system prompt from its first step, the same text at every step", () => {
+      assertRan(run, model);
+      const steps = mainSteps();
+      assert.ok(steps.length >= 5, `${steps.length} steps`);
+      const [first] = steps.map(systemText);
+      assert.match(first!, /Arbeit task memory is set up in this project \(arbeit_\* tools\)\./);
+      assert.equal(READY.exec(first!)?.[1], taskId);
+      const briefing = first!.slice(first!.indexOf("Arbeit task memory"));
+      for (const step of steps) assert.ok(systemText(step).includes(briefing), "a step without the briefing");
+      const started = run.events.find((e) => e.type === "tool_use" && e.part.tool === "arbeit_task_start_work");
+      assert.equal(JSON.parse(started.part.state.output).success, true);
+    });
+
+    it("tells the next step, once, of the note another session added", () => {
+      const withNews = mainSteps().filter((step) => systemText(step).includes(NEWS));
+      assert.equal(withNews.length, 1, "the news should reach exactly one step");
+      assert.match(systemText(withNews[0]!), new RegExp(`${NEWS} ${taskId}: The config moved to TOML\\.`));
+      // It came with the step right after the note, the one that completed the second todo.
+      const calls = toolHistory(withNews[0]!).filter((call) => call.name === "todowrite");
+      assert.equal(calls.length, 2);
+    });
+
+    it("mirrors the todo list as the task's progress items, each once, completed as the todos were", async () => {
+      const service = await openProject({ cwd: sandbox.project });
+      try {
+        const { data } = await service.getTask({ task_id: taskId, include: ["progress"] });
+        assert.deepEqual(
+          data.progress!.map((item) => [item.content, item.completed]),
+          [
+            ["Read the config format", true],
+            ["Write the parser", true],
+          ],
+        );
+        const events = await service.store.read((tx) => tx.listEvents({ after_seq: 0, task_id: taskId, limit: 100 }));
+        const session = run.events[0].sessionID as string;
+        for (const e of events.filter((e) => e.event_type.startsWith("progress_"))) {
+          assert.deepEqual([e.session_id, e.agent], [session, "build"]);
+        }
+      } finally {
+        await service.close();
+      }
+    });
   });
 
   describe('package plugin listed in opencode.json ("plugin": [path to the package])', () => {

@@ -1,49 +1,18 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, it } from "node:test";
+import { beforeEach, describe, it } from "node:test";
 import { tool as opencodeTool } from "@opencode-ai/plugin";
 import { createArbeitHooks } from "../../src/opencode/plugin.js";
 import * as serverModule from "../../src/opencode/server.js";
 import { opencodeArgs } from "../../src/opencode/tool-args.js";
 import { HOST_TOOL_NAMES } from "../../src/opencode/tools.js";
-import { initProject } from "../../src/service/project.js";
 import { TOOL_NAMES, TOOLS } from "../../src/tools/catalogue.js";
 import { tempDir } from "../helpers/temp.js";
+import { afterTool, call, event, type Hooks, pluginProject, startTask as startTaskIn } from "./plugin-driver.js";
 import { trackedFiles } from "./tracked-files.js";
 
 /** The plugin's hooks driven in-process as OpenCode calls them (the real host: opencode-run.test.ts). */
-
-type Hooks = Awaited<ReturnType<typeof createArbeitHooks>>;
-
-function toolContext(sessionID: string, agent = "build", directory = "/") {
-  return {
-    sessionID,
-    messageID: "msg_1",
-    agent,
-    directory,
-    worktree: directory,
-    abort: new AbortController().signal,
-    metadata() {},
-    ask: async () => {},
-  };
-}
-
-async function call(hooks: Hooks, name: string, args: unknown, session = "ses_main", agent = "build") {
-  const result = (await hooks.tool![name]!.execute(args as never, toolContext(session, agent) as never)) as {
-    title: string;
-    output: string;
-  };
-  return { title: result.title, envelope: JSON.parse(result.output) };
-}
-
-async function afterTool(hooks: Hooks, session: string, tool: string, args: unknown, metadata: unknown = {}) {
-  const callID = `call_${Math.random()}`;
-  await hooks["tool.execute.before"]!({ tool, sessionID: session, callID }, { args });
-  await hooks["tool.execute.after"]!({ tool, sessionID: session, callID, args }, { title: "", output: "", metadata });
-}
-
-const event = (hooks: Hooks, value: unknown) => hooks.event!({ event: value as never });
 
 describe("the OpenCode plugin module", () => {
   it("default-exports { id, server } and nothing else (OpenCode rejects any other export)", () => {
@@ -79,31 +48,16 @@ describe("the OpenCode plugin module", () => {
 
 describe("the OpenCode plugin's hooks", () => {
   let dir: string;
-  let cleanup: () => void;
   let hooks: Hooks;
-
-  beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    await initProject({ cwd: dir });
-    mkdirSync(join(dir, "src"));
-    writeFileSync(join(dir, "src", "a.ts"), "a\n");
-    hooks = await createArbeitHooks({ directory: dir }, {}, {});
+  const project = pluginProject((root) => {
+    mkdirSync(join(root, "src"));
+    writeFileSync(join(root, "src", "a.ts"), "a\n");
+  });
+  beforeEach(() => {
+    ({ dir, hooks } = project);
   });
 
-  afterEach(async () => {
-    await hooks.dispose!();
-    cleanup();
-  });
-
-  async function startTask(session = "ses_main"): Promise<string> {
-    const created = await call(hooks, "arbeit_task_create", { title: "Plugin task" }, session);
-    assert.equal(created.envelope.success, true, JSON.stringify(created.envelope));
-    assert.equal(created.title, "Create task");
-    const id = created.envelope.data.task.id;
-    const started = await call(hooks, "arbeit_task_start_work", { task_id: id }, session);
-    assert.equal(started.envelope.success, true, JSON.stringify(started.envelope));
-    return id;
-  }
+  const startTask = (session = "ses_main") => startTaskIn(hooks, session);
 
   const files = (taskId: string) => trackedFiles(dir, taskId);
 

@@ -1,10 +1,10 @@
 import { estimateTokens } from "../domain/token-budget.js";
 import { DEFAULT_PRIORITY, type TaskSummary } from "../domain/types.js";
-import { activeBriefingText, briefingText, KEEP_CURRENT } from "../fragments/briefing-text.js";
-import { oneLine } from "../fragments/text.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import type { ResumePacket } from "../service/resume.js";
+import { activeBriefingText, briefingText, KEEP_CURRENT } from "./briefing-text.js";
+import { oneLine } from "./text.js";
 
 const READY_SHOWN = 5;
 const IN_PROGRESS_SHOWN = 3;
@@ -38,11 +38,15 @@ async function readyNote(service: ArbeitService, caller: Caller): Promise<string
   return out.join("\n");
 }
 
-/** The task part: the one the session works on, else the one it last worked on (if unfinished), else the work waiting. */
-async function taskPart(service: ArbeitService, caller: Caller): Promise<string> {
+/**
+ * The task part of a session's start: the briefing of the task it is working on (for a sub-agent
+ * without work of its own, that of the nearest of `caller.parents` with some), else of the task it
+ * last worked on (if still unfinished), else a short note of the work waiting.
+ */
+export async function sessionTaskText(service: ArbeitService, caller: Caller): Promise<string> {
   const session = caller.session;
   if (session) {
-    const active = await activeBriefingText(service, session);
+    const active = await activeBriefingText(service, session, caller.parents ?? []);
     if (active) return active;
     const last = await service.sessionTask(session);
     const task = last ? (await service.getTask({ task_id: last.task_id })).data.task : undefined;
@@ -63,11 +67,16 @@ const memoryLines = (packet: ResumePacket) =>
  * read without moving anything), and what others changed on its task since it last looked (the
  * news UserPromptSubmit also tells, which moves the session's cursor past it).
  */
-export async function sessionStartContext(service: ArbeitService, caller: Caller): Promise<string> {
+export async function sessionStartContext(
+  service: ArbeitService,
+  caller: Caller,
+  options: { advanceNews?: boolean } = {},
+): Promise<string> {
   const { data: packet } = await service.resume({ max_tokens: SESSION_START_TOKENS, peek: true }, caller);
-  const head = await taskPart(service, caller);
+  const head = await sessionTaskText(service, caller);
   const memory = memoryLines(packet);
-  const changes = (await service.sessionNews(caller)).data.news.map((item) => `- ${item.text}`);
+  const { news } = (await service.sessionNews(caller, { advance: options.advanceNews ?? true })).data;
+  const changes = news.map((item) => `- ${item.text}`);
   const render = () =>
     [
       head,
