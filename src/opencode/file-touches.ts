@@ -17,7 +17,7 @@ const FILE_PATH_TOOLS: Record<string, FileOperation> = {
 
 type Row = Record<string, unknown>;
 
-const isRow = (value: unknown): value is Row => typeof value === "object" && value !== null;
+export const isRow = (value: unknown): value is Row => typeof value === "object" && value !== null;
 const nonEmpty = (value: unknown): value is string => typeof value === "string" && value.length > 0;
 
 /**

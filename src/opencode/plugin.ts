@@ -1,6 +1,8 @@
 import type { Hooks, PluginInput, PluginOptions } from "@opencode-ai/plugin";
 import { activeBriefingText } from "../fragments/briefing-text.js";
 import type { Caller } from "../service/caller.js";
+import { readCommit } from "../service/git-commit.js";
+import { commitOfToolCall } from "./commits.js";
 import { type FileTouch, touchesFromToolCall, touchFromFileEdited } from "./file-touches.js";
 import { ProjectHandle } from "./project-handle.js";
 import { SessionActivity, SessionTree } from "./sessions.js";
@@ -72,6 +74,15 @@ export async function createArbeitHooks(
     for (const touch of touches) await service.trackFile(touch, caller);
   };
 
+  // When each bash call started: a quiet `git commit -q` is HEAD only if made during the call.
+  const shellStarts = new Map<string, number>();
+  const recordCommit = async (sha: string, since: number, session: string) => {
+    const service = await project.serviceIfInitialized();
+    if (!service) return;
+    const commit = readCommit(directory, sha, since);
+    if (commit) await service.recordCommit(commit, callerOf(session, tree.agentOf(session)));
+  };
+
   const mirror = (session: string, todos: Todo[]) => {
     const mirrored = (todoQueues.get(session) ?? Promise.resolve()).then(async () => {
       const service = await project.serviceIfInitialized();
@@ -98,12 +109,17 @@ export async function createArbeitHooks(
 
     "tool.execute.before": async (hook) => {
       activity.started(hook.callID, hook.sessionID, hook.tool);
+      if (hook.tool === "bash") shellStarts.set(hook.callID, Date.now());
     },
 
     "tool.execute.after": async (hook, output) => {
       activity.finished(hook.callID);
+      const started = shellStarts.get(hook.callID) ?? Date.now();
+      shellStarts.delete(hook.callID);
       try {
         await track(touchesFromToolCall(hook.tool, hook.args, output?.metadata, directory), hook.sessionID);
+        const sha = commitOfToolCall(hook.tool, hook.args, output);
+        if (sha) await recordCommit(sha, started, hook.sessionID);
       } catch (error) {
         await report(`tracking ${hook.tool}`, error);
       }

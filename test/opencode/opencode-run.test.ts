@@ -268,6 +268,12 @@ describe("OpenCode, real binary, scripted model", { skip: cannotRun }, () => {
       writeFileSync(join(project, "opencode.json"), JSON.stringify(config, null, 2));
       await arbeit(sandbox, ["init"]);
       taskId = (await arbeit(sandbox, ["task", "create", "Parse the config", "--json"])).data.task.id;
+      // A repository the agent commits to through the bash tool.
+      const git = (...args: string[]) => execFileSync("git", args, { cwd: project, stdio: "pipe" });
+      git("init", "-q");
+      git("config", "user.email", "agent@example.com");
+      git("config", "user.name", "Agent");
+      writeFileSync(join(project, "config.toml"), "name = 'app'\n");
       model = await startFakeModel(async (request): Promise<Reply> => {
         if (!request.tools?.length) return { text: "Config parser" };
         const calls = toolHistory(request);
@@ -276,6 +282,15 @@ describe("OpenCode, real binary, scripted model", { skip: cannotRun }, () => {
           // The task to work on comes from the briefing in the system prompt, nowhere else.
           const ready = READY.exec(systemText(request));
           return ready ? { tool: "arbeit_task_start_work", args: { task_id: ready[1] } } : { text: "No briefing." };
+        }
+        if (!calls.some((call) => call.name === "bash")) {
+          return {
+            tool: "bash",
+            args: {
+              command: "git add config.toml && git commit -m 'Add the config'",
+              description: "Commit the config",
+            },
+          };
         }
         const todo = (read: string, write: string) => ({
           tool: "todowrite",
@@ -327,10 +342,25 @@ describe("OpenCode, real binary, scripted model", { skip: cannotRun }, () => {
     it("tells the next step, once, of the note another session added", () => {
       const withNews = mainSteps().filter((step) => systemText(step).includes(NEWS));
       assert.equal(withNews.length, 1, "the news should reach exactly one step");
-      assert.match(systemText(withNews[0]!), new RegExp(`${NEWS} ${taskId}: The config moved to TOML\\.`));
+      assert.match(systemText(withNews[0]!), new RegExp(`${NEWS} ${taskId}: The config moved to TOML`));
       // It came with the step right after the note, the one that completed the second todo.
       const calls = toolHistory(withNews[0]!).filter((call) => call.name === "todowrite");
       assert.equal(calls.length, 2);
+    });
+
+    it("records the commit the agent made through bash on the task it works on", async () => {
+      const service = await openProject({ cwd: sandbox.project });
+      try {
+        const { data } = await service.getTask({ task_id: taskId, include: ["commits"] });
+        assert.deepEqual(
+          data.commits!.map((commit) => [commit.subject, commit.files]),
+          [["Add the config", ["config.toml"]]],
+        );
+        const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: sandbox.project, encoding: "utf8" }).trim();
+        assert.equal(data.commits![0]!.sha, head);
+      } finally {
+        await service.close();
+      }
     });
 
     it("mirrors the todo list as the task's progress items, each once, completed as the todos were", async () => {
