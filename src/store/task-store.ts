@@ -11,6 +11,7 @@ import type {
   ProgressItem,
   Relationship,
   RelationshipType,
+  RiskLevel,
   SessionLink,
   Task,
   TaskStatus,
@@ -43,13 +44,28 @@ export interface NewTask {
   description: string | null;
   plan: string | null;
   priority: number;
+  risk: RiskLevel | null;
+  impact: RiskLevel | null;
   owner: string | null;
   active_form: string | null;
   created_at: string;
 }
 
 export type TaskPatch = Partial<
-  Pick<Task, "title" | "type" | "status" | "intent" | "description" | "plan" | "priority" | "owner" | "active_form">
+  Pick<
+    Task,
+    | "title"
+    | "type"
+    | "status"
+    | "intent"
+    | "description"
+    | "plan"
+    | "priority"
+    | "risk"
+    | "impact"
+    | "owner"
+    | "active_form"
+  >
 >;
 
 export interface RelationshipRow extends Relationship {
