@@ -341,6 +341,8 @@ export interface StoreTx {
     under?: string;
     limit: number;
   }): Promise<{ total: number; tasks: Task[] }>;
+  /** Unfinished tasks in scope with a risk or an impact set, in task order. */
+  assessedUnfinished(filter: { list_id?: string; under?: string }): Promise<Task[]>;
 
   // events
   appendEvent(event: NewEvent): Promise<ArbeitEvent>;

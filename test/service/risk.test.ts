@@ -84,3 +84,69 @@ forEachEngine("risk and impact on tasks", (project) => {
     assert.equal(after.code, 0, after.stdout);
   });
 });
+
+/**
+ * Query risks: what to de-risk first. Unfinished tasks that are assessed or hold up other work,
+ * by score = (1 + risk + impact) × (1 + dependants) − 1, with high 3, medium 2, low 1, unset 0.
+ */
+forEachEngine("query risks", (project) => {
+  async function plan(p: Awaited<ReturnType<typeof project>>) {
+    const create = async (title: string, args: Record<string, unknown> = {}) =>
+      (await p.ok("arbeit_task_create", { title, ...args })).task.id as string;
+    const schema = await create("schema");
+    const api = await create("api", { risk: "low", blocked_by: [schema] });
+    const ui = await create("ui", { impact: "medium", blocked_by: [api] });
+    await create("readme");
+    await create("provider swap", { risk: "high", impact: "high" });
+    const done = await create("old spike", { risk: "high" });
+    await p.ok("arbeit_task_update", { task_id: done, status: "cancelled" });
+    return { schema, api, ui };
+  }
+  const rank = (tasks: any[]) =>
+    tasks.map((t) => [t.title, t.score, t.dependants, t.on_critical_path ?? false] as const);
+
+  it("ranks by score, then by how much waits on the task; marks the critical path", async () => {
+    const p = await project();
+    await plan(p);
+    const { tasks } = await p.ok("arbeit_query", { query: "risks" });
+    assert.deepEqual(rank(tasks), [
+      ["provider swap", 6, 0, false],
+      ["api", 3, 1, true],
+      ["schema", 2, 2, true],
+      ["ui", 2, 0, true],
+    ]);
+    // Listed like any other query: the compact summary, with the risk fields that are set.
+    assert.equal(tasks[0].risk, "high");
+    assert.equal("impact" in tasks[1], false);
+  });
+
+  it("leaves out finished tasks and unassessed tasks that block nothing", async () => {
+    const p = await project();
+    await plan(p);
+    const titles = (await p.ok("arbeit_query", { query: "risks" })).tasks.map((t: any) => t.title);
+    assert.equal(titles.includes("old spike"), false);
+    assert.equal(titles.includes("readme"), false);
+  });
+
+  it("shows the first `limit` rows", async () => {
+    const p = await project();
+    await plan(p);
+    const { tasks } = await p.ok("arbeit_query", { query: "risks", params: { limit: 2 } });
+    assert.deepEqual(
+      tasks.map((t: any) => t.title),
+      ["provider swap", "api"],
+    );
+  });
+
+  it("finishing a blocker takes it off the path and out of its dependants' count", async () => {
+    const p = await project();
+    const { schema } = await plan(p);
+    await p.ok("arbeit_task_update", { task_id: schema, status: "cancelled" });
+    const { tasks } = await p.ok("arbeit_query", { query: "risks" });
+    assert.deepEqual(rank(tasks), [
+      ["provider swap", 6, 0, false],
+      ["api", 3, 1, true],
+      ["ui", 2, 0, true],
+    ]);
+  });
+});
