@@ -67,7 +67,7 @@ function taskLine(task: Row, whole = false): string {
     typeof task.blocks_directly === "number" ? `blocks ${task.blocks_directly} directly` : null,
     typeof task.blocks_total === "number" ? `${task.blocks_total} in all` : null,
     typeof task.score === "number" ? `score ${task.score}` : null,
-    typeof task.dependants === "number" ? `${task.dependants} depend on it` : null,
+    typeof task.dependants === "number" ? `${task.dependants} waiting` : null,
     task.on_critical_path ? "critical path" : null,
   ].filter(Boolean);
   const title = terminalLine(String(task.title), whole ? undefined : TITLE_COLUMNS);
