@@ -29,6 +29,9 @@ const TASK_ROW_KEYS = new Set<string>([
   "blocks_directly",
   "operations",
   "last_at",
+  "score",
+  "dependants",
+  "on_critical_path",
 ]);
 
 /**
@@ -55,12 +58,17 @@ function taskLine(task: Row, whole = false): string {
     task.type ? line(task.type) : null,
     // Summaries leave out what is at its default: priority 2, status open (ready's answer).
     `p${line(task.priority ?? DEFAULT_PRIORITY)}`,
+    task.risk ? `risk ${line(task.risk)}` : null,
+    task.impact ? `impact ${line(task.impact)}` : null,
     task.blocked ? "blocked" : null,
     task.owner ? `@${line(task.owner)}` : null,
     typeof task.depth === "number" ? `depth ${task.depth}` : null,
     // A bottleneck is worth its place in the list by what it holds up.
     typeof task.blocks_directly === "number" ? `blocks ${task.blocks_directly} directly` : null,
     typeof task.blocks_total === "number" ? `${task.blocks_total} in all` : null,
+    typeof task.score === "number" ? `score ${task.score}` : null,
+    typeof task.dependants === "number" ? `${task.dependants} waiting` : null,
+    task.on_critical_path ? "critical path" : null,
   ].filter(Boolean);
   const title = terminalLine(String(task.title), whole ? undefined : TITLE_COLUMNS);
   return `${line(task.id)}  ${line(task.status ?? "open").padEnd(11)} ${title}${flags.length ? `  (${flags.join(", ")})` : ""}`;

@@ -59,6 +59,11 @@ function kindOf(schema: JsonSchema): Kind {
     case "object":
       return { kind: "json", nullable: false };
     case undefined:
+      // An enum with null among its values (a risk level, or null to clear it) is a nullable choice.
+      if (schema.enum?.includes(null)) {
+        const choices = schema.enum.filter((value) => value !== null).map(String);
+        return { kind: "string", nullable: true, values: choices };
+      }
       // No type at all (z.unknown: any JSON value): JSON when it parses, else the text itself.
       return values ? { kind: "string", nullable: false, values } : { kind: "any", nullable: false };
     default:

@@ -153,7 +153,34 @@ function reachCount(graph: Graph, source: number, seen: Int32Array, stack: numbe
  * bound until no remaining bound can beat the last of the top `limit`.
  */
 export function topBottlenecks(edges: readonly Edge[], limit: number): Bottleneck[] {
+  return topOf(build(edges), limit);
+}
+
+/**
+ * The top `limit` bottlenecks together with what each of `ids` holds up (a task on no edge holds
+ * up nothing), from one build of the graph: the risks query ranks both.
+ */
+export function bottlenecksAnd(edges: readonly Edge[], limit: number, ids: Iterable<string>): Bottleneck[] {
   const graph = build(edges);
+  const top = topOf(graph, limit);
+  const out = new Map(top.map((b) => [b.id, b]));
+  const index = new Map(graph.ids.map((id, i) => [id, i]));
+  const seen = new Int32Array(graph.ids.length).fill(-1);
+  const stack: number[] = [];
+  for (const id of ids) {
+    if (out.has(id)) continue;
+    const node = index.get(id);
+    out.set(
+      id,
+      node === undefined
+        ? { id, blocks: 0, direct: 0 }
+        : { id, blocks: reachCount(graph, node, seen, stack), direct: outDegree(graph, node) },
+    );
+  }
+  return [...out.values()];
+}
+
+function topOf(graph: Graph, limit: number): Bottleneck[] {
   const n = graph.ids.length;
   const bound = new Float64Array(n);
   const order = topologicalOrder(graph);

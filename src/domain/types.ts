@@ -24,6 +24,10 @@ export type RelationshipType = (typeof RELATIONSHIP_TYPES)[number];
 export const INVERSE_RELATIONSHIP_TYPES = ["child_of", "blocked_by", "duplicated_by", "split_into"] as const;
 export type InverseRelationshipType = (typeof INVERSE_RELATIONSHIP_TYPES)[number];
 
+/** How likely a task is to go wrong (risk), or how much it matters if it does (impact). */
+export const RISK_LEVELS = ["low", "medium", "high"] as const;
+export type RiskLevel = (typeof RISK_LEVELS)[number];
+
 export const FILE_OPERATIONS = ["read", "write"] as const;
 export type FileOperation = (typeof FILE_OPERATIONS)[number];
 
@@ -45,6 +49,9 @@ export interface Task {
   blocked_by: string[];
   blocked: boolean;
   priority: number;
+  /** Not assessed while null. */
+  risk: RiskLevel | null;
+  impact: RiskLevel | null;
   owner: string | null;
   /** Until when `owner` holds the task under a claim; null when unclaimed. */
   lease_expires_at: string | null;
@@ -70,6 +77,9 @@ export interface TaskSummary {
   type?: TaskType;
   /** Present when not the default, 2. */
   priority?: number;
+  /** Present when assessed. */
+  risk?: RiskLevel;
+  impact?: RiskLevel;
   parent_id?: string;
   /** Present only when true: an unfinished blocker holds the task. */
   blocked?: true;

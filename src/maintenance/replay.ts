@@ -28,6 +28,8 @@ export const REPLAYED_TASK_FIELDS = [
   "description",
   "plan",
   "priority",
+  "risk",
+  "impact",
   "owner",
   "claimed_at",
   "active_form",
@@ -105,7 +107,8 @@ const HANDLERS: Record<string, Handler> = {
     const task = event.payload.task as Record<string, unknown> | undefined;
     if (typeof task !== "object" || task === null) return "payload has no task";
     const id = event.entity_id;
-    const replayed = { id, deleted_at: null, claimed_at: null } as ReplayTask;
+    // Tasks created before schema v6 have no risk or impact in their event: not assessed.
+    const replayed = { id, deleted_at: null, claimed_at: null, risk: null, impact: null } as ReplayTask;
     for (const field of REPLAYED_TASK_FIELDS) if (field in task) replayed[field] = task[field] ?? null;
     replayed.version = typeof task.version === "number" ? task.version : 1;
     replayed.created_at = event.timestamp;

@@ -10,6 +10,7 @@ import {
   MAX_HIERARCHY_DEPTH,
   MEMORY_SCOPES,
   RELATIONSHIP_TYPES,
+  RISK_LEVELS,
   TASK_STATUSES,
   TASK_TYPES,
 } from "../domain/types.js";
@@ -112,6 +113,8 @@ const TABLES: Record<string, z.ZodObject> = {
     claimed_at: timestamp.nullable(),
     claim_session: identityName.nullable(),
     open_children: count,
+    risk: z.enum(RISK_LEVELS).nullable(),
+    impact: z.enum(RISK_LEVELS).nullable(),
   }),
   relationships: z
     .strictObject({

@@ -6,6 +6,7 @@ import {
   INVERSE_RELATIONSHIP_TYPES,
   MEMORY_SCOPES,
   RELATIONSHIP_TYPES,
+  RISK_LEVELS,
   TASK_STATUSES,
   TASK_TYPES,
 } from "../domain/types.js";
@@ -20,6 +21,9 @@ import { LIMITS } from "./limits.js";
 
 const longText = () => text(LIMITS.text);
 const blockedBy = () => z.array(taskId).max(LIMITS.id_list);
+const level = () => z.enum(RISK_LEVELS);
+// One enum with null in it reads cheaper in a tool's schema than "a level, or null".
+const clearableLevel = () => z.literal([...RISK_LEVELS, null]);
 export const priority = () => z.number().int().min(0).max(4);
 
 export const taskCreateInput = () =>
@@ -34,6 +38,8 @@ export const taskCreateInput = () =>
     blocked_by: blockedBy().optional(),
     status: z.enum(TASK_STATUSES).optional(),
     priority: priority().optional().describe("0 highest, 4 lowest; default 2"),
+    risk: level().optional(),
+    impact: level().optional(),
     owner: identityName.optional(),
     active_form: name.optional().describe("Present-tense label, e.g. 'Fixing login'"),
     list_id: listId.optional(),
@@ -51,6 +57,8 @@ export const taskUpdateInput = () =>
     parent_id: taskId.nullable().optional(),
     blocked_by: blockedBy().optional(),
     priority: priority().optional(),
+    risk: clearableLevel().optional(),
+    impact: clearableLevel().optional(),
     owner: identityName.nullable().optional(),
     active_form: name.nullable().optional(),
     expected_version: expectedVersion.optional(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ArbeitError } from "../domain/errors.js";
-import { criticalPath, dependencyLayers, topBottlenecks } from "../domain/graph.js";
+import { bottlenecksAnd, criticalPath, dependencyLayers, topBottlenecks } from "../domain/graph.js";
 import { agentSession } from "../domain/identity.js";
 import { projectRelative } from "../domain/paths.js";
 import { READY_BECAUSE, readinessReasons } from "../domain/readiness.js";
@@ -9,6 +9,7 @@ import {
   EVENT_TYPES,
   type FileOperation,
   isTerminal,
+  type RiskLevel,
   TASK_STATUSES,
   TASK_TYPES,
   type Task,
@@ -305,6 +306,37 @@ export const QUERIES = {
       });
     },
   }),
+  risks: define({
+    brief: "{parent_id?}",
+    summary:
+      "Unfinished tasks with a risk or impact set, or that others wait on, ranked by score = (1 + risk + impact) × (1 + dependants) − 1 (high 3, medium 2, low 1, unset 0; dependants: unfinished tasks it blocks, directly or transitively).",
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional(), ...shown }),
+    run: async (ctx, p) => {
+      const show = shownAs(p);
+      const size = p.limit ?? 20;
+      const filter = graphScope(ctx, p);
+      const edges = await ctx.tx.blockEdges(filter);
+      const assessed = new Map((await ctx.tx.assessedUnfinished(filter)).map((task) => [task.id, task]));
+      // The bottlenecks' top `size` is enough for the tasks nobody assessed: their score is what
+      // they block, so one left out of that top cannot outrank the `size` tasks in it.
+      const counts = bottlenecksAnd(edges, size, assessed.keys());
+      const onPath = new Set(criticalPath(edges));
+      const rows = counts
+        .map((b) => ({ ...b, score: riskScore(assessed.get(b.id), b.blocks) }))
+        .sort((a, b) => b.score - a.score || b.blocks - a.blocks || b.direct - a.direct || a.id.localeCompare(b.id))
+        .slice(0, size);
+      const unassessed = rows.filter((row) => !assessed.has(row.id)).map((row) => row.id);
+      const tasks = new Map([...assessed, ...(await ctx.tx.getTasks(unassessed)).map((t) => [t.id, t] as const)]);
+      return ok({
+        tasks: rows.flatMap((row) => {
+          const task = tasks.get(row.id);
+          if (!task) return [];
+          const marked = onPath.has(row.id) ? { on_critical_path: true } : {};
+          return [{ ...show(task), score: row.score, dependants: row.blocks, ...marked }];
+        }),
+      });
+    },
+  }),
   blocked_tasks: define({
     summary: "Tasks waiting on an unfinished blocker.",
     params: () => z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
@@ -481,6 +513,18 @@ function graphScope(ctx: QueryContext, p: { parent_id?: string | undefined; list
     ...(list === undefined ? {} : { list_id: list }),
     ...(p.parent_id === undefined ? {} : { under: p.parent_id }),
   };
+}
+
+const RISK_WEIGHT: Record<RiskLevel, number> = { low: 1, medium: 2, high: 3 };
+
+/**
+ * What a task puts at stake: its own risk and impact, multiplied by the work that waits on it,
+ * since a task that goes wrong takes what it blocks with it. Zero for an unassessed task that
+ * blocks nothing, which the ranking leaves out.
+ */
+export function riskScore(task: Pick<Task, "risk" | "impact"> | undefined, dependants: number): number {
+  const own = (task?.risk ? RISK_WEIGHT[task.risk] : 0) + (task?.impact ? RISK_WEIGHT[task.impact] : 0);
+  return (1 + own) * (1 + dependants) - 1;
 }
 
 async function tasksInOrder(tx: StoreTx, ids: readonly string[]): Promise<Task[]> {

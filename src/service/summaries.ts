@@ -22,6 +22,8 @@ export const TASK_FIELDS = [
   "blocked_by",
   "blocked",
   "priority",
+  "risk",
+  "impact",
   "owner",
   "lease_expires_at",
   "claim_session",
@@ -57,6 +59,8 @@ function compact(task: Task, options: SummaryOptions): TaskSummary {
   if (!options.withoutStatus) out.status = task.status;
   if (task.type !== null) out.type = task.type;
   if (task.priority !== DEFAULT_PRIORITY) out.priority = task.priority;
+  if (task.risk !== null) out.risk = task.risk;
+  if (task.impact !== null) out.impact = task.impact;
   if (task.parent_id !== null) out.parent_id = task.parent_id;
   // Blockers matter while they block; once all are finished they are history (arbeit_task_get).
   if (task.blocked) {

@@ -33,6 +33,8 @@ export function toTask(row: RawRow): Task {
     blocked_by: row.blocked_by_json ? (JSON.parse(row.blocked_by_json as string) as string[]) : [],
     blocked: Boolean(row.blocked),
     priority: Number(row.priority),
+    risk: (row.risk as Task["risk"]) ?? null,
+    impact: (row.impact as Task["impact"]) ?? null,
     owner: (row.owner as string | null) ?? null,
     lease_expires_at: (row.lease_expires_at as string | null) ?? null,
     claim_session: (row.claim_session as string | null) ?? null,

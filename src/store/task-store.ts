@@ -11,6 +11,7 @@ import type {
   ProgressItem,
   Relationship,
   RelationshipType,
+  RiskLevel,
   SessionLink,
   Task,
   TaskStatus,
@@ -43,13 +44,28 @@ export interface NewTask {
   description: string | null;
   plan: string | null;
   priority: number;
+  risk: RiskLevel | null;
+  impact: RiskLevel | null;
   owner: string | null;
   active_form: string | null;
   created_at: string;
 }
 
 export type TaskPatch = Partial<
-  Pick<Task, "title" | "type" | "status" | "intent" | "description" | "plan" | "priority" | "owner" | "active_form">
+  Pick<
+    Task,
+    | "title"
+    | "type"
+    | "status"
+    | "intent"
+    | "description"
+    | "plan"
+    | "priority"
+    | "risk"
+    | "impact"
+    | "owner"
+    | "active_form"
+  >
 >;
 
 export interface RelationshipRow extends Relationship {
@@ -325,6 +341,8 @@ export interface StoreTx {
     under?: string;
     limit: number;
   }): Promise<{ total: number; tasks: Task[] }>;
+  /** Unfinished tasks in scope with a risk or an impact set, in task order. */
+  assessedUnfinished(filter: { list_id?: string; under?: string }): Promise<Task[]>;
 
   // events
   appendEvent(event: NewEvent): Promise<ArbeitEvent>;

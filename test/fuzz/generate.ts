@@ -67,6 +67,7 @@ export interface Plan {
 
 const TASK_TYPES = ["epic", "feature", "bug", "investigation", "chore"];
 const STATUSES = ["open", "in_progress", "completed", "cancelled"];
+const LEVELS = ["low", "medium", "high"];
 const CONTEXT_TYPES = ["decision", "rationale", "attempt", "outcome", "blocker", "note", "reference", "user_input"];
 const REL_TYPES = [
   "parent_of",
@@ -195,6 +196,8 @@ const PLAUSIBLE: Record<string, (rng: Rng, model: Model) => unknown> = {
       ...(parent.length > 0 ? { parent_id: rng.pick(parent)!.id } : {}),
       ...(rng.chance(0.3) ? { blocked_by: [...new Set(rng.some(model.live(), 2).map((t) => t.id))] } : {}),
       ...(rng.chance(0.2) ? { priority: rng.int(5) } : {}),
+      ...(rng.chance(0.2) ? { risk: rng.pick(LEVELS) } : {}),
+      ...(rng.chance(0.2) ? { impact: rng.pick(LEVELS) } : {}),
       ...(rng.chance(0.1) ? { status: rng.pick(STATUSES) } : {}),
     };
   },
@@ -212,6 +215,8 @@ const PLAUSIBLE: Record<string, (rng: Rng, model: Model) => unknown> = {
     if (rng.chance(0.3)) Object.assign(args, typedFields(rng));
     if (rng.chance(0.2)) args.title = text(rng);
     if (rng.chance(0.2)) args.priority = rng.int(5);
+    if (rng.chance(0.15)) args.risk = rng.chance(0.3) ? null : rng.pick(LEVELS);
+    if (rng.chance(0.15)) args.impact = rng.chance(0.3) ? null : rng.pick(LEVELS);
     if (rng.chance(0.2)) args.parent_id = rng.chance(0.3) ? null : liveTask(rng, model);
     if (rng.chance(0.2)) args.blocked_by = [...new Set(rng.some(model.live(), 2).map((t) => t.id))];
     if (rng.chance(0.1)) args.owner = rng.chance(0.5) ? null : text(rng, 20);

@@ -444,16 +444,19 @@ function applyToModel(world: World, tool: string, args: Record<string, unknown>,
 }
 
 interface DbState {
-  tasks: Map<string, { status: string; deleted: boolean }>;
+  tasks: Map<string, { status: string; deleted: boolean; risk: string | null; impact: string | null }>;
   edges: Array<{ from_task_id: string; to_task_id: string; type: string }>;
 }
 
 function readDb(driver: SqlDriver): DbState {
   const tasks = new Map(
     driver
-      .prepare("SELECT id, status, deleted_at FROM tasks")
-      .all<{ id: string; status: string; deleted_at: string | null }>()
-      .map((row) => [row.id, { status: row.status, deleted: row.deleted_at !== null }]),
+      .prepare("SELECT id, status, deleted_at, risk, impact FROM tasks")
+      .all<{ id: string; status: string; deleted_at: string | null; risk: string | null; impact: string | null }>()
+      .map((row) => [
+        row.id,
+        { status: row.status, deleted: row.deleted_at !== null, risk: row.risk, impact: row.impact },
+      ]),
   );
   const edges = driver
     .prepare("SELECT from_task_id, to_task_id, type FROM relationships WHERE removed_at IS NULL")
@@ -473,6 +476,8 @@ function syncModel(world: World): void {
       parent: null,
       blockers: new Set(),
       intent: old?.intent ?? null,
+      risk: row.risk,
+      impact: row.impact,
     });
   }
   for (const edge of edges) fresh.addEdge(edge.from_task_id, edge.type, edge.to_task_id);
@@ -490,6 +495,7 @@ function assertModel(world: World, context: () => string): void {
     const m = model.tasks.get(id)!;
     assert.equal(row.deleted, m.deleted, `${id} deleted flag after ${context()}`);
     assert.equal(row.status, m.status, `${id} status after ${context()}`);
+    assert.deepEqual([row.risk, row.impact], [m.risk, m.impact], `${id} risk and impact after ${context()}`);
   }
   const parents = new Map<string, string>();
   const blockers = new Map<string, Set<string>>();

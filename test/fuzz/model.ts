@@ -13,6 +13,8 @@ export interface ModelTask {
   /** Live blocks edges into this task, including edges from deleted blockers (orphans). */
   blockers: Set<string>;
   intent: string | null;
+  risk: string | null;
+  impact: string | null;
 }
 
 export interface ModelContext {
@@ -74,7 +76,17 @@ export class Model {
 
   // ---- applying successful calls -------------------------------------------------------------
 
-  addTask(id: string, args: { parent_id?: string; blocked_by?: string[]; status?: string; intent?: string }): void {
+  addTask(
+    id: string,
+    args: {
+      parent_id?: string;
+      blocked_by?: string[];
+      status?: string;
+      intent?: string;
+      risk?: string;
+      impact?: string;
+    },
+  ): void {
     this.tasks.set(id, {
       id,
       deleted: false,
@@ -82,6 +94,8 @@ export class Model {
       parent: args.parent_id ?? null,
       blockers: new Set(args.blocked_by ?? []),
       intent: args.intent ?? null,
+      risk: args.risk ?? null,
+      impact: args.impact ?? null,
     });
   }
 
@@ -91,9 +105,13 @@ export class Model {
     parent_id?: string | null;
     blocked_by?: string[];
     intent?: string;
+    risk?: string | null;
+    impact?: string | null;
   }): void {
     const task = this.tasks.get(args.task_id)!;
     if (args.status !== undefined) task.status = args.status;
+    if (args.risk !== undefined) task.risk = args.risk;
+    if (args.impact !== undefined) task.impact = args.impact;
     if (args.intent !== undefined) task.intent = args.intent;
     if (args.parent_id !== undefined) task.parent = args.parent_id;
     if (args.blocked_by !== undefined) {

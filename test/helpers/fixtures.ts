@@ -16,6 +16,8 @@ export function taskFixture(overrides: Partial<Task> = {}): Task {
     blocked_by: [],
     blocked: false,
     priority: 2,
+    risk: null,
+    impact: null,
     owner: null,
     lease_expires_at: null,
     claim_session: null,

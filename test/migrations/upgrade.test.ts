@@ -140,6 +140,11 @@ for (const version of EARLIER) {
       });
       assert.equal(updated.task.version, target.version + 1);
 
+      // Risk and impact on a task older than them: not assessed until set.
+      assert.equal(target.risk, null);
+      const assessed = await ok("arbeit_task_update", { task_id: target.id, risk: "high", impact: "low" });
+      assert.deepEqual([assessed.task.risk, assessed.task.impact], ["high", "low"]);
+
       // Claims with leases.
       const claimed = await ok("arbeit_task_claim", { task_id: target.id, lease_seconds: 600 });
       assert.equal(claimed.claimed, true);

@@ -248,6 +248,7 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
       await other.query("SET deadlock_timeout = '20s'");
       await other.query("BEGIN");
       await other.query(`UPDATE "${schema}".tasks SET title = title WHERE id = $1`, [id]);
+      const otherPid = (await other.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
       let settled = false;
       const update = service
         .updateTask({ task_id: id, title: "after the deadlock", blocked_by: [blocker] }, caller)
@@ -255,8 +256,10 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
           settled = true;
         });
       await eventually("Arbeit's writer came to wait for the locked row", async () => {
+        // Asked of the lock graph, not the query text: pg_stat_activity cuts a long query short.
         const waiting = await adminQuery(
-          `SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF t'`,
+          "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))",
+          [otherPid],
         );
         return Number(waiting.rows[0].n) > 0;
       });

@@ -63,6 +63,8 @@ describe(`SQLite store under ${runtime}`, () => {
           description: null,
           plan: null,
           priority: 2,
+          risk: null,
+          impact: null,
           owner: null,
           active_form: null,
           created_at: now,

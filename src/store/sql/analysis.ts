@@ -107,5 +107,19 @@ export function analysisStatements(db: SqlDb) {
       );
       return { total, tasks: rows.map(toTask) };
     },
+
+    async assessedUnfinished(filter: Scope): Promise<Task[]> {
+      const scope = scoped(d, filter, "t");
+      const head: SqlValue[] = filter.under !== undefined ? [filter.under] : [];
+      const rows = await db.all(
+        `${scope.cte}SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_assessed")}
+         WHERE t.deleted_at IS NULL AND (t.risk IS NOT NULL OR t.impact IS NOT NULL)
+           AND t.status IN ${UNFINISHED} ${scope.clause}
+         ORDER BY ${TASK_ORDER}`,
+        ...head,
+        ...scope.params,
+      );
+      return rows.map(toTask);
+    },
   };
 }

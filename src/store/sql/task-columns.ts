@@ -38,7 +38,7 @@ export function openEdgeInto(d: Dialect, alias: string): string {
  */
 export const taskColumns = perDialect(
   (d) => `t.id, t.list_id, t.title, t.type, t.status, t.intent, t.description, t.plan,
-  t.priority, t.owner, t.lease_expires_at, t.claim_session, t.active_form, t.version, t.created_at, t.updated_at,
+  t.priority, t.risk, t.impact, t.owner, t.lease_expires_at, t.claim_session, t.active_form, t.version, t.created_at, t.updated_at,
   (SELECT r.from_task_id FROM relationships r JOIN tasks p ON p.id = r.from_task_id
      WHERE r.to_task_id = t.id AND r.type = 'parent_of' AND r.removed_at IS NULL
        AND p.deleted_at IS NULL) AS parent_id,

@@ -23,6 +23,8 @@ const NEW_TASK_FIELDS = [
   "description",
   "plan",
   "priority",
+  "risk",
+  "impact",
   "owner",
   "active_form",
 ] as const;

@@ -12,6 +12,8 @@ const row = (title: string): NewTask => ({
   description: null,
   plan: null,
   priority: 2,
+  risk: null,
+  impact: null,
   owner: null,
   active_form: null,
   created_at: "2026-01-01T00:00:00.000Z",
