@@ -35,6 +35,9 @@ export function attributes(task: TaskLike): string[] {
     out.push(`owner ${oneLine(task.owner)}${task.lease_expires_at ? ` (lease until ${task.lease_expires_at})` : ""}`);
   }
   if (task.parent_id) out.push(`parent ${task.parent_id}`);
+  // An agent weighs a risky task's steps more carefully, so its assessment travels with the task.
+  if (task.risk) out.push(`${task.risk} risk`);
+  if (task.impact) out.push(`${task.impact} impact`);
   const blockers = task.blocked_by ?? [];
   if (blockers.length > 0)
     out.push(task.blocked ? `blocked by ${blockers.join(", ")}` : `blockers done: ${blockers.join(", ")}`);

@@ -33,6 +33,11 @@ describe("taskFragment", () => {
       "Task tkt-abc00002 [open] Implement session timeout · owner agent-a (lease until 2026-01-01T00:15:00.000Z)",
     ],
     [
+      "its risk and impact, when assessed",
+      task({ risk: "high", impact: "medium" }),
+      "Task tkt-abc00002 [open] Implement session timeout · high risk · medium impact",
+    ],
+    [
       "type, priority, owner, parent and what it is doing",
       task({
         type: "feature",
