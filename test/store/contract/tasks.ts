@@ -20,6 +20,8 @@ export function taskContract(factory: StoreFactory): void {
         owner: "alice",
         active_form: "Fixing login",
         list_id: "web",
+        risk: "high",
+        impact: "medium",
       });
       const task = created.task;
       assert.match(task.id, /^tkt-[a-z0-9]{8}$/);
@@ -42,6 +44,8 @@ export function taskContract(factory: StoreFactory): void {
           lease_expires_at: null,
           claim_session: null,
           active_form: "Fixing login",
+          risk: "high",
+          impact: "medium",
           version: 1,
           created_at: T0,
           updated_at: T0,
