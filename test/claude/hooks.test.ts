@@ -212,14 +212,27 @@ describe("Claude Code hooks", () => {
 });
 
 describe("Claude Code hooks in a project without Arbeit", () => {
-  it("print nothing and exit 0", async () => {
+  // Every hook, with the payload Claude Code sends it; a Bash commit and a failure included.
+  const event = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _dash, c: string) => c.toUpperCase());
+  const fields: Record<string, Record<string, unknown>> = {
+    "session-start": { source: "startup" },
+    "user-prompt-submit": { prompt: "Fix the login" },
+    "post-tool-use": {
+      tool_name: "Bash",
+      tool_input: { command: "git commit -m x" },
+      tool_response: { stdout: "[main 1a2b3c4] x\n 1 file changed", stderr: "" },
+    },
+    "post-tool-use-failure": { tool_name: "Bash", tool_input: { command: "false" }, error: "exit 1" },
+    "subagent-start": { agent_id: "a1", agent_type: "general-purpose" },
+    "subagent-stop": { agent_id: "a1", agent_type: "general-purpose" },
+    "post-compact": { trigger: "auto", compact_summary: "summary" },
+    "session-end": { reason: "exit" },
+  };
+
+  it("print nothing and exit 0, every one of them", async () => {
     const { dir, cleanup } = tempDir();
-    for (const name of ["session-start", "pre-tool-use", "post-tool-use", "pre-compact"]) {
-      const input =
-        name === "post-tool-use"
-          ? postToolUse(dir, "Read", { file_path: join(dir, "a.ts") })
-          : payload(dir, name === "session-start" ? "SessionStart" : "PreCompact", { source: "startup" });
-      const result = await hook(name, input, dir);
+    for (const name of HOOK_NAMES) {
+      const result = await hook(name, payload(dir, event(name), fields[name] ?? {}), dir);
       assert.deepEqual([result.code, result.stdout, result.stderr], [0, "", ""], name);
     }
     cleanup();
