@@ -10,8 +10,11 @@ export function lazyProperty<T extends object, K extends string, V>(
 ): Omit<T, K> & Record<K, V> {
   let value: V | undefined;
   let built = false;
-  const copy = { ...target } as Record<string, unknown>;
-  delete copy[key];
+  // Copied by descriptor, not by spread: a spread reads every getter, so wrapping an object that
+  // is itself lazy (a tool given a request_id) would build the value it means to put off.
+  const descriptors: PropertyDescriptorMap = Object.getOwnPropertyDescriptors(target);
+  delete descriptors[key];
+  const copy = Object.defineProperties({}, descriptors);
   return Object.defineProperty(copy, key, {
     enumerable: true,
     get: () => {

@@ -3,7 +3,6 @@ import { ArbeitError } from "../domain/errors.js";
 import type { Warning } from "../domain/types.js";
 import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
-import { findTool } from "./catalogue.js";
 import { defineTool, type ToolDef, WRITE } from "./define.js";
 import { toArbeitError } from "./envelope.js";
 
@@ -13,30 +12,25 @@ import { toArbeitError } from "./envelope.js";
  * rolls back every earlier one. A later operation refers to an earlier one's new id as "$<ref>".
  */
 
-/** The tools a batch may hold: every write that acts on the task graph, one call at a time. */
-export const BATCHABLE = [
-  "arbeit_task_create",
-  "arbeit_task_update",
-  "arbeit_task_delete",
-  "arbeit_task_start_work",
-  "arbeit_task_stop_work",
-  "arbeit_context_add",
-  "arbeit_progress_add",
-  "arbeit_progress_complete",
-  "arbeit_relationship",
-  "arbeit_task_claim",
-  "arbeit_memory",
-] as const;
+/**
+ * The tools a batch may hold: every write of the catalogue, a new one included, but setting up
+ * the store, the session's own resume (its cursor is the session's, not the task graph's) and a
+ * batch inside a batch.
+ */
+const NOT_BATCHED = new Set(["arbeit_init", "arbeit_resume", "arbeit_batch"]);
+
+const batchable = (tools: readonly ToolDef[]) =>
+  tools.filter((tool) => !tool.annotations.readOnlyHint && !NOT_BATCHED.has(tool.name));
 
 const REF = /^[\w-]{1,64}$/;
 const REF_USE = /^\$([\w-]{1,64})$/;
 
-const batchInput = () =>
+const batchInput = (names: [string, ...string[]]) =>
   z.strictObject({
     operations: z
       .array(
         z.strictObject({
-          tool: z.enum(BATCHABLE),
+          tool: z.enum(names),
           args: z.record(z.string(), z.unknown()),
           ref: z.string().regex(REF, "a name of letters, digits, _ or - (at most 64)").optional(),
         }),
@@ -45,7 +39,7 @@ const batchInput = () =>
       .max(LIMITS.batch_operations),
   });
 
-type Operation = z.infer<ReturnType<typeof batchInput>>["operations"][number];
+type Operation = { tool: string; args: Record<string, unknown>; ref?: string | undefined };
 
 /** Replaces every string that is exactly "$<ref>" with that ref's id, at any depth. */
 function substitute(value: unknown, ids: Map<string, string>, index: number): unknown {
@@ -92,57 +86,63 @@ function failedAt(index: number, tool: string, error: unknown): ArbeitError {
   });
 }
 
-export const batch = defineTool({
-  name: "arbeit_batch",
-  title: "Several writes at once",
-  description:
-    'Up to 100 write operations in one transaction, all or nothing. A later operation uses an earlier one\'s new id as "$<ref>" in any string argument.',
-  input: batchInput,
-  annotations: WRITE,
-  run: async (ctx, { operations }) => {
-    const service = await ctx.service();
-    const refs = new Set<string>();
-    for (const [index, operation] of operations.entries()) {
-      if (operation.ref === undefined) continue;
-      if (refs.has(operation.ref)) {
-        throw new ArbeitError("INVALID_ARGUMENT", `Operation ${index} reuses ref "${operation.ref}".`, {
-          details: { operation_index: index, ref: operation.ref },
-        });
-      }
-      refs.add(operation.ref);
-    }
-    return service.atomically(async () => {
-      const ids = new Map<string, string>();
-      const results: Array<{ tool: string; ref?: string; data: unknown }> = [];
-      const warnings: Warning[] = [];
+/**
+ * The batch tool over the catalogue `tools` (a function: the catalogue lists the batch tool too,
+ * so it is read only once the catalogue is built).
+ */
+export const batchTool = (tools: () => readonly ToolDef[]) =>
+  defineTool({
+    name: "arbeit_batch",
+    title: "Several writes at once",
+    description:
+      'Up to 100 write operations in one transaction, all or nothing. A later operation uses an earlier one\'s new id as "$<ref>" in any string argument.',
+    input: () => batchInput(batchable(tools()).map((tool) => tool.name) as [string, ...string[]]),
+    annotations: WRITE,
+    run: async (ctx, { operations }) => {
+      const service = await ctx.service();
+      const refs = new Set<string>();
       for (const [index, operation] of operations.entries()) {
-        const { data, warnings: own } = await runOperation(ctx, operation, index, ids);
-        if (operation.ref !== undefined) {
-          const id = newId(data);
-          if (id === undefined) {
-            throw failedAt(
-              index,
-              operation.tool,
-              new ArbeitError("INVALID_ARGUMENT", `It has ref "${operation.ref}" but creates nothing with an id.`),
-            );
-          }
-          ids.set(operation.ref, id);
+        if (operation.ref === undefined) continue;
+        if (refs.has(operation.ref)) {
+          throw new ArbeitError("INVALID_ARGUMENT", `Operation ${index} reuses ref "${operation.ref}".`, {
+            details: { operation_index: index, ref: operation.ref },
+          });
         }
-        results.push({ tool: operation.tool, ...(operation.ref ? { ref: operation.ref } : {}), data });
-        warnings.push(...own.map((warning) => ({ ...warning, message: `Operation ${index}: ${warning.message}` })));
+        refs.add(operation.ref);
       }
-      return { data: { results }, warnings };
-    });
-  },
-});
+      return service.atomically(async () => {
+        const ids = new Map<string, string>();
+        const results: Array<{ tool: string; ref?: string; data: unknown }> = [];
+        const warnings: Warning[] = [];
+        for (const [index, operation] of operations.entries()) {
+          const tool = batchable(tools()).find((candidate) => candidate.name === operation.tool)!;
+          const { data, warnings: own } = await runOperation(ctx, tool, operation, index, ids);
+          if (operation.ref !== undefined) {
+            const id = newId(data);
+            if (id === undefined) {
+              throw failedAt(
+                index,
+                operation.tool,
+                new ArbeitError("INVALID_ARGUMENT", `It has ref "${operation.ref}" but creates nothing with an id.`),
+              );
+            }
+            ids.set(operation.ref, id);
+          }
+          results.push({ tool: operation.tool, ...(operation.ref ? { ref: operation.ref } : {}), data });
+          warnings.push(...own.map((warning) => ({ ...warning, message: `Operation ${index}: ${warning.message}` })));
+        }
+        return { data: { results }, warnings };
+      });
+    },
+  });
 
 async function runOperation(
   ctx: Parameters<ToolDef["run"]>[0],
+  tool: ToolDef,
   operation: Operation,
   index: number,
   ids: Map<string, string>,
 ) {
-  const tool = findTool(operation.tool)!;
   try {
     const args = substitute(operation.args, ids, index) as Record<string, unknown>;
     if ("request_id" in args || "session" in args) {

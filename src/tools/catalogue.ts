@@ -1,7 +1,7 @@
 import { requestId } from "../schemas/common.js";
 import { lazyProperty } from "../schemas/lazy.js";
 import { claim, memory, resume } from "./agent-tools.js";
-import { batch } from "./batch-tool.js";
+import { batchTool } from "./batch-tool.js";
 import type { ToolDef } from "./define.js";
 import { taskCreate, taskDelete, taskGet, taskUpdate } from "./task-tools.js";
 import {
@@ -44,7 +44,7 @@ export const TOOLS: readonly ToolDef[] = (
     claim,
     resume,
     memory,
-    batch,
+    batchTool(() => TOOLS),
   ] as unknown as ToolDef[]
 ).map(withRequestId);
 
