@@ -69,7 +69,7 @@ function callSummary(input: unknown): string | undefined {
 
 const HANDLERS: Record<HookName, Handler> = {
   "session-start": async (service, _payload, caller) =>
-    additionalContext("SessionStart", await sessionStartContext(service, caller)),
+    additionalContext("SessionStart", (await sessionStartContext(service, caller)).text),
   "user-prompt-submit": async (service, payload, caller) => {
     const { news } = (await service.sessionNews(caller)).data;
     const prompt = payload.prompt ?? "";

@@ -71,11 +71,11 @@ export async function sessionStartContext(
   service: ArbeitService,
   caller: Caller,
   options: { advanceNews?: boolean } = {},
-): Promise<string> {
+): Promise<{ text: string; seq: number }> {
   const { data: packet } = await service.resume({ max_tokens: SESSION_START_TOKENS, peek: true }, caller);
   const head = await sessionTaskText(service, caller);
   const memory = memoryLines(packet);
-  const { news } = (await service.sessionNews(caller, { advance: options.advanceNews ?? true })).data;
+  const { news, seq } = (await service.sessionNews(caller, { advance: options.advanceNews ?? true })).data;
   const changes = news.map((item) => `- ${item.text}`);
   const render = () =>
     [
@@ -85,5 +85,6 @@ export async function sessionStartContext(
     ].join("\n");
   while (estimateTokens(render()) > SESSION_START_TOKENS && changes.length > 0) changes.shift();
   while (estimateTokens(render()) > SESSION_START_TOKENS && memory.length > 0) memory.pop();
-  return render();
+  // `seq`: the newest event this text covers, so a host that keeps its own place tells news after it.
+  return { text: render(), seq };
 }

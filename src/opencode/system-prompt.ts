@@ -75,9 +75,10 @@ export class SystemPrompts {
       const known = await previous;
       try {
         if (!known) {
-          // The briefing tells the session where things stand; news is what happens after it.
-          const briefing = fitBriefing(await sessionStartContext(service, caller, { advanceNews: false }));
-          const { seq } = (await service.sessionNews(caller, { advance: false, after: Number.MAX_SAFE_INTEGER })).data;
+          // The briefing tells the session where things stand, up to `seq`; news is what comes after.
+          const start = await sessionStartContext(service, caller, { advanceNews: false });
+          const briefing = fitBriefing(start.text);
+          const seq = start.seq;
           texts = [briefing];
           return { briefing, seq };
         }

@@ -1,4 +1,6 @@
+import { agentSession } from "../domain/identity.js";
 import type { ArbeitEvent } from "../domain/types.js";
+import type { SessionState, StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
 import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 import { workingFor } from "./work.js";
@@ -77,40 +79,55 @@ export async function sessionNews(
   caller: Caller,
   options: NewsOptions = {},
 ): Promise<Result<{ news: NewsItem[]; seq: number }>> {
-  const advance = options.advance ?? true;
-  return mutate(deps, caller, async ({ tx, session, now }) => {
-    const state = await tx.sessionState(session);
-    const current = await tx.maxEventSeq();
-    const save = async (focus: string | null) => {
-      if (!advance) return;
-      await tx.saveSessionState(
-        session,
-        { agent: state?.agent ?? caller.agent, cursor_seq: current, focus_task_id: focus },
-        now,
-      );
-    };
-    const since = Math.max(options.after ?? -1, state?.cursor_seq ?? -1);
-    // A session that never looked, and a host that has told it nothing, have no "since": it starts here.
-    if (since < 0) {
-      await save(null);
-      return ok({ news: [], seq: current });
-    }
-    const taskId =
-      (await workingFor(tx, session, caller.parents))?.task_id ??
-      (await tx.lastWorkedTask(session)) ??
-      state?.focus_task_id;
-    if (!taskId || since >= current) return ok({ news: [], seq: current });
-    const blockers = new Set((await tx.blockers(taskId)).map((task) => task.id));
-    const { events } = await tx.eventsForTasks([taskId, ...blockers], since, EVENTS_READ);
-    const news: NewsItem[] = [];
-    for (const event of events) {
-      const text =
-        event.event_type === "claim_expired" && event.task_id === taskId && event.payload.session === session
-          ? `This session's claim on ${taskId} ran out.`
-          : newsOf(event, session, taskId, blockers);
-      if (text) news.push({ seq: event.seq, task_id: event.task_id ?? taskId, text });
-    }
-    await save(state?.focus_task_id ?? null);
-    return ok({ news, seq: current });
+  // Moving the cursor is a write; a host that keeps its own place (every model call of an
+  // OpenCode session) only reads, and takes no write lock.
+  if (options.advance ?? true) {
+    return mutate(deps, caller, async ({ tx, session, now }) => {
+      const state = await tx.sessionState(session);
+      const { looked, ...found } = await readNews(tx, caller, session, state, options.after);
+      // The cursor moves past what was read, and starts here for a session that never looked.
+      if (looked || !state) {
+        await tx.saveSessionState(
+          session,
+          { agent: state?.agent ?? caller.agent, cursor_seq: found.seq, focus_task_id: state?.focus_task_id ?? null },
+          now,
+        );
+      }
+      return ok(found);
+    });
+  }
+  return deps.store.read(async (tx) => {
+    const session = caller.session ?? agentSession(caller.agent);
+    const { looked: _, ...found } = await readNews(tx, caller, session, await tx.sessionState(session), options.after);
+    return ok(found);
   });
+}
+
+async function readNews(
+  tx: StoreTx,
+  caller: Caller,
+  session: string,
+  state: SessionState | undefined,
+  after: number | undefined,
+): Promise<{ news: NewsItem[]; seq: number; looked: boolean }> {
+  const current = await tx.maxEventSeq();
+  const since = Math.max(after ?? -1, state?.cursor_seq ?? -1);
+  // A session that never looked, and a host that has told it nothing, have no "since": it starts here.
+  if (since < 0) return { news: [], seq: current, looked: false };
+  const taskId =
+    (await workingFor(tx, session, caller.parents))?.task_id ??
+    (await tx.lastWorkedTask(session)) ??
+    state?.focus_task_id;
+  if (!taskId || since >= current) return { news: [], seq: current, looked: false };
+  const blockers = new Set((await tx.blockers(taskId)).map((task) => task.id));
+  const { events } = await tx.eventsForTasks([taskId, ...blockers], since, EVENTS_READ);
+  const news: NewsItem[] = [];
+  for (const event of events) {
+    const text =
+      event.event_type === "claim_expired" && event.task_id === taskId && event.payload.session === session
+        ? `This session's claim on ${taskId} ran out.`
+        : newsOf(event, session, taskId, blockers);
+    if (text) news.push({ seq: event.seq, task_id: event.task_id ?? taskId, text });
+  }
+  return { news, seq: current, looked: true };
 }
