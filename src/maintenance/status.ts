@@ -1,5 +1,4 @@
-import type { TaskStatus } from "../domain/types.js";
-import { TASK_STATUSES } from "../domain/types.js";
+import { TASK_STATUSES, type TaskStatus } from "../domain/types.js";
 import type { HostStatus } from "../setup/host-status.js";
 import type { MaintainedStore } from "./doctor.js";
 import { engineOf } from "./engine.js";

@@ -40,6 +40,9 @@ export interface ClaudeCommand {
   summary: string;
 }
 
+/** How a hook command names the project folder: Claude Code sets it for every hook. */
+export const PROJECT_DIR = '"$CLAUDE_PROJECT_DIR"';
+
 const shellQuote = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`);
 
 /**
@@ -64,7 +67,7 @@ export function claudeCommand(dir: string, explicit?: string): ClaudeCommand {
   }
   if (projectBin(dir)) {
     return {
-      hook: (name) => `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/arbeit hook ${name}`,
+      hook: (name) => `${PROJECT_DIR}/node_modules/.bin/arbeit hook ${name}`,
       mcp: { command: "npx", args: ["--no-install", "arbeit", "mcp"] },
       portable: true,
       summary: "the project's node_modules/.bin/arbeit",

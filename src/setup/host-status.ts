@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CLAUDE_HOOKS, isArbeitHook } from "./claude-config.js";
+import { CLAUDE_HOOKS, isArbeitHook, PROJECT_DIR } from "./claude-config.js";
 import { projectHasArbeit } from "./installation.js";
 import { BLOCK_END, BLOCK_START, instructionBlock } from "./instructions.js";
 import { isObject, type JsonObject, readJsonObject, SetupError } from "./json-file.js";
@@ -47,8 +47,8 @@ function readConfig(path: string, problems: HostProblem[]): JsonObject {
 /** The program a command starts, when it names a file (not a bare name found on PATH). */
 function programFile(command: string, root: string): string | undefined {
   const text = command.trim();
-  const program = text.startsWith('"$CLAUDE_PROJECT_DIR"')
-    ? join(root, text.slice('"$CLAUDE_PROJECT_DIR"'.length).split(/\s/)[0] ?? "")
+  const program = text.startsWith(PROJECT_DIR)
+    ? join(root, text.slice(PROJECT_DIR.length).split(/\s/)[0] ?? "")
     : text.startsWith("'")
       ? text.slice(1, text.indexOf("'", 1))
       : (text.split(/\s/)[0] ?? "");

@@ -164,7 +164,7 @@ describe("arbeit status", () => {
     assert.equal(result.json.error.code, "NOT_INITIALIZED");
   });
 
-  it("prints a readable report on a terminal, and --help says what exit 1 means", async () => {
+  it("--help says what exit 1 means, and a mistyped flag is a usage error (the text view is run by docs/cli.md)", async () => {
     const dir = await project();
     const help = await runCli(["status", "--help"], { cwd: dir });
     assert.equal(help.code, 0);

@@ -99,8 +99,11 @@ describe("arbeit setup claude", () => {
     assert.ok(existsSync(join(dir, ".arbeit", "arbeit.db")));
     // The command runs as Claude Code would run it: through a shell, from a subfolder.
     mkdirSync(join(dir, "src"));
-    const hook = runHook(hooks.SessionStart[0].hooks[0].command, join(dir, "src"), dir);
+    const start = JSON.stringify({ hook_event_name: "SessionStart", session_id: "s-1", cwd: dir, source: "startup" });
+    const hook = runHook(hooks.SessionStart[0].hooks[0].command, join(dir, "src"), dir, start);
     assert.equal(hook.status, 0, hook.stderr);
+    // Arbeit answered, not just some program that exits 0.
+    assert.equal(JSON.parse(hook.stdout).hookSpecificOutput.hookEventName, "SessionStart");
     cleanup();
   });
 
@@ -127,6 +130,9 @@ describe("arbeit setup claude", () => {
     };
     const hook = runHook(command, join(dir, "src"), dir, JSON.stringify(payload));
     assert.equal(hook.status, 0, hook.stderr);
+    const start = JSON.stringify({ hook_event_name: "SessionStart", session_id: "s-1", cwd: dir, source: "startup" });
+    const briefed = runHook(hooks.SessionStart[0].hooks[0].command, join(dir, "src"), dir, start);
+    assert.equal(JSON.parse(briefed.stdout).hookSpecificOutput.hookEventName, "SessionStart", briefed.stderr);
     // `npx --no-install` finds the project's copy from a subfolder and fetches nothing.
     const server = spawnSync(
       "npx",
