@@ -1,0 +1,112 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { type Browser, chromium } from "playwright-core";
+import { CLI } from "../helpers/cli.js";
+import { requirement } from "../helpers/requirements.js";
+
+/**
+ * The dashboard as a person meets it: the real `arbeit ui` process of the built CLI, and a real
+ * headless Chromium (Debian's `chromium`) driven by playwright-core.
+ */
+
+const CHROMIUM = process.env.ARBEIT_TEST_CHROMIUM ?? "/usr/bin/chromium";
+
+/** The `skip` option for tests that need Chromium (missing: skipped with a message; under CI: a failure). */
+export function chromiumSkip(): string | false {
+  return requirement(
+    "the dashboard's browser tests",
+    existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`,
+  );
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // As root in a container Chromium needs --no-sandbox; the rest keep it from calling out to
+    // Google's services, which this machine's closed network refuses.
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    timeout: 30_000,
+  });
+}
+
+export interface Dashboard {
+  /** The URL `arbeit ui` printed first: it carries the token. */
+  url: string;
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  token: string;
+  /** Everything the server wrote, for a failing test's message. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `arbeit ui --port 0 [...args]` in `cwd`; resolves once it printed its URL. */
+export function startDashboard(
+  cwd: string,
+  options: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<Dashboard> {
+  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+  for (const key of [
+    "ARBEIT_DB",
+    "ARBEIT_SESSION",
+    "ARBEIT_AGENT",
+    "ARBEIT_LIST",
+    "ARBEIT_DATABASE_URL",
+    "ARBEIT_DATABASE_SCHEMA",
+  ])
+    if (!options.env?.[key]) delete env[key];
+  const child: ChildProcess = spawn(process.execPath, [CLI, "ui", "--port", "0", ...(options.args ?? [])], {
+    cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout?.setEncoding("utf8");
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (chunk) => (err += chunk));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGINT");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  return new Promise((resolve, reject) => {
+    let started = false;
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`arbeit ui printed no URL within 20 s.\nstdout: ${out}\nstderr: ${err}`));
+    }, 20_000);
+    child.stdout?.on("data", (chunk) => {
+      out += chunk;
+      const newline = out.indexOf("\n");
+      if (newline < 0 || started) return;
+      started = true;
+      clearTimeout(timer);
+      const url = new URL(out.slice(0, newline).trim());
+      resolve({
+        url: url.href,
+        origin: url.origin,
+        token: url.searchParams.get("token") ?? "",
+        output: () => `stdout: ${out}\nstderr: ${err}`,
+        stop,
+      });
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`arbeit ui exited (${code}) before printing its URL.\nstdout: ${out}\nstderr: ${err}`));
+    });
+  });
+}
