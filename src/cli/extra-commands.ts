@@ -68,4 +68,9 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Record a file read/write for the session's active task: arbeit track <path> [--op read|write]",
     load: () => import("./track-command.js"),
   },
+  ui: {
+    heavy: true,
+    summary: "A live dashboard in the browser: arbeit ui [--port N] [--open] [--read-only] (docs/dashboard.md)",
+    load: () => import("./ui-command.js"),
+  },
 };

@@ -17,6 +17,7 @@ import type {
   TaskStatus,
   TaskType,
 } from "../domain/types.js";
+import type { OverviewReads } from "./sql/overview.js";
 
 /**
  * The persistence contract every store implements (SQLite now, Postgres for teams). Methods are
@@ -137,7 +138,7 @@ export interface ActiveWork {
   started_at: string;
 }
 
-export interface StoreTx {
+export interface StoreTx extends OverviewReads {
   /**
    * The database's time, read as this transaction began (ISO 8601, UTC). Leases run on it, never
    * on a client's clock, so machines whose clocks disagree still agree on who holds a task.

@@ -7,6 +7,7 @@ import { eventStatements } from "./events.js";
 import { hierarchyStatements } from "./hierarchy.js";
 import { idempotencyStatements } from "./idempotency.js";
 import { memoryStatements } from "./memory.js";
+import { overviewStatements } from "./overview.js";
 import { progressStatements } from "./progress.js";
 import { readyStatements } from "./ready.js";
 import { relationshipStatements } from "./relationships.js";
@@ -56,5 +57,6 @@ export function sqlStoreTx(db: SqlDb, databaseNow: () => string, locks: TxLocks 
       return events.appendEvent(event, lock);
     },
     ...analysisStatements(db),
+    ...overviewStatements(db),
   };
 }

@@ -1,0 +1,157 @@
+import { spawn } from "node:child_process";
+import { userInfo } from "node:os";
+import { parseArgs } from "node:util";
+import { nameProblem } from "../domain/identity.js";
+import { openProject } from "../service/project.js";
+import type { SqlStore } from "../store/sql/database.js";
+import { failure } from "../tools/envelope.js";
+import type { Dashboard } from "../ui/server/server.js";
+import { envSetting, flagGuess, type GlobalOptions } from "./global-options.js";
+import { printEnvelope, wantsJson } from "./output.js";
+import { UsageError } from "./usage-error.js";
+
+const DEFAULT_PORT = 7341;
+
+const USAGE = `Usage: arbeit ui [--port N] [--host H] [--open] [--read-only] [--as NAME]
+
+Serves a live dashboard of this project's tasks: board, tree, dependency graph, task detail,
+agents, activity and an inbox of agents' questions. The first line on stdout is the URL to open;
+it carries a random token, which the page then keeps in a cookie. Runs until interrupted (Ctrl-C).
+
+  --port N      port to listen on (default ${DEFAULT_PORT}, or a free one when that is taken; 0: any free port)
+  --host H      address to listen on (default 127.0.0.1: only this machine can connect)
+  --open        open the URL in the default browser
+  --read-only   show everything, change nothing
+  --as NAME     who edits: changes are made as the agent human:NAME (default: ARBEIT_AGENT's name
+                after "human:", else your login name)
+
+Works on SQLite and on a shared Postgres store (ARBEIT_DATABASE_URL). More: docs/dashboard.md.
+`;
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        open: { type: "boolean" },
+        "read-only": { type: "boolean" },
+        as: { type: "string" },
+      },
+      allowPositionals: false,
+      strict: true,
+    }).values;
+  } catch (error) {
+    const flag = /'(-[^']*)'/.exec((error as Error).message)?.[1];
+    if ((error as NodeJS.ErrnoException).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag)
+      throw new UsageError(
+        `Unknown flag ${flag}.${flagGuess(flag, ["--port", "--host", "--open", "--read-only", "--as"])}`,
+        USAGE,
+      );
+    throw new UsageError((error as Error).message.split("\n")[0]!, USAGE);
+  }
+}
+
+function personName(given: string | undefined): string {
+  const fromEnv = envSetting(process.env, "ARBEIT_AGENT");
+  let name = given ?? (fromEnv?.startsWith("human:") ? fromEnv.slice("human:".length) : undefined);
+  if (name === undefined) {
+    try {
+      name = userInfo().username;
+    } catch {
+      name = "person";
+    }
+  }
+  const problem = nameProblem(`human:${name}`);
+  if (problem || name === "") throw new UsageError(`--as: the name ${problem ?? "must not be empty"}.`, USAGE);
+  return name;
+}
+
+function openInBrowser(url: string): void {
+  const [command, args] =
+    process.platform === "darwin"
+      ? ["open", [url]]
+      : process.platform === "win32"
+        ? ["cmd", ["/c", "start", "", url]]
+        : ["xdg-open", [url]];
+  const child = spawn(command, args, { stdio: "ignore", detached: true });
+  child.on("error", () =>
+    process.stderr.write(`Could not open a browser (${command}); open the URL above yourself.\n`),
+  );
+  child.unref();
+}
+
+export async function run(argv: string[], options: GlobalOptions): Promise<number> {
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const flags = parse(argv);
+  let port = DEFAULT_PORT;
+  if (flags.port !== undefined) {
+    if (!/^\d{1,5}$/.test(flags.port) || Number(flags.port) > 65535)
+      throw new UsageError(`--port must be a number from 0 to 65535, not ${JSON.stringify(flags.port)}.`, USAGE);
+    port = Number(flags.port);
+  }
+  const host = flags.host ?? "127.0.0.1";
+  const person = personName(flags.as);
+  const readOnly = flags["read-only"] === true;
+
+  const cwd = process.cwd();
+  const db = options.db ?? process.env.ARBEIT_DB;
+  let dashboard: Dashboard | undefined;
+  let service: Awaited<ReturnType<typeof openProject>> | undefined;
+  try {
+    service = await openProject({ cwd, db });
+    const store = service.store as unknown as SqlStore;
+    const { startDashboard } = await import("../ui/server/server.js");
+    const start = (at: number) =>
+      startDashboard({
+        service: service!,
+        person,
+        readOnly,
+        host,
+        port: at,
+        cwd,
+        db,
+        engine: store.dialect.name === "postgres" ? "postgres" : "sqlite",
+        location: store.location,
+      });
+    try {
+      dashboard = await start(port);
+    } catch (error) {
+      // The default port taken (another dashboard, say): any free one will do.
+      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || flags.port !== undefined) throw error;
+      dashboard = await start(0);
+    }
+  } catch (error) {
+    await service?.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EADDRNOTAVAIL" || code === "EACCES") {
+      process.stderr.write(`arbeit ui: cannot listen on ${host}:${port} (${code}). Try another --port, or --port 0.\n`);
+      return 1;
+    }
+    return printEnvelope(failure(error), wantsJson(options.json));
+  }
+
+  process.stdout.write(`${dashboard.url}\n`);
+  process.stderr.write(
+    `Arbeit dashboard for ${(service.store as unknown as SqlStore).location}${readOnly ? ", read-only" : `; changes are made as human:${person}`}. Ctrl-C stops it.\n`,
+  );
+  if (!LOOPBACK.has(host))
+    process.stderr.write(
+      `Listening on ${host}: other machines can reach it. Anyone with the URL's token can ${readOnly ? "read" : "change"} your tasks.\n`,
+    );
+  if (flags.open) openInBrowser(dashboard.url);
+
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await dashboard.close();
+  await service.close();
+  return 0;
+}

@@ -1,0 +1,145 @@
+import { criticalPath, topBottlenecks } from "../domain/graph.js";
+import type { TaskStore } from "../store/task-store.js";
+import type { ActivityView, AgentsView, InboxView, Overview, OverviewTask } from "../ui/contract.js";
+
+/**
+ * What a person supervising agents reads (the dashboard's views), each in one read transaction
+ * on the database's clock. Reads only: every change a person makes goes through the tools.
+ */
+
+const BOTTLENECKS_SHOWN = 10;
+/** A session heard from within this long counts as live on the agents view. */
+const LIVE_WINDOW_MS = 60 * 60 * 1000;
+export const ACTIVITY_PAGE = 100;
+const ACTIVITY_MAX = 500;
+
+export async function readOverview(store: TaskStore, listId?: string): Promise<Overview> {
+  return store.read(async (tx) => {
+    const now = tx.databaseNow();
+    const [rows, edges, lists, open, seq] = [
+      await tx.overviewTasks(listId),
+      await tx.overviewEdges(listId),
+      await tx.listIds(),
+      await tx.blockEdges(listId === undefined ? {} : { list_id: listId }),
+      await tx.maxEventSeq(),
+    ];
+    const tasks: OverviewTask[] = rows.map((row) => {
+      const claimed = row.lease_expires_at !== null && row.lease_expires_at > now;
+      return {
+        id: row.id,
+        list_id: row.list_id,
+        title: row.title,
+        type: row.type,
+        status: row.status,
+        priority: row.priority,
+        owner: row.owner,
+        parent_id: row.parent_id,
+        risk: row.risk,
+        impact: row.impact,
+        version: row.version,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+        claim: claimed && row.claim_session ? { session: row.claim_session, until: row.lease_expires_at! } : null,
+        // What any agent could start now: open, nothing unfinished before it, held by nobody.
+        ready: row.status === "open" && !row.blocked && row.open_children === 0 && !claimed,
+        blocked: row.blocked,
+        progress: { done: row.progress_done, total: row.progress_total },
+      };
+    });
+    return {
+      seq,
+      now,
+      lists,
+      tasks,
+      edges,
+      critical_path: criticalPath(open),
+      bottlenecks: topBottlenecks(open, BOTTLENECKS_SHOWN).map(({ id, blocks }) => ({ id, blocks })),
+    };
+  });
+}
+
+export async function readAgents(store: TaskStore): Promise<AgentsView> {
+  return store.read(async (tx) => {
+    const now = tx.databaseNow();
+    const since = new Date(Date.parse(now) - LIVE_WINDOW_MS).toISOString();
+    const [working, live, stale, heard] = [
+      await tx.workingNow(),
+      await tx.claimsAt(now, true),
+      await tx.claimsAt(now, false),
+      await tx.sessionsHeardSince(since),
+    ];
+    const sessions = new Map<string, AgentsView["sessions"][number]>();
+    const session = (id: string, agent: string | null) => {
+      let entry = sessions.get(id);
+      if (!entry) {
+        entry = { session_id: id, agent, working: null, claims: [], last_activity: null };
+        sessions.set(id, entry);
+      }
+      entry.agent ??= agent;
+      return entry;
+    };
+    for (const event of heard) {
+      session(event.session_id!, event.agent).last_activity = {
+        at: event.timestamp,
+        event_type: event.event_type,
+        task_id: event.task_id,
+      };
+    }
+    for (const work of working) {
+      session(work.session_id, work.agent).working = {
+        task_id: work.task_id,
+        title: work.title,
+        since: work.started_at,
+      };
+    }
+    for (const claim of live) {
+      if (claim.session)
+        session(claim.session, claim.owner).claims.push({
+          task_id: claim.task_id,
+          title: claim.title,
+          until: claim.until,
+        });
+    }
+    // Working sessions first, then by latest activity.
+    const order = (entry: AgentsView["sessions"][number]) => entry.last_activity?.at ?? entry.working?.since ?? "";
+    const listed = [...sessions.values()].sort(
+      (a, b) =>
+        Number(b.working !== null) - Number(a.working !== null) ||
+        order(b).localeCompare(order(a)) ||
+        a.session_id.localeCompare(b.session_id),
+    );
+    return { now, sessions: listed, stale_claims: stale };
+  });
+}
+
+export async function readInbox(store: TaskStore): Promise<InboxView> {
+  return store.read(async (tx) => {
+    const questions = await tx.openQuestions();
+    const working = new Map<string, string[]>();
+    for (const { task } of questions) {
+      if (!working.has(task.id))
+        working.set(
+          task.id,
+          (await tx.workingOn(task.id)).map((work) => work.session_id),
+        );
+    }
+    return { questions: questions.map((question) => ({ ...question, working: working.get(question.task.id) ?? [] })) };
+  });
+}
+
+export async function readActivity(
+  store: TaskStore,
+  options: { before?: number; limit?: number; task_id?: string } = {},
+): Promise<ActivityView> {
+  const limit = Math.min(Math.max(1, options.limit ?? ACTIVITY_PAGE), ACTIVITY_MAX);
+  return store.read(async (tx) => {
+    const events = await tx.eventsBefore(options.before ?? null, limit, options.task_id);
+    const last = events.at(-1);
+    return { events, next_before: events.length === limit && last ? last.seq : null };
+  });
+}
+
+/** The newest event's seq: it moves whenever any process, on any machine, changes the store. */
+export function newestSeq(store: TaskStore): Promise<number> {
+  return store.read((tx) => tx.maxEventSeq());
+}

@@ -1,0 +1,200 @@
+import type { ArbeitEvent, ContextEntry, RiskLevel, TaskStatus, TaskType } from "../../domain/types.js";
+import { type RawRow, toContext, toEvent } from "../rows.js";
+import type { SqlDb, SqlValue } from "./database.js";
+import { blockedExpression } from "./task-columns.js";
+
+/**
+ * Whole-project reads for a person's overview (the dashboard): every task of a list at once with
+ * what a card shows, the dependency edges among them, who is working, the open questions, and
+ * the event stream read backwards. Each is one statement, the same on both engines.
+ */
+
+export interface OverviewRow {
+  id: string;
+  list_id: string;
+  title: string;
+  type: TaskType | null;
+  status: TaskStatus;
+  priority: number;
+  owner: string | null;
+  parent_id: string | null;
+  risk: RiskLevel | null;
+  impact: RiskLevel | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  claim_session: string | null;
+  lease_expires_at: string | null;
+  open_children: number;
+  blocked: boolean;
+  progress_done: number;
+  progress_total: number;
+}
+
+export interface WorkingRow {
+  session_id: string;
+  agent: string | null;
+  task_id: string;
+  title: string;
+  started_at: string;
+}
+
+export interface ClaimRow {
+  task_id: string;
+  title: string;
+  owner: string | null;
+  session: string | null;
+  until: string;
+}
+
+export interface QuestionRow {
+  entry: ContextEntry;
+  task: { id: string; title: string; status: TaskStatus; list_id: string; version: number };
+  asked_by: { agent: string | null; session: string | null };
+}
+
+const byList = (listId: string | undefined, column: string): { clause: string; params: SqlValue[] } =>
+  listId === undefined ? { clause: "", params: [] } : { clause: `AND ${column} = ?`, params: [listId] };
+
+const TASKS = (list: string) => `SELECT t.id, t.list_id, t.title, t.type, t.status, t.priority, t.owner, t.risk,
+    t.impact, t.version, t.created_at, t.updated_at, t.claim_session, t.lease_expires_at, t.open_children,
+    (SELECT r.from_task_id FROM relationships r JOIN tasks p ON p.id = r.from_task_id
+       WHERE r.to_task_id = t.id AND r.type = 'parent_of' AND r.removed_at IS NULL AND p.deleted_at IS NULL) AS parent_id,
+    ${blockedExpression("t")} AS blocked,
+    (SELECT COUNT(*) FROM progress_items i WHERE i.task_id = t.id AND i.completed = 1) AS progress_done,
+    (SELECT COUNT(*) FROM progress_items i WHERE i.task_id = t.id) AS progress_total
+  FROM tasks t WHERE t.deleted_at IS NULL ${list}
+  ORDER BY t.priority, t.created_at, t.id`;
+
+const EDGES = (list: string) => `SELECT r.from_task_id, r.to_task_id FROM relationships r
+  JOIN tasks a ON a.id = r.from_task_id JOIN tasks b ON b.id = r.to_task_id
+  WHERE r.type = 'blocks' AND r.removed_at IS NULL AND a.deleted_at IS NULL AND b.deleted_at IS NULL ${list}
+  ORDER BY r.from_task_id, r.to_task_id`;
+
+const LISTS = "SELECT DISTINCT list_id FROM tasks WHERE deleted_at IS NULL ORDER BY list_id";
+
+const WORKING = `SELECT w.session_id, w.agent, w.task_id, t.title, w.started_at FROM active_work w
+  JOIN tasks t ON t.id = w.task_id
+  WHERE w.stopped_at IS NULL AND t.deleted_at IS NULL
+  ORDER BY w.started_at, w.session_id`;
+
+const CLAIMS = (live: boolean) => `SELECT t.id AS task_id, t.title, t.owner, t.claim_session AS session,
+    t.lease_expires_at AS until FROM tasks t
+  WHERE t.deleted_at IS NULL AND t.lease_expires_at IS NOT NULL AND t.lease_expires_at ${live ? ">" : "<="} ?
+  ORDER BY t.lease_expires_at, t.id`;
+
+// The newest event of each session heard from since a time (the events' time index finds them).
+const RECENT_SESSIONS = `SELECT e.* FROM events e WHERE e.seq IN (
+    SELECT MAX(x.seq) FROM events x WHERE x.timestamp > ? AND x.session_id IS NOT NULL GROUP BY x.session_id)
+  ORDER BY e.seq DESC`;
+
+const QUESTIONS = `SELECT c.*, t.title AS task_title, t.status AS task_status, t.list_id AS task_list_id,
+    t.version AS task_version, e.agent AS asked_agent, e.session_id AS asked_session
+  FROM context_entries c JOIN tasks t ON t.id = c.task_id
+  LEFT JOIN events e ON e.entity_type = 'context_entry' AND e.entity_id = c.id AND e.event_type = 'context_added'
+  WHERE c.type = 'blocker' AND c.superseded_by IS NULL AND t.deleted_at IS NULL
+  ORDER BY c.created_at, c.id`;
+
+const EVENTS_BEFORE = (byTask: boolean) =>
+  `SELECT * FROM events WHERE seq < ? ${byTask ? "AND task_id = ?" : ""} ORDER BY seq DESC LIMIT ?`;
+
+const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+
+function toOverviewRow(row: RawRow): OverviewRow {
+  return {
+    id: String(row.id),
+    list_id: String(row.list_id),
+    title: String(row.title),
+    type: text(row.type) as TaskType | null,
+    status: String(row.status) as TaskStatus,
+    priority: Number(row.priority),
+    owner: text(row.owner),
+    parent_id: text(row.parent_id),
+    risk: text(row.risk) as RiskLevel | null,
+    impact: text(row.impact) as RiskLevel | null,
+    version: Number(row.version),
+    created_at: String(row.created_at),
+    updated_at: String(row.updated_at),
+    claim_session: text(row.claim_session),
+    lease_expires_at: text(row.lease_expires_at),
+    open_children: Number(row.open_children),
+    // SQLite answers 0/1, Postgres a boolean.
+    blocked: row.blocked === true || Number(row.blocked) === 1,
+    progress_done: Number(row.progress_done),
+    progress_total: Number(row.progress_total),
+  };
+}
+
+/** The overview reads, as every store transaction offers them. */
+export interface OverviewReads {
+  overviewTasks(listId?: string): Promise<OverviewRow[]>;
+  overviewEdges(listId?: string): Promise<Array<[string, string]>>;
+  listIds(): Promise<string[]>;
+  workingNow(): Promise<WorkingRow[]>;
+  /** Claims at `now`: live ones, or those whose lease ran out and that no one has swept yet. */
+  claimsAt(now: string, live: boolean): Promise<ClaimRow[]>;
+  /** The newest event of every session heard from after `since`, newest first. */
+  sessionsHeardSince(since: string): Promise<ArbeitEvent[]>;
+  /** Live blocker entries on live tasks, oldest first, with who asked. */
+  openQuestions(): Promise<QuestionRow[]>;
+  /** Events before `before` (from the newest when null), newest first. */
+  eventsBefore(before: number | null, limit: number, taskId?: string): Promise<ArbeitEvent[]>;
+}
+
+export function overviewStatements(db: SqlDb): OverviewReads {
+  return {
+    async overviewTasks(listId?: string): Promise<OverviewRow[]> {
+      const { clause, params } = byList(listId, "t.list_id");
+      return (await db.all(TASKS(clause), ...params)).map(toOverviewRow);
+    },
+    async overviewEdges(listId?: string): Promise<Array<[string, string]>> {
+      const { clause, params } = byList(listId, "a.list_id");
+      return (await db.all(EDGES(clause), ...params)).map((row) => [String(row.from_task_id), String(row.to_task_id)]);
+    },
+    async listIds(): Promise<string[]> {
+      return (await db.all(LISTS)).map((row) => String(row.list_id));
+    },
+    async workingNow(): Promise<WorkingRow[]> {
+      return (await db.all(WORKING)).map((row) => ({
+        session_id: String(row.session_id),
+        agent: text(row.agent),
+        task_id: String(row.task_id),
+        title: String(row.title),
+        started_at: String(row.started_at),
+      }));
+    },
+    async claimsAt(now: string, live: boolean): Promise<ClaimRow[]> {
+      return (await db.all(CLAIMS(live), now)).map((row) => ({
+        task_id: String(row.task_id),
+        title: String(row.title),
+        owner: text(row.owner),
+        session: text(row.session),
+        until: String(row.until),
+      }));
+    },
+    async sessionsHeardSince(since: string): Promise<ArbeitEvent[]> {
+      return (await db.all(RECENT_SESSIONS, since)).map(toEvent);
+    },
+    async openQuestions(): Promise<QuestionRow[]> {
+      return (await db.all(QUESTIONS)).map((row) => ({
+        entry: toContext(row),
+        task: {
+          id: String(row.task_id),
+          title: String(row.task_title),
+          status: String(row.task_status) as TaskStatus,
+          list_id: String(row.task_list_id),
+          version: Number(row.task_version),
+        },
+        asked_by: { agent: text(row.asked_agent), session: text(row.asked_session) },
+      }));
+    },
+    async eventsBefore(before: number | null, limit: number, taskId?: string): Promise<ArbeitEvent[]> {
+      const start = before ?? Number.MAX_SAFE_INTEGER;
+      const rows =
+        taskId === undefined
+          ? await db.all(EVENTS_BEFORE(false), start, limit)
+          : await db.all(EVENTS_BEFORE(true), start, taskId, limit);
+      return rows.map(toEvent);
+    },
+  };
+}
