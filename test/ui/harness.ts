@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
-import { CLI } from "../helpers/cli.js";
+import { CLI, runCli } from "../helpers/cli.js";
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { requirement } from "../helpers/requirements.js";
+import { tempDir } from "../helpers/temp.js";
 
 /**
  * The dashboard as a person meets it: the real `arbeit ui` process of the built CLI, and a real
@@ -109,4 +111,39 @@ export function startDashboard(
       reject(new Error(`arbeit ui exited (${code}) before printing its URL.\nstdout: ${out}\nstderr: ${err}`));
     });
   });
+}
+
+export type Engine = "sqlite" | "postgres";
+
+export interface UiProject {
+  dir: string;
+  /** What every process of this project needs in its environment (the Postgres schema, say). */
+  env: Record<string, string>;
+  /** Runs the real CLI in the project, as another process would; fails the test on a tool error. */
+  cli(args: string[], input?: string): Promise<any>;
+  close(): Promise<void>;
+}
+
+/** A project initialised by the real CLI, on a SQLite file or in a Postgres schema of its own. */
+export async function uiProject(engine: Engine): Promise<UiProject> {
+  const { dir, cleanup } = tempDir("arbeit-ui-");
+  const schema = uniqueSchema("arbeit_ui");
+  const env: Record<string, string> =
+    engine === "postgres" ? { ARBEIT_DATABASE_URL: TEST_DATABASE_URL, ARBEIT_DATABASE_SCHEMA: schema } : {};
+  const cli = async (args: string[], input?: string) => {
+    const result = await runCli([...args, "--json"], { cwd: dir, env, ...(input === undefined ? {} : { input }) });
+    if (result.code !== 0)
+      throw new Error(`arbeit ${args.join(" ")} failed (${result.code}): ${result.stdout}${result.stderr}`);
+    return result.json?.data;
+  };
+  await cli(["init"]);
+  return {
+    dir,
+    env,
+    cli,
+    async close() {
+      if (engine === "postgres") await dropSchema(schema);
+      cleanup();
+    },
+  };
 }

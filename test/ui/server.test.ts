@@ -1,0 +1,247 @@
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { after, before, describe, it } from "node:test";
+import { runCli } from "../helpers/cli.js";
+import { postgresSkip } from "../helpers/postgres.js";
+import { tempDir } from "../helpers/temp.js";
+import { type Dashboard, type Engine, startDashboard, type UiProject, uiProject } from "./harness.js";
+
+/** One HTTP request with exactly these headers (fetch would not let a test forge Host). */
+function http(
+  dashboard: Dashboard,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; auth?: boolean } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; json: any }> {
+  const url = new URL(path, dashboard.origin);
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.auth ?? true) headers.Authorization ??= `Bearer ${dashboard.token}`;
+  if (options.body !== undefined) headers["Content-Type"] ??= "application/json";
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method ?? "GET", headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => (body += chunk));
+      res.on("end", () => {
+        let json: unknown;
+        try {
+          json = JSON.parse(body);
+        } catch {}
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json });
+      });
+    });
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+const post = (dashboard: Dashboard, tool: string, args: unknown, headers: Record<string, string> = {}) =>
+  http(dashboard, `/api/tools/${tool}`, {
+    method: "POST",
+    body: JSON.stringify(args),
+    headers: { Origin: dashboard.origin, ...headers },
+  });
+
+/** Resolves with the first `change` the live feed reports whose seq passes `test`. */
+function nextChange(dashboard: Dashboard, test: (seq: number) => boolean): { seen: Promise<number>; close(): void } {
+  const req = request(new URL("/api/live", dashboard.origin), {
+    headers: { Authorization: `Bearer ${dashboard.token}` },
+  });
+  const seen = new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("no change reported within 10 s")), 10_000);
+    req.on("response", (res) => {
+      let buffer = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => {
+        buffer += chunk;
+        for (const match of buffer.matchAll(/event: change\ndata: (\{[^\n]*\})\n\n/g)) {
+          const seq = JSON.parse(match[1]!).seq as number;
+          if (test(seq)) {
+            clearTimeout(timer);
+            resolve(seq);
+          }
+        }
+      });
+    });
+    req.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+  req.end();
+  return { seen, close: () => req.destroy() };
+}
+
+function dashboardSuite(engine: Engine) {
+  let project: UiProject;
+  let dashboard: Dashboard;
+  let taskId: string;
+
+  before(async () => {
+    project = await uiProject(engine);
+    taskId = (await project.cli(["task", "create", "--title", "Write the parser"])).task.id;
+    dashboard = await startDashboard(project.dir, { env: project.env, args: ["--as", "alice"] });
+  });
+  after(async () => {
+    await dashboard?.stop();
+    await project?.close();
+  });
+
+  it("prints a loopback URL that carries the token as its first line", () => {
+    assert.match(dashboard.url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/);
+  });
+
+  it("refuses every request without the token, or with a wrong one", async () => {
+    for (const path of ["/api/me", "/api/overview", "/board", "/assets/app.js", "/api/live"]) {
+      const bare = await http(dashboard, path, { auth: false });
+      assert.equal(bare.status, 401, path);
+      assert.equal(bare.json.error.code, "UNAUTHORIZED");
+      const wrong = await http(dashboard, path, { headers: { Authorization: `Bearer ${"x".repeat(32)}` } });
+      assert.equal(wrong.status, 401, path);
+    }
+  });
+
+  it("moves the token from the URL into a cookie for this server only, then answers the cookie", async () => {
+    const first = await http(dashboard, `/graph?list=default&token=${dashboard.token}`, { auth: false });
+    assert.equal(first.status, 303);
+    assert.equal(first.headers.location, "/graph?list=default");
+    const cookie = String(first.headers["set-cookie"]);
+    assert.match(cookie, /^arbeit_token_\d+=[\w-]+; Path=\/; HttpOnly; SameSite=Strict/);
+    const page = await http(dashboard, "/graph?list=default", {
+      auth: false,
+      headers: { Cookie: cookie.split(";")[0]! },
+    });
+    assert.equal(page.status, 200);
+    assert.match(page.body, /<div id="app"><\/div>/);
+    assert.match(String(page.headers["content-security-policy"]), /default-src 'none'; script-src 'self'/);
+  });
+
+  it("refuses a request whose Host is not its own, token or not (DNS rebinding)", async () => {
+    const rebound = await http(dashboard, "/api/overview", {
+      headers: { Host: `attacker.example:${new URL(dashboard.origin).port}` },
+    });
+    assert.equal(rebound.status, 403);
+    assert.equal(rebound.json.error.code, "FORBIDDEN_HOST");
+    const localhost = await http(dashboard, "/api/me", {
+      headers: { Host: `localhost:${new URL(dashboard.origin).port}` },
+    });
+    assert.equal(localhost.status, 200);
+  });
+
+  it("refuses a write from a foreign Origin and writes nothing", async () => {
+    const refused = await post(
+      dashboard,
+      "arbeit_task_create",
+      { title: "Planted" },
+      { Origin: "http://attacker.example" },
+    );
+    assert.equal(refused.status, 403);
+    assert.equal(refused.json.error.code, "FORBIDDEN_ORIGIN");
+    const titles = (await project.cli(["query", "tasks"])).tasks.map((task: { title: string }) => task.title);
+    assert.ok(!titles.includes("Planted"));
+  });
+
+  it("makes an edit through the tool, as human:<name>, and `arbeit task get` shows it", async () => {
+    const edited = await post(dashboard, "arbeit_task_update", {
+      task_id: taskId,
+      title: "Write the lexer",
+      expected_version: 1,
+    });
+    assert.equal(edited.status, 200);
+    assert.equal(edited.json.success, true, JSON.stringify(edited.json));
+    const seen = await project.cli(["task", "get", taskId, "--include", "recent_events"]);
+    assert.equal(seen.task.title, "Write the lexer");
+    assert.equal(seen.recent_events.at(-1).agent, "human:alice");
+  });
+
+  it("reports a stale version as VERSION_CONFLICT with the current version, and changes nothing", async () => {
+    const stale = await post(dashboard, "arbeit_task_update", {
+      task_id: taskId,
+      title: "Overwritten",
+      expected_version: 1,
+    });
+    assert.equal(stale.json.success, false);
+    assert.equal(stale.json.error.code, "VERSION_CONFLICT");
+    assert.equal((await project.cli(["task", "get", taskId])).task.title, "Write the lexer");
+  });
+
+  it("answers a bad request with a structured error", async () => {
+    const notJson = await http(dashboard, "/api/tools/arbeit_task_create", {
+      method: "POST",
+      body: "{title",
+      headers: { Origin: dashboard.origin },
+    });
+    assert.equal(notJson.status, 400);
+    assert.equal(notJson.json.error.code, "INVALID_ARGUMENT");
+    const schema = await post(dashboard, "arbeit_task_create", { title: 7 });
+    assert.equal(schema.json.error.code, "INVALID_ARGUMENT");
+    const unknown = await post(dashboard, "arbeit_nothing", {});
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.json.error.code, "NOT_FOUND");
+    const form = await http(dashboard, "/api/tools/arbeit_task_create", {
+      method: "POST",
+      body: "title=Planted",
+      headers: { Origin: dashboard.origin, "Content-Type": "application/x-www-form-urlencoded" },
+    });
+    assert.equal(form.status, 415);
+  });
+
+  it("tells every open page when another process changes the store", async () => {
+    const { seq } = (await http(dashboard, "/api/me")).json.data;
+    const pages = [0, 1, 2].map(() => nextChange(dashboard, (next) => next > seq));
+    try {
+      await project.cli(["task", "create", "--title", "Made elsewhere"]);
+      const seen = await Promise.all(pages.map((page) => page.seen));
+      for (const next of seen) assert.ok(next > seq);
+    } finally {
+      for (const page of pages) page.close();
+    }
+    const overview = (await http(dashboard, "/api/overview")).json.data;
+    assert.ok(overview.tasks.some((task: { title: string }) => task.title === "Made elsewhere"));
+  });
+
+  it("read-only: shows everything and refuses every change", async () => {
+    const readOnly = await startDashboard(project.dir, { env: project.env, args: ["--read-only"] });
+    try {
+      const me = (await http(readOnly, "/api/me")).json.data;
+      assert.equal(me.read_only, true);
+      const refused = await post(readOnly, "arbeit_task_update", { task_id: taskId, title: "Changed" });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.json.error.code, "READ_ONLY");
+      const read = await post(readOnly, "arbeit_task_get", { task_id: taskId });
+      assert.equal(read.json.success, true);
+      assert.equal((await project.cli(["task", "get", taskId])).task.title, "Write the lexer");
+    } finally {
+      await readOnly.stop();
+    }
+  });
+}
+
+describe("arbeit ui on SQLite", () => dashboardSuite("sqlite"));
+describe("arbeit ui on Postgres", { skip: await postgresSkip() }, () => dashboardSuite("postgres"));
+
+describe("arbeit ui's command line", () => {
+  it("says what is wrong with a flag (exit 2)", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const bad = await runCli(["ui", "--port", "http"], { cwd: dir });
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--port must be a number/);
+      const unknown = await runCli(["ui", "--opne"], { cwd: dir });
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /Did you mean --open\?/);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("needs a project (NOT_INITIALIZED, exit 1)", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const result = await runCli(["ui", "--json"], { cwd: dir });
+      assert.equal(result.code, 1);
+      assert.equal(result.json.error.code, "NOT_INITIALIZED");
+    } finally {
+      cleanup();
+    }
+  });
+});
