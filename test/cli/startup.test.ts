@@ -35,4 +35,12 @@ describe("start-up", () => {
     }
     assert.ok(loaded.some((module) => module.endsWith("global-options.ts")));
   });
+
+  it("leaves the dashboard's server out of the bundle every other command starts from", () => {
+    // npm test builds dist/ first; `arbeit ui` loads its server from the full bundle only.
+    const core = readFileSync(join(CLI_DIR, "../../dist/cli/arbeit-core.cjs"), "utf8");
+    const full = readFileSync(join(CLI_DIR, "../../dist/cli/arbeit.cjs"), "utf8");
+    assert.ok(full.includes("arbeit_token_"), "the full bundle serves the dashboard");
+    assert.ok(!core.includes("arbeit_token_"), "the core bundle carries the dashboard's server");
+  });
 });

@@ -108,7 +108,7 @@ const cannotInstall = requirement("the packed-package tests", installError);
 describe("the packed package, installed with npm into a clean folder", { skip: cannotInstall }, () => {
   after(() => scratch.cleanup());
 
-  it("carries every file its manifest names: the bin, the exports, the migrations and the prepare script", () => {
+  it("carries every file its manifest names: the bin, the exports, the migrations, the prepare script and the dashboard's page", () => {
     const has = (path: string) => installed.files.includes(path.replace(/^\.\//, ""));
     for (const bin of Object.values(MANIFEST.bin as Record<string, string>)) assert.ok(has(bin), `bin ${bin}`);
     for (const [entry, targets] of Object.entries(MANIFEST.exports as Record<string, any>)) {
@@ -122,6 +122,7 @@ describe("the packed package, installed with npm into a clean folder", { skip: c
       "migrations",
     );
     assert.ok(has("dist/cli/arbeit.cjs") && has("dist/cli/arbeit-core.cjs"), "the CLI bundles");
+    assert.ok(has("dist/ui/assets/app.js") && has("dist/ui/assets/app.css"), "the dashboard's built page");
   });
 
   it("ships no V8 code cache: it is built for one Node version and processor, and written on first run", () => {
