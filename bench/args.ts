@@ -17,10 +17,12 @@ export interface BenchArgs {
   outDir: string;
   /** The store measured: the SQLite file, or the same dataset loaded into Postgres. */
   engine: "sqlite" | "postgres";
+  /** Measure the dashboard (in Chromium) instead of the store. */
+  dashboard: boolean;
 }
 
 const USAGE = `Usage: npm run bench -- [--fresh] [--tasks N] [--chain N] [--scale F] [--only a,b] [--no-cli]
-                       [--engine sqlite|postgres]
+                       [--engine sqlite|postgres] [--dashboard]
 
   --fresh      rebuild the dataset instead of reusing bench/.data/<key>.db
   --tasks N    tasks in the dataset (default 100000)
@@ -30,6 +32,8 @@ const USAGE = `Usage: npm run bench -- [--fresh] [--tasks N] [--chain N] [--scal
   --no-cli     skip the CLI CPU comparison
   --engine E   sqlite (default) or postgres: the same dataset imported into a Postgres schema
                (ARBEIT_BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
+  --dashboard  measure the dashboard instead: page weight, first render at 10,000 tasks (--tasks),
+               change-to-screen latency, server memory with 20 pages (needs Chromium)
 `;
 
 export function parseArgs(argv: readonly string[], defaultOutDir: string): BenchArgs {
@@ -42,6 +46,7 @@ export function parseArgs(argv: readonly string[], defaultOutDir: string): Bench
     noCli: false,
     outDir: defaultOutDir,
     engine: "sqlite",
+    dashboard: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -57,6 +62,7 @@ export function parseArgs(argv: readonly string[], defaultOutDir: string): Bench
     };
     if (flag === "--fresh") args.fresh = true;
     else if (flag === "--no-cli") args.noCli = true;
+    else if (flag === "--dashboard") args.dashboard = true;
     else if (flag === "--tasks") args.tasks = Math.round(positive(value()));
     else if (flag === "--chain") args.chain = Math.round(positive(value()));
     else if (flag === "--scale") args.scale = positive(value());
@@ -71,6 +77,7 @@ export function parseArgs(argv: readonly string[], defaultOutDir: string): Bench
       process.exit(0);
     } else throw new Error(`Unknown option ${flag}.\n${USAGE}`);
   }
+  if (args.dashboard) return args;
   if (args.chain + 100 > args.tasks) throw new Error("--tasks must exceed --chain by at least 100.");
   return args;
 }

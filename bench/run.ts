@@ -8,6 +8,7 @@
  *   npm run bench                      # full run
  *   npm run bench -- --scale 0.1       # fewer iterations, for a quick look
  *   npm run bench -- --only query_ready,task_create --no-cli
+ *   npm run bench -- --dashboard       # the dashboard in Chromium (bench/dashboard.ts)
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -58,6 +59,17 @@ function describe(row: ResultRow): string {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2), DATA_DIR);
+  if (args.dashboard) {
+    const { runDashboardBench } = await import("./dashboard.js");
+    const given = process.argv.includes("--tasks");
+    return runDashboardBench({
+      tasks: given ? args.tasks : 10_000,
+      renders: Math.max(3, Math.round(5 * args.scale)),
+      changes: Math.max(10, Math.round(40 * args.scale)),
+      pages: 20,
+      outDir: args.outDir,
+    });
+  }
   const wanted = (name: string) => args.only === undefined || args.only.includes(name);
   const info = machineInfo();
   log(`Machine: ${info.cpu}, ${info.cores} cores, Node ${info.node}, SQLite ${info.sqlite}`);
