@@ -1,0 +1,319 @@
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { hookPayload, runHook } from "../claude/hook-input.js";
+import { postgresSkip } from "../helpers/postgres.js";
+import {
+  chromiumSkip,
+  type Dashboard,
+  type Engine,
+  launchChromium,
+  startDashboard,
+  type UiProject,
+  uiProject,
+} from "./harness.js";
+
+/**
+ * The dashboard in a real headless Chromium against the real `arbeit ui`, over a project that
+ * other processes (the CLI, as agents would) keep changing. ARBEIT_DOCS_SCREENSHOTS=1 also
+ * writes the screenshots docs/dashboard.md and the README show.
+ */
+
+const HOSTILE = "<img src=x onerror=alert(1)>";
+const SCREENSHOTS = process.env.ARBEIT_DOCS_SCREENSHOTS === "1";
+const IMAGES = fileURLToPath(new URL("../../docs/images/", import.meta.url));
+const AGENT_SESSION = "ses-claude-7f3a";
+
+interface Seeded {
+  epic: string;
+  lexer: string;
+  grammar: string;
+  hostile: string;
+  question: string;
+}
+
+/** A small project as agents leave it: a plan, work in progress, a dependency, a question. */
+async function seed(project: UiProject): Promise<Seeded> {
+  const call = (tool: string, args: unknown, session = "ses-planner", agent = "planner") =>
+    project.cli(["call", tool, "-", "--session", session, "--agent", agent], JSON.stringify(args));
+  const epic = (await call("arbeit_task_create", { title: "Ship the parser", type: "epic", priority: 1 })).task.id;
+  const lexer = (await call("arbeit_task_create", { title: "Write the lexer", type: "feature", parent_id: epic })).task
+    .id;
+  const grammar = (
+    await call("arbeit_task_create", {
+      title: "Write the grammar",
+      type: "feature",
+      parent_id: epic,
+      blocked_by: [lexer],
+    })
+  ).task.id;
+  await call("arbeit_task_create", {
+    title: "Document the syntax",
+    type: "chore",
+    parent_id: epic,
+    blocked_by: [grammar],
+  });
+  const hostile = (await call("arbeit_task_create", { title: HOSTILE, type: "bug" })).task.id;
+  const first = (await call("arbeit_context_add", { task_id: lexer, type: "decision", content: "Hand-written lexer" }))
+    .entry.id;
+  await call("arbeit_context_add", {
+    task_id: lexer,
+    type: "decision",
+    content: "Generated lexer after all",
+    supersede_entry_id: first,
+  });
+  await call("arbeit_progress_add", { task_id: lexer, items: ["Tokens", "Comments"] });
+  await call("arbeit_task_start_work", { task_id: lexer }, AGENT_SESSION, "claude-code");
+  const question = (
+    await call(
+      "arbeit_context_add",
+      { task_id: lexer, type: "blocker", content: "Should numbers allow underscores?" },
+      AGENT_SESSION,
+      "claude-code",
+    )
+  ).entry.id;
+  return { epic, lexer, grammar, hostile, question };
+}
+
+function browserSuite(engine: Engine) {
+  let project: UiProject;
+  let dashboard: Dashboard;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let ids: Seeded;
+  const dialogs: string[] = [];
+  const foreign: string[] = [];
+  let navigations = 0;
+
+  before(async () => {
+    project = await uiProject(engine);
+    ids = await seed(project);
+    dashboard = await startDashboard(project.dir, { env: project.env, args: ["--as", "alice"] });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    page.on("request", (request) => {
+      const url = request.url();
+      if (!url.startsWith(`${dashboard.origin}/`) && !url.startsWith("data:")) foreign.push(url);
+    });
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame()) navigations++;
+    });
+    await page.goto(dashboard.url);
+    await page.locator('[data-view="board"]').waitFor();
+  });
+  after(async () => {
+    await browser?.close();
+    await dashboard?.stop();
+    await project?.close();
+  });
+
+  const shoot = async (name: string) => {
+    if (!SCREENSHOTS || engine !== "sqlite") return;
+    mkdirSync(IMAGES, { recursive: true });
+    await page.screenshot({ path: join(IMAGES, `dashboard-${name}.png`) });
+  };
+
+  /** Goes to a view by its nav link, as a person would (no page load). */
+  const open = async (name: string, view: string) => {
+    await page
+      .getByRole("navigation", { name: "Views" })
+      .getByRole("link", { name: new RegExp(`^${name}`) })
+      .click();
+    await page.locator(`[data-view="${view}"]`).waitFor();
+  };
+
+  it("keeps the token out of the address bar once the cookie holds it", () => {
+    assert.equal(new URL(page.url()).searchParams.get("token"), null);
+  });
+
+  it("board: a column per status, with derived ready and blocked", async () => {
+    const board = page.locator('[data-view="board"]');
+    await board.locator(`[data-task-id="${ids.grammar}"]`).waitFor();
+    const grammar = board.locator(`[data-task-id="${ids.grammar}"]`);
+    assert.match((await grammar.textContent()) ?? "", /blocked/i);
+    const inProgress = board.getByRole("region", { name: "in progress" });
+    assert.ok((await inProgress.locator(`[data-task-id="${ids.lexer}"]`).count()) === 1);
+    assert.match((await board.locator(`[data-task-id="${ids.hostile}"]`).textContent()) ?? "", /ready/i);
+    await shoot("board");
+  });
+
+  it("shows a hostile title as text: no element, no script", async () => {
+    const card = page.locator(`[data-task-id="${ids.hostile}"]`).first();
+    assert.ok(((await card.textContent()) ?? "").includes(HOSTILE));
+    assert.equal(await page.locator('img[src="x"]').count(), 0);
+    assert.deepEqual(dialogs, []);
+  });
+
+  it("tree: the hierarchy with progress rolled up", async () => {
+    await open("Tree", "tree");
+    const tree = page.locator('[data-view="tree"]');
+    await tree.locator(`[data-task-id="${ids.lexer}"]`).waitFor();
+    assert.equal(await tree.locator(`[data-task-id="${ids.epic}"]`).count(), 1);
+    assert.ok((await tree.locator("progress").count()) > 0);
+    await shoot("tree");
+  });
+
+  it("graph: the dependency DAG, the critical path marked", async () => {
+    await open("Graph", "graph");
+    const graph = page.locator('[data-view="graph"]');
+    await graph.locator(`[data-task-id="${ids.grammar}"]`).waitFor();
+    assert.ok((await graph.locator(".critical").count()) > 0, "critical path marked");
+    await shoot("graph");
+    await graph.locator(`[data-task-id="${ids.grammar}"]`).first().click();
+    await page.locator(`[data-view="task"][data-task-id="${ids.grammar}"]`).waitFor();
+    assert.match(page.url(), new RegExp(`/task/${ids.grammar}$`));
+  });
+
+  it("task detail: fields, the context timeline with its supersede chain, progress, sessions, events", async () => {
+    await page.goto(`${dashboard.origin}/task/${ids.lexer}`);
+    const detail = page.locator(`[data-view="task"][data-task-id="${ids.lexer}"]`);
+    await detail.waitFor();
+    const text = (await detail.textContent()) ?? "";
+    for (const expected of [
+      "Write the lexer",
+      "Hand-written lexer",
+      "Generated lexer after all",
+      "Tokens",
+      AGENT_SESSION,
+    ])
+      assert.ok(text.includes(expected), `task detail shows ${expected}`);
+    await shoot("task");
+  });
+
+  it("agents: who works on what, with the claim's lease", async () => {
+    await open("Agents", "agents");
+    const agents = page.locator('[data-view="agents"]');
+    await agents.getByText(AGENT_SESSION).first().waitFor();
+    const text = (await agents.textContent()) ?? "";
+    assert.ok(text.includes("Write the lexer"));
+    assert.ok(text.includes("claude-code"));
+    await shoot("agents");
+  });
+
+  it("activity: the event stream", async () => {
+    await open("Activity", "activity");
+    const activity = page.locator('[data-view="activity"]');
+    await activity.getByText("context_added").first().waitFor();
+    await shoot("activity");
+  });
+
+  it("shows a task another process creates, without a reload", async () => {
+    await open("Board", "board");
+    const before = navigations;
+    await project.cli(["task", "create", "--title", "Made by another agent"]);
+    await page.locator('[data-view="board"]').getByText("Made by another agent").waitFor({ timeout: 10_000 });
+    assert.equal(navigations, before, "the page did not reload");
+  });
+
+  it("makes an edit in the page that `arbeit task get` then shows, as human:<name>", async () => {
+    await page.goto(`${dashboard.origin}/task/${ids.grammar}`);
+    const form = page.getByRole("form", { name: "Edit task" });
+    await form.getByLabel("Title").fill("Write the grammar (LL(1))");
+    await form.getByRole("button", { name: "Save" }).click();
+    await page.locator(`[data-view="task"]`).getByRole("heading", { name: "Write the grammar (LL(1))" }).waitFor();
+    const seen = await project.cli(["task", "get", ids.grammar, "--include", "recent_events"]);
+    assert.equal(seen.task.title, "Write the grammar (LL(1))");
+    assert.equal(seen.recent_events.at(-1).agent, "human:alice");
+  });
+
+  it("reports a conflicting edit and keeps both the other change and what the person typed", async () => {
+    await page.goto(`${dashboard.origin}/task/${ids.grammar}`);
+    const form = page.getByRole("form", { name: "Edit task" });
+    await form.getByLabel("Title").fill("Grammar, my way");
+    // Meanwhile an agent changes the same task; the page hears of it but must not take it as seen.
+    await project.cli(["task", "update", ids.grammar, "--description", "Use a Pratt parser"]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await form.getByRole("button", { name: "Save" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    assert.match((await alert.textContent()) ?? "", /VERSION_CONFLICT|changed/i);
+    assert.equal(await form.getByLabel("Title").inputValue(), "Grammar, my way");
+    const seen = (await project.cli(["task", "get", ids.grammar])).task;
+    assert.equal(seen.title, "Write the grammar (LL(1))");
+    assert.equal(seen.description, "Use a Pratt parser");
+  });
+
+  it("inbox: an answer reaches the working session's next hook, exactly once", async () => {
+    await open("Inbox", "inbox");
+    const question = page.getByRole("article", { name: `Question on ${ids.lexer}` });
+    await question.waitFor();
+    await shoot("inbox");
+    await question.getByRole("textbox", { name: "Answer" }).fill("Yes: 1_000_000 is fine.");
+    await question.getByRole("button", { name: "Send answer" }).click();
+    await question.waitFor({ state: "detached", timeout: 10_000 });
+
+    const entries = (await project.cli(["task", "get", ids.lexer, "--include", "context_all"])).context_all;
+    const answer = entries.find((entry: { type: string }) => entry.type === "user_input");
+    assert.equal(answer.content, "Yes: 1_000_000 is fine.");
+    assert.equal(entries.find((entry: { id: string }) => entry.id === ids.question).superseded_by, answer.id);
+
+    const next = (event: string, name: string) =>
+      runHook(
+        name,
+        hookPayload(project.dir, AGENT_SESSION, event, {
+          tool_name: "Read",
+          tool_input: { file_path: join(project.dir, "README.md") },
+          tool_response: {},
+          prompt: "go on",
+        }),
+        project.dir,
+        project.env,
+      );
+    const first = await next("PostToolUse", "post-tool-use");
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /1_000_000 is fine/);
+    const again = await next("PostToolUse", "post-tool-use");
+    const prompt = await next("UserPromptSubmit", "user-prompt-submit");
+    assert.doesNotMatch(again.stdout + prompt.stdout, /1_000_000 is fine/);
+  });
+
+  it("sent no request anywhere but its own server", () => {
+    assert.deepEqual(foreign, []);
+  });
+
+  it("read-only: shows the project and offers no edits", async () => {
+    const readOnly = await startDashboard(project.dir, { env: project.env, args: ["--read-only"] });
+    const other = await context.newPage();
+    try {
+      await other.goto(readOnly.url);
+      await other.locator('[data-view="board"]').waitFor();
+      await other
+        .getByText(/read-only/i)
+        .first()
+        .waitFor();
+      assert.equal(await other.getByRole("button", { name: "Create task" }).count(), 0);
+      await other.goto(`${readOnly.origin}/task/${ids.grammar}`);
+      await other.locator('[data-view="task"]').waitFor();
+      assert.equal(await other.getByRole("button", { name: "Save" }).count(), 0);
+    } finally {
+      await other.close();
+      await readOnly.stop();
+    }
+  });
+
+  it("refuses a visit without the token", async () => {
+    const stranger = await browser.newContext();
+    try {
+      const visit = await stranger.newPage();
+      const response = await visit.goto(`${dashboard.origin}/board`);
+      assert.equal(response?.status(), 401);
+      assert.equal(await visit.locator('[data-view="board"]').count(), 0);
+    } finally {
+      await stranger.close();
+    }
+  });
+}
+
+describe("the dashboard in Chromium, on SQLite", { skip: chromiumSkip() }, () => browserSuite("sqlite"));
+describe("the dashboard in Chromium, on Postgres", { skip: chromiumSkip() || (await postgresSkip()) }, () =>
+  browserSuite("postgres"),
+);
