@@ -7,6 +7,26 @@ import { callTool, errorText } from "./api.js";
 import { useTick } from "./live.js";
 import { type Filters, filterQuery, navigate } from "./router.js";
 
+/** A write the person started: busy while it runs, its error kept until dismissed or retried. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<{ code: string; message: string }>();
+  const run = async (action: () => Promise<unknown>): Promise<boolean> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      return true;
+    } catch (failure) {
+      setError(errorText(failure));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run, clear: () => setError(undefined) };
+}
+
 /** The difference between the database's clock and the browser's, from the latest `now` read. */
 let clockOffset = 0;
 export function setServerNow(now: string | undefined): void {
@@ -154,7 +174,11 @@ export function FilterBar({
       </label>
       <label>
         List
-        <select value={filters.list} onChange={(event) => set("list", event.currentTarget.value)}>
+        <select
+          aria-label="Filter by list"
+          value={filters.list}
+          onChange={(event) => set("list", event.currentTarget.value)}
+        >
           <option value="">all lists</option>
           {[...new Set([...lists, ...(filters.list ? [filters.list] : [])])].map((list) => (
             <option key={list} value={list}>
@@ -165,7 +189,11 @@ export function FilterBar({
       </label>
       <label>
         Status
-        <select value={filters.status} onChange={(event) => set("status", event.currentTarget.value)}>
+        <select
+          aria-label="Filter by status"
+          value={filters.status}
+          onChange={(event) => set("status", event.currentTarget.value)}
+        >
           <option value="">any status</option>
           {TASK_STATUSES.map((status) => (
             <option key={status} value={status}>
@@ -176,7 +204,11 @@ export function FilterBar({
       </label>
       <label>
         Type
-        <select value={filters.type} onChange={(event) => set("type", event.currentTarget.value)}>
+        <select
+          aria-label="Filter by type"
+          value={filters.type}
+          onChange={(event) => set("type", event.currentTarget.value)}
+        >
           <option value="">any type</option>
           {TASK_TYPES.map((type) => (
             <option key={type} value={type}>
@@ -188,7 +220,11 @@ export function FilterBar({
       </label>
       <label>
         Owner
-        <select value={filters.owner} onChange={(event) => set("owner", event.currentTarget.value)}>
+        <select
+          aria-label="Filter by owner"
+          value={filters.owner}
+          onChange={(event) => set("owner", event.currentTarget.value)}
+        >
           <option value="">anyone</option>
           {[...new Set([...owners, ...(filters.owner ? [filters.owner] : [])])].map((owner) => (
             <option key={owner} value={owner}>

@@ -4,12 +4,18 @@ import { getJson } from "./api.js";
 import { setServerNow } from "./common.js";
 import { type Resource, useResource } from "./live.js";
 
-export function useOverview(list: string): Resource<Overview> {
-  return useResource(`overview:${list}`, async () => {
-    const overview = await getJson<Overview>(list ? `/api/overview?list=${encodeURIComponent(list)}` : "/api/overview");
-    setServerNow(overview.now);
-    return overview;
-  });
+export function useOverview(list: string, enabled = true): Resource<Overview> {
+  return useResource(
+    `overview:${list}`,
+    async () => {
+      const overview = await getJson<Overview>(
+        list ? `/api/overview?list=${encodeURIComponent(list)}` : "/api/overview",
+      );
+      setServerNow(overview.now);
+      return overview;
+    },
+    enabled,
+  );
 }
 
 /** Task order on the board: priority, then newest change first. */

@@ -82,15 +82,17 @@ export interface Resource<T> {
  * The data behind a view: loaded when `key` changes and again after every change of the store.
  * The data shown stays while a new load runs, so the page never blanks and forms keep their input.
  */
-export function useResource<T>(key: string, load: () => Promise<T>): Resource<T> {
+export function useResource<T>(key: string, load: () => Promise<T>, enabled = true): Resource<T> {
   const [state, setState] = useState<{ key: string; data?: T; error?: { code: string; message: string } }>({ key });
   const [loading, setLoading] = useState(true);
-  const current = useRef({ key, load, running: false, again: false });
+  const current = useRef({ key, load, enabled, running: false, again: false });
   current.current.key = key;
   current.current.load = load;
+  current.current.enabled = enabled;
 
   const run = useCallback(async (): Promise<void> => {
     const ref = current.current;
+    if (!ref.enabled) return;
     if (ref.running) {
       ref.again = true;
       return;
@@ -118,7 +120,7 @@ export function useResource<T>(key: string, load: () => Promise<T>): Resource<T>
   useEffect(() => {
     current.current.again = true;
     void run();
-  }, [key, run]);
+  }, [key, enabled, run]);
   useLiveChange(() => void run());
 
   const fresh = state.key === key;
