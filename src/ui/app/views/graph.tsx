@@ -4,7 +4,7 @@
  * Only tasks with an edge are drawn; the layout runs once per change of what is drawn.
  */
 import { Graph, layout } from "@dagrejs/dagre";
-import { useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Overview, OverviewTask } from "../../contract.js";
 import { ErrorAlert, FilterBar, matches, ownersOf } from "../common.js";
 import { useOverview } from "../data.js";
@@ -140,6 +140,14 @@ function GraphCanvas({ laid, overview }: { laid: Laid; overview: Overview }) {
     setView({ k, x: (rect.width - laid.width * k) / 2, y: (rect.height - laid.height * k) / 2 });
   };
 
+  // A new picture (not a live refresh of the same one) starts fitted to the screen.
+  const fitted = useRef(0);
+  useEffect(() => {
+    if (fitted.current === laid.width * 1e6 + laid.height) return;
+    fitted.current = laid.width * 1e6 + laid.height;
+    fit();
+  });
+
   return (
     <div class="graph-wrap">
       <svg
@@ -186,7 +194,16 @@ function GraphCanvas({ laid, overview }: { laid: Laid; overview: Overview }) {
         }}
       >
         <defs>
-          <marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto">
+          <marker
+            id="arrow"
+            viewBox="0 0 10 10"
+            refX="10"
+            refY="5"
+            markerWidth="9"
+            markerHeight="9"
+            markerUnits="userSpaceOnUse"
+            orient="auto"
+          >
             <path class="arrow" d="M0,0L10,5L0,10z" />
           </marker>
         </defs>
