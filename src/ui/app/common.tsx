@@ -2,9 +2,9 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { TASK_STATUSES, TASK_TYPES } from "../../domain/types.js";
-import type { Me, OverviewTask } from "../contract.js";
+import type { Me, Overview, OverviewTask } from "../contract.js";
 import { callTool, errorText } from "./api.js";
-import { useTick } from "./live.js";
+import { type Resource, useTick } from "./live.js";
 import { type Filters, filterQuery, navigate } from "./router.js";
 
 /** A write the person started: busy while it runs, its error kept until dismissed or retried. */
@@ -160,6 +160,24 @@ export function FilterBar({
   path: string;
 }) {
   const set = (key: keyof Filters, value: string) => navigate(path + filterQuery({ ...filters, [key]: value }), true);
+  /** One filter's select; a value in the URL but not among the options is still offered. */
+  const choice = (key: keyof Filters, label: string, any: string, values: readonly string[]) => (
+    <label>
+      {label}
+      <select
+        aria-label={`Filter by ${key}`}
+        value={filters[key]}
+        onChange={(event) => set(key, event.currentTarget.value)}
+      >
+        <option value="">{any}</option>
+        {[...new Set([...values, ...(filters[key] ? [filters[key]] : [])])].map((value) => (
+          <option key={value} value={value}>
+            {value === "none" && key === "type" ? "untyped" : value}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
   return (
     <form class="filters" aria-label="Filters" onSubmit={(event) => event.preventDefault()}>
       <label>
@@ -172,67 +190,10 @@ export function FilterBar({
           onInput={(event) => set("q", event.currentTarget.value)}
         />
       </label>
-      <label>
-        List
-        <select
-          aria-label="Filter by list"
-          value={filters.list}
-          onChange={(event) => set("list", event.currentTarget.value)}
-        >
-          <option value="">all lists</option>
-          {[...new Set([...lists, ...(filters.list ? [filters.list] : [])])].map((list) => (
-            <option key={list} value={list}>
-              {list}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Status
-        <select
-          aria-label="Filter by status"
-          value={filters.status}
-          onChange={(event) => set("status", event.currentTarget.value)}
-        >
-          <option value="">any status</option>
-          {TASK_STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {status}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Type
-        <select
-          aria-label="Filter by type"
-          value={filters.type}
-          onChange={(event) => set("type", event.currentTarget.value)}
-        >
-          <option value="">any type</option>
-          {TASK_TYPES.map((type) => (
-            <option key={type} value={type}>
-              {type}
-            </option>
-          ))}
-          <option value="none">untyped</option>
-        </select>
-      </label>
-      <label>
-        Owner
-        <select
-          aria-label="Filter by owner"
-          value={filters.owner}
-          onChange={(event) => set("owner", event.currentTarget.value)}
-        >
-          <option value="">anyone</option>
-          {[...new Set([...owners, ...(filters.owner ? [filters.owner] : [])])].map((owner) => (
-            <option key={owner} value={owner}>
-              {owner}
-            </option>
-          ))}
-        </select>
-      </label>
+      {choice("list", "List", "all lists", lists)}
+      {choice("status", "Status", "any status", TASK_STATUSES)}
+      {choice("type", "Type", "any type", [...TASK_TYPES, "none"])}
+      {choice("owner", "Owner", "anyone", owners)}
       {isFiltered(filters) && (
         <button type="button" class="quiet" onClick={() => navigate(path, true)}>
           Clear filters
@@ -330,5 +291,35 @@ export function CreateTask({ me, lists, defaultList }: { me: Me | undefined; lis
         )}
       </form>
     </details>
+  );
+}
+
+/** The head of a view over the overview (board, tree): title, filters, the create form, load errors. */
+export function OverviewHead({
+  title,
+  path,
+  filters,
+  overview,
+  owners,
+  me,
+}: {
+  title: string;
+  path: string;
+  filters: Filters;
+  overview: Resource<Overview>;
+  owners: string[];
+  me: Me | undefined;
+}) {
+  const lists = overview.data?.lists ?? [];
+  return (
+    <>
+      <div class="toolbar">
+        <h1>{title}</h1>
+        <FilterBar filters={filters} lists={lists} owners={owners} path={path} />
+        <CreateTask me={me} lists={lists} defaultList={filters.list} />
+      </div>
+      <ErrorAlert error={overview.error} onReload={overview.reload} />
+      {!overview.data && !overview.error && <p class="muted">Loading…</p>}
+    </>
   );
 }

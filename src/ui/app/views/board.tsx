@@ -2,17 +2,7 @@
 import { useMemo, useState } from "preact/hooks";
 import { TASK_STATUSES, type TaskStatus } from "../../../domain/types.js";
 import type { Me, OverviewTask } from "../../contract.js";
-import {
-  Countdown,
-  CreateTask,
-  ErrorAlert,
-  FilterBar,
-  matches,
-  ownersOf,
-  Progress,
-  StatusBadge,
-  TaskBadges,
-} from "../common.js";
+import { Countdown, matches, OverviewHead, ownersOf, Progress, StatusBadge, TaskBadges } from "../common.js";
 import { byPriority, useOverview } from "../data.js";
 import { filtersOf, type Route } from "../router.js";
 
@@ -86,13 +76,7 @@ export function BoardPage({ route, me }: { route: Route; me: Me | undefined }) {
   const owners = useMemo(() => ownersOf(data?.tasks ?? []), [data]);
   return (
     <section data-view="board" class="view">
-      <div class="toolbar">
-        <h1>Board</h1>
-        <FilterBar filters={filters} lists={data?.lists ?? []} owners={owners} path="/board" />
-        <CreateTask me={me} lists={data?.lists ?? []} defaultList={filters.list} />
-      </div>
-      <ErrorAlert error={overview.error} onReload={overview.reload} />
-      {!data && !overview.error && <p class="muted">Loading…</p>}
+      <OverviewHead title="Board" path="/board" filters={filters} overview={overview} owners={owners} me={me} />
       {data && (
         <div class="board">
           {TASK_STATUSES.filter((status) => !filters.status || filters.status === status).map((status) => (

@@ -1,17 +1,7 @@
 /** The hierarchy (parent_id), collapsible, with progress rolled up from the leaves. */
 import { useMemo, useState } from "preact/hooks";
 import type { Me, OverviewTask } from "../../contract.js";
-import {
-  CreateTask,
-  ErrorAlert,
-  FilterBar,
-  isFiltered,
-  matches,
-  ownersOf,
-  Progress,
-  StatusBadge,
-  TaskBadges,
-} from "../common.js";
+import { isFiltered, matches, OverviewHead, ownersOf, Progress, StatusBadge, TaskBadges } from "../common.js";
 import { byPriority, useOverview } from "../data.js";
 import { filtersOf, type Route } from "../router.js";
 
@@ -154,13 +144,7 @@ export function TreePage({ route, me }: { route: Route; me: Me | undefined }) {
   };
   return (
     <section data-view="tree" class="view">
-      <div class="toolbar">
-        <h1>Tree</h1>
-        <FilterBar filters={filters} lists={data?.lists ?? []} owners={owners} path="/tree" />
-        <CreateTask me={me} lists={data?.lists ?? []} defaultList={filters.list} />
-      </div>
-      <ErrorAlert error={overview.error} onReload={overview.reload} />
-      {!data && !overview.error && <p class="muted">Loading…</p>}
+      <OverviewHead title="Tree" path="/tree" filters={filters} overview={overview} owners={owners} me={me} />
       {data && roots.length === 0 && <p class="muted">No tasks{isFiltered(filters) ? " match the filters" : ""}.</p>}
       {data && roots.length > 0 && (
         <ul class="tree" aria-label="Task hierarchy">
