@@ -13,6 +13,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { build } from "esbuild";
+import { buildUi } from "./build-ui.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const cliDir = join(root, "dist", "cli");
@@ -137,6 +138,8 @@ let status = run(process.execPath, [
   "-p",
   "tsconfig.build.json",
 ]);
+// The dashboard's page (scripts/build-ui.mjs): dist/ui/assets/app.js and app.css.
+await buildUi(root);
 
 const full = await bundleCli(undefined);
 const core = await bundleCli(heavyCommandModules());

@@ -55,6 +55,7 @@ async function step(label, command, args) {
 
 if (only.length === 0) {
   await step("typecheck", bin("tsc"), ["-p", "tsconfig.json", "--noEmit"]);
+  await step("typecheck the dashboard's page", bin("tsc"), ["-p", "src/ui/app/tsconfig.json", "--noEmit"]);
   await step("lint", bin("biome"), ["check", "src", "test", "scripts", "bench"]);
   await step("build", process.execPath, [join(root, "scripts", "build.mjs")]);
 }

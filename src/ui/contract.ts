@@ -7,10 +7,18 @@
  * answered with the tool's envelope, as the agent `human:<name>`.
  */
 
-import type { ArbeitEvent, ContextEntry, RiskLevel, Task, TaskStatus, TaskType } from "../domain/types.js";
-import type { Envelope } from "../tools/envelope.js";
+import type { ErrorBody } from "../domain/errors.js";
+import type { ArbeitEvent, ContextEntry, RiskLevel, Task, TaskStatus, TaskType, Warning } from "../domain/types.js";
 
-export type { ArbeitEvent, ContextEntry, Envelope, RiskLevel, Task, TaskStatus, TaskType };
+export type { ArbeitEvent, ContextEntry, RiskLevel, Task, TaskStatus, TaskType };
+
+/**
+ * A tool's answer (src/tools/envelope.ts), restated here so that the page, compiled for the
+ * browser, reads it without typechecking the server's modules (which need Node's types).
+ */
+export type Envelope<T = unknown> =
+  | { success: true; data: T; warnings?: Warning[] }
+  | { success: false; error: ErrorBody; warnings?: Warning[] };
 
 /** GET /api/me: who edits from this page, and whether it may. */
 export interface Me {

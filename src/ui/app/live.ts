@@ -1,0 +1,152 @@
+/**
+ * Live updates: one EventSource on /api/live; every `change` (debounced) bumps a counter that
+ * views watch to reload their data. A view's data loader never runs twice at once: a change
+ * that arrives during a load is taken up by one more load after it.
+ */
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { errorText } from "./api.js";
+
+export type Connection = "connecting" | "live" | "offline";
+
+const changeListeners = new Set<() => void>();
+const connectionListeners = new Set<(state: Connection) => void>();
+let connection: Connection = "connecting";
+let debounce: ReturnType<typeof setTimeout> | undefined;
+
+function announceChange(): void {
+  clearTimeout(debounce);
+  debounce = setTimeout(() => {
+    for (const listener of changeListeners) listener();
+  }, 150);
+}
+
+function setConnection(state: Connection): void {
+  if (state === connection) return;
+  const wasOffline = connection === "offline";
+  connection = state;
+  for (const listener of connectionListeners) listener(state);
+  // Back after a break: whatever changed meanwhile was not announced.
+  if (state === "live" && wasOffline) announceChange();
+}
+
+export function startLive(): void {
+  if (typeof EventSource === "undefined") {
+    setConnection("offline");
+    return;
+  }
+  const source = new EventSource("/api/live");
+  source.addEventListener("open", () => setConnection("live"));
+  source.addEventListener("change", () => {
+    setConnection("live");
+    announceChange();
+  });
+  source.addEventListener("error", () =>
+    setConnection(source.readyState === EventSource.CLOSED ? "offline" : "offline"),
+  );
+}
+
+export function useConnection(): Connection {
+  const [state, setState] = useState(connection);
+  useEffect(() => {
+    connectionListeners.add(setState);
+    setState(connection);
+    return () => {
+      connectionListeners.delete(setState);
+    };
+  }, []);
+  return state;
+}
+
+/** Calls `listener` after each (debounced) change of the store. */
+export function useLiveChange(listener: () => void): void {
+  const ref = useRef(listener);
+  ref.current = listener;
+  useEffect(() => {
+    const call = () => ref.current();
+    changeListeners.add(call);
+    return () => {
+      changeListeners.delete(call);
+    };
+  }, []);
+}
+
+export interface Resource<T> {
+  data: T | undefined;
+  error: { code: string; message: string } | undefined;
+  loading: boolean;
+  /** Loads again (after a write, or on a person's "Reload"). */
+  reload: () => Promise<void>;
+}
+
+/**
+ * The data behind a view: loaded when `key` changes and again after every change of the store.
+ * The data shown stays while a new load runs, so the page never blanks and forms keep their input.
+ */
+export function useResource<T>(key: string, load: () => Promise<T>, enabled = true): Resource<T> {
+  const [state, setState] = useState<{ key: string; data?: T; error?: { code: string; message: string } }>({ key });
+  const [loading, setLoading] = useState(true);
+  const current = useRef({ key, load, enabled, running: false, again: false });
+  current.current.key = key;
+  current.current.load = load;
+  current.current.enabled = enabled;
+
+  const run = useCallback(async (): Promise<void> => {
+    const ref = current.current;
+    if (!ref.enabled) return;
+    if (ref.running) {
+      ref.again = true;
+      return;
+    }
+    ref.running = true;
+    setLoading(true);
+    try {
+      do {
+        ref.again = false;
+        const key = ref.key;
+        try {
+          const data = await ref.load();
+          if (key === ref.key) setState({ key, data });
+        } catch (error) {
+          if (key === ref.key)
+            setState((old) => ({ key, data: old.key === key ? old.data : undefined, error: errorText(error) }));
+        }
+      } while (ref.again);
+    } finally {
+      ref.running = false;
+      setLoading(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    current.current.again = true;
+    void run();
+  }, [key, enabled, run]);
+  useLiveChange(() => void run());
+
+  const fresh = state.key === key;
+  return { data: fresh ? state.data : undefined, error: fresh ? state.error : undefined, loading, reload: run };
+}
+
+let tickers = new Set<(now: number) => void>();
+let tickTimer: ReturnType<typeof setInterval> | undefined;
+
+/** The browser's clock, ticking every second while a component shows a countdown. */
+export function useTick(): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    tickers.add(setNow);
+    tickTimer ??= setInterval(() => {
+      const now = Date.now();
+      for (const ticker of tickers) ticker(now);
+    }, 1000);
+    return () => {
+      tickers.delete(setNow);
+      if (tickers.size === 0) {
+        clearInterval(tickTimer);
+        tickTimer = undefined;
+        tickers = new Set();
+      }
+    };
+  }, []);
+  return now;
+}

@@ -1,0 +1,167 @@
+/** The dashboard's page: nav, live connection, keyboard, and the view the URL names. */
+import "./app.css";
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import type { InboxView, Me } from "../contract.js";
+import { getJson } from "./api.js";
+import { ErrorAlert } from "./common.js";
+import { HelpPopover, installKeyboard } from "./keyboard.js";
+import { startLive, useConnection, useResource } from "./live.js";
+import { FILTER_KEYS, interceptLinks, type Route, useRoute, type ViewName } from "./router.js";
+import { ActivityPage } from "./views/activity.js";
+import { AgentsPage } from "./views/agents.js";
+import { BoardPage } from "./views/board.js";
+import { GraphPage } from "./views/graph.js";
+import { InboxPage } from "./views/inbox.js";
+import { TaskPage } from "./views/task.js";
+import { TreePage } from "./views/tree.js";
+
+const NAV: Array<{ view: ViewName; label: string; filtered: boolean }> = [
+  { view: "board", label: "Board", filtered: true },
+  { view: "tree", label: "Tree", filtered: true },
+  { view: "graph", label: "Graph", filtered: true },
+  { view: "agents", label: "Agents", filtered: false },
+  { view: "activity", label: "Activity", filtered: true },
+  { view: "inbox", label: "Inbox", filtered: false },
+];
+
+/** Board, tree, graph and activity share their filters: moving between them keeps the query. */
+function navHref(view: ViewName, filtered: boolean, route: Route): string {
+  if (!filtered) return `/${view}`;
+  const params = new URLSearchParams();
+  for (const key of FILTER_KEYS) {
+    const value = route.query.get(key);
+    if (value) params.set(key, value);
+  }
+  const text = params.toString();
+  return text ? `/${view}?${text}` : `/${view}`;
+}
+
+function ConnectionIndicator() {
+  const state = useConnection();
+  const text = state === "live" ? "live" : state === "connecting" ? "connecting…" : "offline, retrying";
+  return (
+    <span class={`connection ${state}`} role="status" title="Live updates from the store">
+      <span class="dot" aria-hidden="true" />
+      {text}
+    </span>
+  );
+}
+
+function App() {
+  const route = useRoute();
+  const me = useResource<Me>("me", () => getJson<Me>("/api/me"));
+  const inbox = useResource<InboxView>("inbox", () => getJson<InboxView>("/api/inbox"));
+  const [help, setHelp] = useState(false);
+  const questions = inbox.data?.questions.length ?? 0;
+
+  useEffect(() => installKeyboard({ toggleHelp: () => setHelp((open) => !open), closeHelp: () => setHelp(false) }), []);
+  useEffect(() => {
+    const names: Record<ViewName, string> = {
+      board: "Board",
+      tree: "Tree",
+      graph: "Graph",
+      task: route.taskId ?? "Task",
+      agents: "Agents",
+      activity: "Activity",
+      inbox: "Inbox",
+      missing: "Not found",
+    };
+    document.title = `${names[route.view]} · Arbeit`;
+  }, [route.view, route.taskId]);
+
+  const active = route.view === "task" ? undefined : route.view;
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href="/board">
+          Arbeit
+        </a>
+        <nav aria-label="Views">
+          {NAV.map(({ view, label, filtered }) =>
+            view === "inbox" ? (
+              <a
+                key={view}
+                href={navHref(view, filtered, route)}
+                aria-current={active === view ? "page" : undefined}
+                aria-label={label}
+                aria-describedby="inbox-count"
+              >
+                {label}
+                <span id="inbox-count" class={questions > 0 ? "count alert-count" : "count"}>
+                  {questions}
+                  <span class="sr-only"> {questions === 1 ? "question" : "questions"}</span>
+                </span>
+              </a>
+            ) : (
+              <a key={view} href={navHref(view, filtered, route)} aria-current={active === view ? "page" : undefined}>
+                {label}
+              </a>
+            ),
+          )}
+        </nav>
+        <span class="spacer" />
+        {me.data?.read_only && (
+          <span class="badge readonly" title="This dashboard was started read-only: nothing can be changed here.">
+            read-only
+          </span>
+        )}
+        {me.data && (
+          <span class="who muted" title={`${me.data.engine}: ${me.data.location}`}>
+            {me.data.agent}
+          </span>
+        )}
+        <ConnectionIndicator />
+        <button type="button" class="quiet" aria-expanded={help} aria-controls="help" onClick={() => setHelp(!help)}>
+          Keyboard shortcuts
+        </button>
+      </header>
+      {help && <HelpPopover onClose={() => setHelp(false)} />}
+      <ErrorAlert error={me.error} onReload={me.reload} />
+      <main id="main">
+        <View route={route} me={me.data} />
+      </main>
+    </>
+  );
+}
+
+function View({ route, me }: { route: Route; me: Me | undefined }) {
+  switch (route.view) {
+    case "board":
+      return <BoardPage route={route} me={me} />;
+    case "tree":
+      return <TreePage route={route} me={me} />;
+    case "graph":
+      return <GraphPage route={route} />;
+    case "task":
+      return <TaskPage key={route.taskId} taskId={route.taskId!} me={me} />;
+    case "agents":
+      return <AgentsPage me={me} />;
+    case "activity":
+      return <ActivityPage route={route} />;
+    case "inbox":
+      return <InboxPage me={me} />;
+    default:
+      return (
+        <section data-view="missing">
+          <h1>Not found</h1>
+          <p>
+            No view here. Go to the <a href="/board">board</a>.
+          </p>
+        </section>
+      );
+  }
+}
+
+// A first visit may carry the token in the URL; the server has set its cookie by now, so the
+// address bar (and history, and screenshots) need not keep it.
+{
+  const url = new URL(location.href);
+  if (url.searchParams.has("token")) {
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search + url.hash);
+  }
+}
+interceptLinks();
+startLive();
+render(<App />, document.getElementById("app")!);

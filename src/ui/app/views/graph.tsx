@@ -1,0 +1,330 @@
+/**
+ * The dependency graph: `blocks` edges laid out by dagre, drawn as SVG. The critical path and the
+ * bottlenecks are marked; wheel or +/- zooms, dragging pans, a click (or Enter) opens a task.
+ * Only tasks with an edge are drawn; the layout runs once per change of what is drawn.
+ */
+import { Graph, layout } from "@dagrejs/dagre";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { Overview, OverviewTask } from "../../contract.js";
+import { ErrorAlert, FilterBar, matches, ownersOf } from "../common.js";
+import { useOverview } from "../data.js";
+import { type Filters, filtersOf, type Route } from "../router.js";
+
+const NODE_W = 190;
+const NODE_H = 46;
+/** Beyond this many nodes the layout would take too long: the largest chains are drawn first. */
+const MAX_NODES = 600;
+
+interface Laid {
+  nodes: Array<{ task: OverviewTask; x: number; y: number }>;
+  edges: Array<{ from: string; to: string; d: string }>;
+  width: number;
+  height: number;
+  /** Tasks left out: no edge (or filtered out), or past MAX_NODES. */
+  hidden: number;
+  capped: number;
+}
+
+/** The tasks to draw: those that pass the filters and have an edge to another such task. */
+function selectGraph(overview: Overview, filters: Filters) {
+  const byId = new Map(overview.tasks.map((task) => [task.id, task]));
+  const keep = new Set(overview.tasks.filter((task) => matches(task, filters)).map((task) => task.id));
+  const edges = overview.edges.filter(([a, b]) => keep.has(a) && keep.has(b) && byId.has(a) && byId.has(b));
+  // Connected components, so that a cap leaves out whole chains, never half of one.
+  const adjacent = new Map<string, string[]>();
+  for (const [a, b] of edges) {
+    adjacent.set(a, [...(adjacent.get(a) ?? []), b]);
+    adjacent.set(b, [...(adjacent.get(b) ?? []), a]);
+  }
+  const critical = new Set(overview.critical_path);
+  const seen = new Set<string>();
+  const components: string[][] = [];
+  for (const start of adjacent.keys()) {
+    if (seen.has(start)) continue;
+    const component: string[] = [];
+    const stack = [start];
+    seen.add(start);
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      component.push(id);
+      for (const next of adjacent.get(id) ?? [])
+        if (!seen.has(next)) {
+          seen.add(next);
+          stack.push(next);
+        }
+    }
+    components.push(component);
+  }
+  const score = (component: string[]) => (component.some((id) => critical.has(id)) ? 1e9 : 0) + component.length;
+  components.sort((a, b) => score(b) - score(a));
+  const drawn = new Set<string>();
+  let capped = 0;
+  for (const component of components) {
+    if (drawn.size > 0 && drawn.size + component.length > MAX_NODES) {
+      capped += component.length;
+      continue;
+    }
+    for (const id of component) drawn.add(id);
+  }
+  const ids = [...drawn].sort();
+  const drawnEdges = edges.filter(([a, b]) => drawn.has(a) && drawn.has(b));
+  return {
+    tasks: ids.map((id) => byId.get(id)!),
+    edges: drawnEdges,
+    hidden: overview.tasks.length - ids.length,
+    capped,
+    /** What the layout depends on: the same key, the same picture. */
+    key: `${ids.join(",")}|${drawnEdges.map(([a, b]) => `${a}>${b}`).join(",")}`,
+  };
+}
+
+function runLayout(tasks: OverviewTask[], edges: Array<[string, string]>): Omit<Laid, "hidden" | "capped"> {
+  const g = new Graph();
+  g.setGraph({ rankdir: "LR", nodesep: 18, ranksep: 60, marginx: 20, marginy: 20 });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const task of tasks) g.setNode(task.id, { width: NODE_W, height: NODE_H });
+  for (const [a, b] of edges) g.setEdge(a, b);
+  layout(g);
+  const nodes = tasks.map((task) => {
+    const at = g.node(task.id) as { x: number; y: number };
+    return { task, x: at.x, y: at.y };
+  });
+  const laidEdges = edges.map(([from, to]) => {
+    const points = ((g.edge(from, to) as { points?: Array<{ x: number; y: number }> }).points ?? []).map(
+      (p) => `${Math.round(p.x)},${Math.round(p.y)}`,
+    );
+    return { from, to, d: points.length > 0 ? `M${points.join("L")}` : "" };
+  });
+  const label = g.graph() as { width?: number; height?: number };
+  return { nodes, edges: laidEdges, width: label.width ?? 0, height: label.height ?? 0 };
+}
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+interface View {
+  x: number;
+  y: number;
+  k: number;
+}
+
+function GraphCanvas({ laid, overview }: { laid: Laid; overview: Overview }) {
+  const [view, setView] = useState<View>({ x: 0, y: 0, k: 1 });
+  const [dragging, setDragging] = useState(false);
+  const drag = useRef<{ x: number; y: number; vx: number; vy: number; moved: boolean } | null>(null);
+  const svgRef = useRef<SVGSVGElement>(null);
+  const critical = useMemo(() => new Set(overview.critical_path), [overview.critical_path]);
+  const criticalEdges = useMemo(() => {
+    const set = new Set<string>();
+    for (let i = 1; i < overview.critical_path.length; i++)
+      set.add(`${overview.critical_path[i - 1]}>${overview.critical_path[i]}`);
+    return set;
+  }, [overview.critical_path]);
+  const bottlenecks = useMemo(() => new Map(overview.bottlenecks.map((b) => [b.id, b.blocks])), [overview.bottlenecks]);
+
+  const zoom = (factor: number, cx?: number, cy?: number) => {
+    const rect = svgRef.current?.getBoundingClientRect();
+    const px = cx ?? (rect ? rect.width / 2 : 0);
+    const py = cy ?? (rect ? rect.height / 2 : 0);
+    setView((v) => {
+      const k = Math.min(4, Math.max(0.05, v.k * factor));
+      const f = k / v.k;
+      return { k, x: px - (px - v.x) * f, y: py - (py - v.y) * f };
+    });
+  };
+  const fit = () => {
+    const rect = svgRef.current?.getBoundingClientRect();
+    if (!rect || laid.width === 0) return setView({ x: 0, y: 0, k: 1 });
+    const k = Math.min(1.5, Math.max(0.05, Math.min(rect.width / laid.width, rect.height / laid.height)));
+    setView({ k, x: (rect.width - laid.width * k) / 2, y: (rect.height - laid.height * k) / 2 });
+  };
+
+  // A new picture (not a live refresh of the same one) starts fitted to the screen.
+  const fitted = useRef(0);
+  useEffect(() => {
+    if (fitted.current === laid.width * 1e6 + laid.height) return;
+    fitted.current = laid.width * 1e6 + laid.height;
+    fit();
+  });
+
+  return (
+    <div class="graph-wrap">
+      <svg
+        ref={svgRef}
+        class={dragging ? "dragging" : undefined}
+        role="img"
+        aria-label={`Dependency graph of ${laid.nodes.length} tasks`}
+        onWheel={(event) => {
+          event.preventDefault();
+          const rect = svgRef.current!.getBoundingClientRect();
+          zoom(event.deltaY < 0 ? 1.15 : 1 / 1.15, event.clientX - rect.left, event.clientY - rect.top);
+        }}
+        onPointerDown={(event) => {
+          if (event.button !== 0) return;
+          drag.current = { x: event.clientX, y: event.clientY, vx: view.x, vy: view.y, moved: false };
+        }}
+        onPointerMove={(event) => {
+          const d = drag.current;
+          if (!d) return;
+          const dx = event.clientX - d.x;
+          const dy = event.clientY - d.y;
+          if (!d.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+          if (!d.moved) {
+            d.moved = true;
+            setDragging(true);
+            svgRef.current?.setPointerCapture(event.pointerId);
+          }
+          setView((v) => ({ ...v, x: d.vx + dx, y: d.vy + dy }));
+        }}
+        onPointerUp={() => {
+          setDragging(false);
+          // A drag that moved is not a click on the node under it.
+          const moved = drag.current?.moved;
+          setTimeout(() => {
+            if (drag.current?.moved === moved) drag.current = null;
+          }, 0);
+        }}
+        onClickCapture={(event) => {
+          if (drag.current?.moved) {
+            event.preventDefault();
+            event.stopPropagation();
+          }
+          drag.current = null;
+        }}
+      >
+        <defs>
+          <marker
+            id="arrow"
+            viewBox="0 0 10 10"
+            refX="10"
+            refY="5"
+            markerWidth="9"
+            markerHeight="9"
+            markerUnits="userSpaceOnUse"
+            orient="auto"
+          >
+            <path class="arrow" d="M0,0L10,5L0,10z" />
+          </marker>
+        </defs>
+        <g transform={`translate(${view.x},${view.y}) scale(${view.k})`}>
+          {laid.edges.map((edge) => (
+            <path
+              key={`${edge.from}>${edge.to}`}
+              class={criticalEdges.has(`${edge.from}>${edge.to}`) ? "edge critical" : "edge"}
+              d={edge.d}
+              marker-end="url(#arrow)"
+              data-edge={`${edge.from}>${edge.to}`}
+            />
+          ))}
+          {laid.nodes.map(({ task, x, y }) => {
+            const classes = ["node", `status-${task.status}`];
+            if (critical.has(task.id)) classes.push("critical");
+            if (bottlenecks.has(task.id)) classes.push("bottleneck");
+            const blocks = bottlenecks.get(task.id);
+            const label = `${task.title} (${task.id}, ${task.status}${critical.has(task.id) ? ", on the critical path" : ""}${blocks ? `, bottleneck holding up ${blocks}` : ""})`;
+            return (
+              <a
+                key={task.id}
+                href={`/task/${task.id}`}
+                class={classes.join(" ")}
+                data-task-id={task.id}
+                data-nav-item
+                aria-label={label}
+              >
+                <g transform={`translate(${x - NODE_W / 2},${y - NODE_H / 2})`}>
+                  <title>{label}</title>
+                  <rect width={NODE_W} height={NODE_H} rx="6" />
+                  <text x="8" y="18">
+                    {shorten(task.title, 26)}
+                  </text>
+                  <text class="id" x="8" y="36">
+                    {task.id} · {task.status.replace("_", " ")}
+                    {blocks ? ` · blocks ${blocks}` : ""}
+                  </text>
+                </g>
+              </a>
+            );
+          })}
+        </g>
+      </svg>
+      <div class="graph-controls">
+        <button type="button" class="quiet" onClick={() => zoom(1.25)}>
+          <span aria-hidden="true">+</span>
+          <span class="sr-only">Zoom in</span>
+        </button>
+        <button type="button" class="quiet" onClick={() => zoom(1 / 1.25)}>
+          <span aria-hidden="true">−</span>
+          <span class="sr-only">Zoom out</span>
+        </button>
+        <button type="button" class="quiet" onClick={fit}>
+          Fit
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function GraphPage({ route }: { route: Route }) {
+  const filters = filtersOf(route.query);
+  const overview = useOverview(filters.list);
+  const data = overview.data;
+  const selected = useMemo(
+    () => (data ? selectGraph(data, filters) : undefined),
+    [data, filters.list, filters.status, filters.type, filters.owner, filters.q],
+  );
+  // The layout is the slow part: it runs again only when the drawn tasks or edges change.
+  const layoutKey = selected?.key;
+  const geometry = useMemo(
+    () => (selected ? runLayout(selected.tasks, selected.edges) : undefined),
+    // The key stands for the drawn tasks and edges.
+    [layoutKey],
+  );
+  const owners = useMemo(() => ownersOf(data?.tasks ?? []), [data]);
+  // Positions from the last layout, tasks (status, title) from the latest data.
+  const laid: Laid | undefined =
+    geometry && selected
+      ? {
+          ...geometry,
+          nodes: geometry.nodes.map((node, i) => ({ ...node, task: selected.tasks[i] ?? node.task })),
+          hidden: selected.hidden,
+          capped: selected.capped,
+        }
+      : undefined;
+  return (
+    <section data-view="graph" class="view">
+      <div class="toolbar">
+        <h1>Graph</h1>
+        <FilterBar filters={filters} lists={data?.lists ?? []} owners={owners} path="/graph" />
+      </div>
+      <ErrorAlert error={overview.error} onReload={overview.reload} />
+      {!data && !overview.error && <p class="muted">Loading…</p>}
+      {data && laid && (
+        <>
+          <div class="legend">
+            <span>
+              <span class="badge critical">critical path</span> {data.critical_path.length} tasks
+            </span>
+            <span>
+              <span class="badge">bottleneck</span> thick, shaded: holds up the most others
+            </span>
+            <span class="note" data-hidden-count={laid.hidden}>
+              {laid.hidden} {laid.hidden === 1 ? "task" : "tasks"} hidden (no dependency
+              {laid.capped > 0 ? `, or past the first ${MAX_NODES} drawn: narrow with the filters` : ""}
+              {isFilteredText(filters)})
+            </span>
+          </div>
+          {laid.nodes.length === 0 ? (
+            <p class="muted">No dependencies to draw.</p>
+          ) : (
+            <GraphCanvas laid={laid} overview={data} />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function isFilteredText(filters: Filters): string {
+  return filters.status || filters.type || filters.owner || filters.q ? ", or filtered out" : "";
+}
