@@ -40,8 +40,16 @@ async function seed(project: UiProject): Promise<Seeded> {
   const call = (tool: string, args: unknown, session = "ses-planner", agent = "planner") =>
     project.cli(["call", tool, "-", "--session", session, "--agent", agent], JSON.stringify(args));
   const epic = (await call("arbeit_task_create", { title: "Ship the parser", type: "epic", priority: 1 })).task.id;
-  const lexer = (await call("arbeit_task_create", { title: "Write the lexer", type: "feature", parent_id: epic })).task
-    .id;
+  const lexer = (
+    await call("arbeit_task_create", {
+      title: "Write the lexer",
+      type: "feature",
+      parent_id: epic,
+      intent: "Turn source text into tokens",
+      description: "Numbers, names, strings, comments",
+      plan: "One function per token kind",
+    })
+  ).task.id;
   const grammar = (
     await call("arbeit_task_create", {
       title: "Write the grammar",
@@ -176,7 +184,7 @@ function browserSuite(engine: Engine) {
   it("task detail: fields, the context timeline with its supersede chain, progress, sessions, events", async () => {
     await page.goto(`${dashboard.origin}/task/${ids.lexer}`);
     const detail = page.locator(`[data-view="task"][data-task-id="${ids.lexer}"]`);
-    await detail.waitFor();
+    await detail.getByRole("heading", { name: "Write the lexer" }).waitFor();
     const text = (await detail.textContent()) ?? "";
     for (const expected of [
       "Write the lexer",
