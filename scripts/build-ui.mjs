@@ -1,6 +1,6 @@
 // The dashboard's page (`arbeit ui`): src/ui/app, a Preact app, bundled by esbuild into
 // dist/ui/assets/app.js and app.css, which the server hands to the browser. Minified, no source
-// maps; everything the page needs is in these two files (the server's CSP allows nothing else).
+// maps; everything the page needs is in this folder (the server's CSP allows nothing else).
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -24,6 +24,9 @@ export async function buildUi(root) {
     legalComments: "eof",
     charset: "utf8",
     outdir,
+    // The graph view's layout library comes as a chunk of its own, loaded when a graph is drawn.
+    splitting: true,
+    chunkNames: "chunk-[hash]",
     metafile: true,
     logLevel: "warning",
   });

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * The page: built at build time into dist/ui/assets (the npm package ships it), served from
@@ -13,19 +13,22 @@ export interface Asset {
 }
 
 const TYPES: Record<string, string> = {
-  "app.js": "text/javascript; charset=utf-8",
-  "app.css": "text/css; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
 };
 
+/** Every built file by name (app.js, app.css, and chunks the page loads later), or undefined when not built. */
 export function loadAssets(): Map<string, Asset> | undefined {
   const assets = new Map<string, Asset>();
   try {
-    for (const [name, type] of Object.entries(TYPES))
-      assets.set(name, { body: readFileSync(new URL(name, ASSETS)), type });
+    for (const name of readdirSync(ASSETS)) {
+      const type = TYPES[name.slice(name.lastIndexOf(".") + 1)];
+      if (type) assets.set(name, { body: readFileSync(new URL(name, ASSETS)), type });
+    }
   } catch {
     return undefined;
   }
-  return assets;
+  return assets.has("app.js") && assets.has("app.css") ? assets : undefined;
 }
 
 /** The one HTML document every view URL answers; the page reads the URL and draws the view. */

@@ -3,7 +3,6 @@
  * bottlenecks are marked; wheel or +/- zooms, dragging pans, a click (or Enter) opens a task.
  * Only tasks with an edge are drawn; the layout runs once per change of what is drawn.
  */
-import { Graph, layout } from "@dagrejs/dagre";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Overview, OverviewTask } from "../../contract.js";
 import { ErrorAlert, FilterBar, matches, ownersOf } from "../common.js";
@@ -78,7 +77,28 @@ function selectGraph(overview: Overview, filters: Filters) {
   };
 }
 
-function runLayout(tasks: OverviewTask[], edges: Array<[string, string]>): Omit<Laid, "hidden" | "capped"> {
+type Dagre = typeof import("@dagrejs/dagre");
+let dagreModule: Promise<Dagre> | undefined;
+
+/** dagre is half the page's code: it is fetched (from this server) only when a graph is drawn. */
+function useDagre(): Dagre | undefined {
+  const [dagre, setDagre] = useState<Dagre>();
+  useEffect(() => {
+    let mounted = true;
+    dagreModule ??= import("@dagrejs/dagre");
+    void dagreModule.then((loaded) => mounted && setDagre(loaded));
+    return () => {
+      mounted = false;
+    };
+  }, []);
+  return dagre;
+}
+
+function runLayout(
+  { Graph, layout }: Dagre,
+  tasks: OverviewTask[],
+  edges: Array<[string, string]>,
+): Omit<Laid, "hidden" | "capped"> {
   const g = new Graph();
   g.setGraph({ rankdir: "LR", nodesep: 18, ranksep: 60, marginx: 20, marginy: 20 });
   g.setDefaultEdgeLabel(() => ({}));
@@ -275,10 +295,11 @@ export function GraphPage({ route }: { route: Route }) {
   );
   // The layout is the slow part: it runs again only when the drawn tasks or edges change.
   const layoutKey = selected?.key;
+  const dagre = useDagre();
   const geometry = useMemo(
-    () => (selected ? runLayout(selected.tasks, selected.edges) : undefined),
+    () => (selected && dagre ? runLayout(dagre, selected.tasks, selected.edges) : undefined),
     // The key stands for the drawn tasks and edges.
-    [layoutKey],
+    [layoutKey, dagre],
   );
   const owners = useMemo(() => ownersOf(data?.tasks ?? []), [data]);
   // Positions from the last layout, tasks (status, title) from the latest data.
