@@ -1,6 +1,6 @@
 import { criticalPath, topBottlenecks } from "../domain/graph.js";
 import type { TaskStore } from "../store/task-store.js";
-import type { ActivityView, AgentsView, InboxView, Overview, OverviewTask } from "../ui/contract.js";
+import type { ActivityView, AgentsView, InboxView, Overview, OverviewTask } from "./views.js";
 
 /**
  * What a person supervising agents reads (the dashboard's views), each in one read transaction

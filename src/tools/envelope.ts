@@ -1,13 +1,10 @@
-import { ArbeitError, type ErrorBody } from "../domain/errors.js";
-import type { Warning } from "../domain/types.js";
+import type { Envelope } from "../domain/envelope.js";
+import { ArbeitError } from "../domain/errors.js";
 import { fromZodError } from "../schemas/zod-errors.js";
 import type { ToolContext, ToolDef } from "./define.js";
 import { runIdempotent, successEnvelope } from "./idempotency.js";
 
-/** The response every tool returns on every front end. */
-export type Envelope<T = unknown> =
-  | { success: true; data: T; warnings?: Warning[] }
-  | { success: false; error: ErrorBody; warnings?: Warning[] };
+export type { Envelope };
 
 /**
  * Anything thrown that is not an ArbeitError is a bug: report it as INTERNAL_ERROR. Failures of

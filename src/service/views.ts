@@ -1,0 +1,83 @@
+import type { ArbeitEvent, ContextEntry, RiskLevel, TaskStatus, TaskType } from "../domain/types.js";
+
+/**
+ * What a person supervising agents reads, view by view (the dashboard's board, tree, graph,
+ * agents, activity and inbox): the shapes src/service/overview.ts answers. Types only, so that
+ * the page, compiled for the browser, can share them.
+ */
+
+/** A task as the board, tree and graph draw it. */
+export interface OverviewTask {
+  id: string;
+  list_id: string;
+  title: string;
+  type: TaskType | null;
+  status: TaskStatus;
+  priority: number;
+  owner: string | null;
+  parent_id: string | null;
+  risk: RiskLevel | null;
+  impact: RiskLevel | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  /** A live claim: held by `owner` through `session` until `until` (database time). */
+  claim: { session: string; until: string } | null;
+  /** Open, no unfinished blocker or child, no live claim: an agent could start it now. */
+  ready: boolean;
+  /** Waits on an unfinished blocker. */
+  blocked: boolean;
+  /** The task's own progress items. */
+  progress: { done: number; total: number };
+}
+
+/** GET /api/overview?list=<id>: every task (of one list, or all), and the graph over them. */
+export interface Overview {
+  seq: number;
+  /** The database's clock when read: leases count down from it. */
+  now: string;
+  lists: string[];
+  tasks: OverviewTask[];
+  /** Live `blocks` edges among these tasks: [blocker, blocked]. */
+  edges: Array<[string, string]>;
+  /** The longest chain of unfinished blocks edges, first task first. */
+  critical_path: string[];
+  /** Unfinished tasks that hold up the most others, most first. */
+  bottlenecks: Array<{ id: string; blocks: number }>;
+}
+
+/** GET /api/agents: who is working now. */
+export interface AgentsView {
+  now: string;
+  sessions: Array<{
+    session_id: string;
+    agent: string | null;
+    /** The task the session works on, if any. */
+    working: { task_id: string; title: string; since: string } | null;
+    /** Live claims held by the session. */
+    claims: Array<{ task_id: string; title: string; until: string }>;
+    /** The session's newest event. */
+    last_activity: { at: string; event_type: string; task_id: string | null } | null;
+  }>;
+  /** Claims whose lease ran out while the task still names its owner: a person may break them. */
+  stale_claims: Array<{ task_id: string; title: string; owner: string | null; session: string | null; until: string }>;
+}
+
+/** GET /api/activity?before=<seq>&limit=<n>&task=<id>: the event stream, newest first. */
+export interface ActivityView {
+  events: ArbeitEvent[];
+  /** Pass as `before` for the next (older) page; null at the start of history. */
+  next_before: number | null;
+}
+
+/** GET /api/inbox: every live blocker entry, a question for a person, oldest first. */
+export interface InboxView {
+  questions: Array<{
+    entry: ContextEntry;
+    task: { id: string; title: string; status: TaskStatus; list_id: string; version: number };
+    /** Who asked: the agent and session that added the blocker. */
+    asked_by: { agent: string | null; session: string | null };
+    /** Sessions working on the task now: where the answer will be delivered. */
+    working: string[];
+  }>;
+}
