@@ -30,6 +30,17 @@ function unwrap<T>(envelope: Envelope<T>): T {
   throw new ApiError(error.code, error.message, error.suggestions ?? []);
 }
 
+/** The store's newest event when the server began a read (X-Arbeit-Seq), by the data it answered. */
+const SEQ_OF = new WeakMap<object, number>();
+
+/**
+ * The seq a read's data is at least as new as, when known: a live change at or below it is
+ * already in the data, so the view need not load again.
+ */
+export function seqOf(data: unknown): number | undefined {
+  return typeof data === "object" && data !== null ? SEQ_OF.get(data) : undefined;
+}
+
 /** GET a view's JSON. */
 export async function getJson<T>(path: string): Promise<T> {
   let response: Response;
@@ -38,7 +49,10 @@ export async function getJson<T>(path: string): Promise<T> {
   } catch {
     throw new ApiError("OFFLINE", "The dashboard's server cannot be reached.");
   }
-  return unwrap(await envelopeOf<T>(response));
+  const data = unwrap(await envelopeOf<T>(response));
+  const seq = Number(response.headers.get("X-Arbeit-Seq") ?? Number.NaN);
+  if (Number.isInteger(seq) && typeof data === "object" && data !== null) SEQ_OF.set(data, seq);
+  return data;
 }
 
 /** Calls a tool as the page's person; throws ApiError with the tool's code on failure. */

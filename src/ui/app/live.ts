@@ -4,19 +4,24 @@
  * that arrives during a load is taken up by one more load after it.
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { errorText } from "./api.js";
+import { errorText, seqOf } from "./api.js";
 
 export type Connection = "connecting" | "live" | "offline";
 
-const changeListeners = new Set<() => void>();
+const changeListeners = new Set<(seq: number) => void>();
 const connectionListeners = new Set<(state: Connection) => void>();
 let connection: Connection = "connecting";
 let debounce: ReturnType<typeof setTimeout> | undefined;
+let pending = -1;
 
-function announceChange(): void {
+/** Tells every view the store's newest seq (debounced); Infinity when what changed is unknown. */
+function announceChange(seq: number): void {
+  pending = Math.max(pending, seq);
   clearTimeout(debounce);
   debounce = setTimeout(() => {
-    for (const listener of changeListeners) listener();
+    const newest = pending;
+    pending = -1;
+    for (const listener of changeListeners) listener(newest);
   }, 150);
 }
 
@@ -26,7 +31,7 @@ function setConnection(state: Connection): void {
   connection = state;
   for (const listener of connectionListeners) listener(state);
   // Back after a break: whatever changed meanwhile was not announced.
-  if (state === "live" && wasOffline) announceChange();
+  if (state === "live" && wasOffline) announceChange(Number.POSITIVE_INFINITY);
 }
 
 export function startLive(): void {
@@ -36,9 +41,13 @@ export function startLive(): void {
   }
   const source = new EventSource("/api/live");
   source.addEventListener("open", () => setConnection("live"));
-  source.addEventListener("change", () => {
+  source.addEventListener("change", (event) => {
     setConnection("live");
-    announceChange();
+    let seq = Number.POSITIVE_INFINITY;
+    try {
+      seq = Number((JSON.parse((event as MessageEvent<string>).data) as { seq: number }).seq);
+    } catch {}
+    announceChange(seq);
   });
   source.addEventListener("error", () =>
     setConnection(source.readyState === EventSource.CLOSED ? "offline" : "offline"),
@@ -57,12 +66,12 @@ export function useConnection(): Connection {
   return state;
 }
 
-/** Calls `listener` after each (debounced) change of the store. */
-export function useLiveChange(listener: () => void): void {
+/** Calls `listener` with the newest seq after each (debounced) change of the store. */
+export function useLiveChange(listener: (seq: number) => void): void {
   const ref = useRef(listener);
   ref.current = listener;
   useEffect(() => {
-    const call = () => ref.current();
+    const call = (seq: number) => ref.current(seq);
     changeListeners.add(call);
     return () => {
       changeListeners.delete(call);
@@ -85,7 +94,9 @@ export interface Resource<T> {
 export function useResource<T>(key: string, load: () => Promise<T>, enabled = true): Resource<T> {
   const [state, setState] = useState<{ key: string; data?: T; error?: { code: string; message: string } }>({ key });
   const [loading, setLoading] = useState(true);
-  const current = useRef({ key, load, enabled, running: false, again: false });
+  // `seq`: the store's state the shown data is known to include (-1: unknown, so any change counts).
+  // `wanted`: the newest seq announced, which the data must catch up with.
+  const current = useRef({ key, load, enabled, running: false, again: false, seq: -1, wanted: -1 });
   current.current.key = key;
   current.current.load = load;
   current.current.enabled = enabled;
@@ -102,10 +113,17 @@ export function useResource<T>(key: string, load: () => Promise<T>, enabled = tr
     try {
       do {
         ref.again = false;
+        // What this load reads answers every notice so far; a later one is judged when it ends.
+        ref.wanted = -1;
         const key = ref.key;
         try {
           const data = await ref.load();
-          if (key === ref.key) setState({ key, data });
+          if (key === ref.key) {
+            ref.seq = seqOf(data) ?? -1;
+            setState({ key, data });
+            // A change announced while this load ran, and not in what it read: load once more.
+            if (ref.wanted > ref.seq) ref.again = true;
+          }
         } catch (error) {
           if (key === ref.key)
             setState((old) => ({ key, data: old.key === key ? old.data : undefined, error: errorText(error) }));
@@ -121,7 +139,13 @@ export function useResource<T>(key: string, load: () => Promise<T>, enabled = tr
     current.current.again = true;
     void run();
   }, [key, enabled, run]);
-  useLiveChange(() => void run());
+  // The first notice after connecting names the seq the page's data was read at: no second load.
+  useLiveChange((seq) => {
+    const ref = current.current;
+    ref.wanted = Math.max(ref.wanted, seq);
+    // A load under way decides when it ends, by the seq it read.
+    if (!ref.running && seq > ref.seq) void run();
+  });
 
   const fresh = state.key === key;
   return { data: fresh ? state.data : undefined, error: fresh ? state.error : undefined, loading, reload: run };
