@@ -5,6 +5,7 @@ import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { readCommit } from "../service/git-commit.js";
 import { locate, openProject } from "../service/project.js";
+import type { NewsItem } from "../service/session-news.js";
 import { committedSha } from "./git-commit.js";
 import { type HookPayload, isRow, parsePayload, projectDirOf, text, touchFromPostToolUse } from "./hook-payload.js";
 import { collectMemory } from "./memory-gc.js";
@@ -55,6 +56,14 @@ type Handler = (service: ArbeitService, payload: HookPayload, caller: Caller, di
 const additionalContext = (hookEventName: string, context: string) =>
   `${JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: context } })}\n`;
 
+/** News for the model, one line each, a person's answers first; nothing when there is none. */
+function newsContext(hookEventName: string, news: ReadonlyArray<NewsItem>): string {
+  if (news.length === 0) return "";
+  const ordered = [...news.filter((item) => item.answer), ...news.filter((item) => !item.answer)];
+  const lines = ["Arbeit: news since this session last looked:", ...ordered.map((item) => `- ${item.text}`)];
+  return additionalContext(hookEventName, lines.join("\n"));
+}
+
 /** What a failed call was asked to do, in a line: the command, the file, else its input. */
 function callSummary(input: unknown): string | undefined {
   if (!isRow(input)) return undefined;
@@ -80,9 +89,7 @@ const HANDLERS: Record<HookName, Handler> = {
         caller,
       );
     }
-    if (news.length === 0) return "";
-    const lines = ["Arbeit: news since this session last looked:", ...news.map((item) => `- ${item.text}`)];
-    return additionalContext("UserPromptSubmit", lines.join("\n"));
+    return newsContext("UserPromptSubmit", news);
   },
   // Handled before the store is opened (see runClaudeHook): it only leaves a note for the server.
   "pre-tool-use": async () => "",
@@ -91,11 +98,15 @@ const HANDLERS: Record<HookName, Handler> = {
     if (sha) {
       const commit = readCommit(payload.cwd ?? dir, sha, Date.now() - (payload.duration_ms ?? 0));
       if (commit) await service.recordCommit(commit, caller);
-      return "";
+    } else {
+      const touch = touchFromPostToolUse(payload, dir);
+      if (touch && caller.session) await service.trackFile(touch, caller);
     }
-    const touch = touchFromPostToolUse(payload, dir);
-    if (touch && caller.session) await service.trackFile(touch, caller);
-    return "";
+    // After every tool call: a person's answer (or other news) reaches the model at its next step.
+    // Read without the write lock; the cursor moves only when there is something to tell.
+    if (!caller.session) return "";
+    const { news } = (await service.sessionNews(caller, { advance: "when-told" })).data;
+    return newsContext("PostToolUse", news);
   },
   "post-tool-use-failure": async (service, payload, caller) => {
     // An interruption is the person's choice, and a failed Arbeit call is answered to the agent already.
@@ -173,16 +184,6 @@ export function hookSession(payload: HookPayload): Pick<Caller, "session" | "par
   return { session: subagentSession(session, payload.agent_id), parents: [session] };
 }
 
-/**
- * Whether the hook has anything to do before any database is opened: PostToolUse runs after
- * every file tool and every Bash call, and most Bash calls are not commits.
- */
-function needsStore(name: HookName, payload: HookPayload, dir: string): boolean {
-  if (name === "post-tool-use")
-    return committedSha(payload) !== undefined || touchFromPostToolUse(payload, dir) !== undefined;
-  return name !== "pre-tool-use";
-}
-
 export async function runClaudeHook(
   name: HookName,
   input: string,
@@ -203,7 +204,6 @@ export async function runClaudeHook(
         noteSubagentCall(dirname(location.dbPath), payload.tool_use_id, payload.agent_id);
       return { stdout: "", stderr: "" };
     }
-    if (!needsStore(name, payload, dir)) return { stdout: "", stderr: "" };
     service = await openProject(where);
     const caller: Caller = {
       ...hookSession(payload),

@@ -210,12 +210,28 @@ function section(title: string, items: unknown, out: string[]): void {
   for (const item of items) renderItem(item, "  ", out);
 }
 
-/** The resume briefing as a person reads it: the task first, then what surrounds it, then news. */
+/** A person's answer in a line, then its text: who answered, on which task, and to which question. */
+function renderAnswer(answer: Row, out: string[]): void {
+  const question = isRow(answer.question) ? ` the question "${line(answer.question.content)}"` : "";
+  out.push(`- ${line(answer.by)} answered${question} on ${line(answer.task_id)} (${line(answer.entry_id)}):`);
+  out.push(`    ${flow(answer.content, "    ")}`);
+}
+
+/**
+ * The resume briefing as a person reads it: a person's answers first, then the task, then what
+ * surrounds it, then news.
+ */
 function renderResume(data: Row, out: string[]): void {
   const focus = data.focus as Row;
   const events = data.events as Row;
   const cursor = data.cursor as Row;
   const budget = data.budget as Row;
+  const answers = Array.isArray(data.answers) ? data.answers.filter(isRow) : [];
+  if (answers.length > 0) {
+    out.push("Answers since you last looked:");
+    for (const answer of answers) renderAnswer(answer, out);
+    out.push("");
+  }
   out.push(`Resume briefing for agent ${line(data.agent)}`, "");
   if (isRow(focus.task)) {
     const why = FOCUS_REASONS[String(focus.reason)];

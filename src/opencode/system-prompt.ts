@@ -32,15 +32,17 @@ export function fitBriefing(text: string, max: number = BRIEFING_CHARS): string 
   return [...kept, CUT_NOTE].join("\n");
 }
 
-/** Beyond this many items the news line says how many more there were. */
+/** Beyond this many items the news line says how many more there were; a person's answers are always told. */
 const NEWS_ITEMS = 4;
 
-/** One line for the model: what others did to the session's task since its last step. */
-export function newsLine(items: ReadonlyArray<{ text: string }>): string | undefined {
+/** One line for the model: a person's answers first, then what others did to the session's task since its last step. */
+export function newsLine(items: ReadonlyArray<{ text: string; answer?: true }>): string | undefined {
   if (items.length === 0) return undefined;
-  const shown = items.slice(-NEWS_ITEMS).map((item) => item.text);
-  const more = items.length - shown.length;
-  return `Arbeit news since this session's last step: ${shown.join(" ")}${more > 0 ? ` (and ${more} earlier)` : ""}`;
+  const answers = items.filter((item) => item.answer).map((item) => item.text);
+  const others = items.filter((item) => !item.answer);
+  const shown = others.slice(-NEWS_ITEMS).map((item) => item.text);
+  const more = others.length - shown.length;
+  return `Arbeit news since this session's last step: ${[...answers, ...shown].join(" ")}${more > 0 ? ` (and ${more} earlier)` : ""}`;
 }
 
 interface Briefed {

@@ -12,6 +12,7 @@ import {
 } from "../domain/types.js";
 import type { ResumeInput } from "../schemas/inputs.js";
 import type { StoreTx } from "../store/task-store.js";
+import { type Answer, answersSince } from "./answers.js";
 import type { Caller } from "./caller.js";
 import { sweepExpiredClaims } from "./claims.js";
 import { ok, type Result, type ServiceDeps, writeContext } from "./operation.js";
@@ -34,6 +35,12 @@ export interface BriefEvent {
 }
 
 export interface ResumePacket {
+  /**
+   * First, because a session must act on them: a person's answers (user_input another session
+   * added) on the focus task since the session last looked, each with the question (blocker) it
+   * answers. The cursor moves past them, so hooks and news do not tell them again.
+   */
+  answers: Answer[];
   agent: string;
   focus: { task: Task | null; reason: FocusReason };
   parent: TaskSummary | null;
@@ -83,6 +90,7 @@ async function caredAbout(tx: StoreTx, focus: Task | null, claims: readonly Task
 /**
  * Shrinks the packet to the budget, cutting what matters least first: superseded context, then
  * old events, then long text, then the weakest memory and extra files, then the oldest live context.
+ * A person's answers are never cut.
  */
 export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePacket {
   const cut: string[] = [];
@@ -182,6 +190,7 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const allContext = task ? await tx.contextOf(task.id, true) : [];
     const parent = task?.parent_id ? await tx.getTask(task.parent_id) : undefined;
     const packet: ResumePacket = {
+      answers: task ? await answersSince(tx, task.id, session, cursor) : [],
       agent,
       focus,
       parent: parent ? summarize(parent) : null,

@@ -1,13 +1,14 @@
 import { agentSession } from "../domain/identity.js";
 import type { ArbeitEvent } from "../domain/types.js";
 import type { SessionState, StoreTx } from "../store/task-store.js";
+import { answerOf, answerText, clipText, isAnswerEvent } from "./answers.js";
 import type { Caller } from "./caller.js";
 import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 import { workingFor } from "./work.js";
 
 /**
  * What happened, since the session last looked, that it should hear before its next step: a
- * person's (or another session's) context on its task, a change of its task's status, its claim
+ * person's answer to its question (answers.ts), a person's (or another session's) context on its task, a change of its task's status, its claim
  * lost, a blocker of its task finished. The session's cursor (session_state.cursor_seq, the one
  * arbeit_resume advances) moves past everything read, so each piece of news is told once.
  */
@@ -16,12 +17,12 @@ export interface NewsItem {
   seq: number;
   task_id: string;
   text: string;
+  /** A person's word on the task (a user_input, most often the answer to a question): never left out. */
+  answer?: true;
 }
 
 const EVENTS_READ = 100;
-const CONTENT_CHARS = 400;
 
-const clip = (text: string) => (text.length <= CONTENT_CHARS ? text : `${text.slice(0, CONTENT_CHARS - 1)}…`);
 const who = (event: ArbeitEvent) => event.agent ?? event.session_id ?? "someone";
 const statusTo = (event: ArbeitEvent): string | undefined => {
   const changes = event.payload.changes as Record<string, { to?: unknown }> | undefined;
@@ -41,7 +42,7 @@ function newsOf(
   if (event.task_id === taskId) {
     switch (event.event_type) {
       case "context_added":
-        return `${who(event)} added a ${String(payload.type)} to ${taskId}: ${clip(String(payload.content))}`;
+        return `${who(event)} added a ${String(payload.type)} to ${taskId}: ${clipText(String(payload.content))}`;
       case "task_updated": {
         const status = statusTo(event);
         return status ? `${who(event)} set ${taskId} to ${status}.` : undefined;
@@ -69,8 +70,13 @@ export interface NewsOptions {
    * cursor when that is later.
    */
   after?: number;
-  /** Moves the session's cursor past what was read (default true): hooks keep no state of their own. */
-  advance?: boolean;
+  /**
+   * Moves the session's cursor past what was read (default true): hooks keep no state of their
+   * own. `"when-told"`: reads without the write lock, and moves the cursor only when there is news
+   * to tell, when the session has no cursor yet, or when more events came than one read takes (for
+   * a hook that runs after every tool call).
+   */
+  advance?: boolean | "when-told";
 }
 
 /** The news, oldest first, and the newest event seq looked at (a host's `after` for next time). */
@@ -79,26 +85,31 @@ export async function sessionNews(
   caller: Caller,
   options: NewsOptions = {},
 ): Promise<Result<{ news: NewsItem[]; seq: number }>> {
+  const advance = options.advance ?? true;
   // Moving the cursor is a write; a host that keeps its own place (every model call of an
   // OpenCode session) only reads, and takes no write lock.
-  if (options.advance ?? true) {
-    return mutate(deps, caller, async ({ tx, session, now }) => {
+  if (advance !== true) {
+    const read = await deps.store.read(async (tx) => {
+      const session = caller.session ?? agentSession(caller.agent);
       const state = await tx.sessionState(session);
-      const { looked, ...found } = await readNews(tx, caller, session, state, options.after);
-      // The cursor moves past what was read, and starts here for a session that never looked.
-      if (looked || !state) {
-        await tx.saveSessionState(
-          session,
-          { agent: state?.agent ?? caller.agent, cursor_seq: found.seq, focus_task_id: state?.focus_task_id ?? null },
-          now,
-        );
-      }
-      return ok(found);
+      return { state, ...(await readNews(tx, caller, session, state, options.after)) };
     });
+    const { state, looked: _, full, ...found } = read;
+    const quiet = found.news.length === 0 && !full && state !== undefined;
+    if (advance === false || quiet) return ok(found);
   }
-  return deps.store.read(async (tx) => {
-    const session = caller.session ?? agentSession(caller.agent);
-    const { looked: _, ...found } = await readNews(tx, caller, session, await tx.sessionState(session), options.after);
+  // Read again under the write lock: a step that ran meanwhile may have told this news already.
+  return mutate(deps, caller, async ({ tx, session, now }) => {
+    const state = await tx.sessionState(session);
+    const { looked, full: _, ...found } = await readNews(tx, caller, session, state, options.after);
+    // The cursor moves past what was read, and starts here for a session that never looked.
+    if (looked || !state) {
+      await tx.saveSessionState(
+        session,
+        { agent: state?.agent ?? caller.agent, cursor_seq: found.seq, focus_task_id: state?.focus_task_id ?? null },
+        now,
+      );
+    }
     return ok(found);
   });
 }
@@ -109,25 +120,29 @@ async function readNews(
   session: string,
   state: SessionState | undefined,
   after: number | undefined,
-): Promise<{ news: NewsItem[]; seq: number; looked: boolean }> {
+): Promise<{ news: NewsItem[]; seq: number; looked: boolean; full: boolean }> {
   const current = await tx.maxEventSeq();
   const since = Math.max(after ?? -1, state?.cursor_seq ?? -1);
   // A session that never looked, and a host that has told it nothing, have no "since": it starts here.
-  if (since < 0) return { news: [], seq: current, looked: false };
+  if (since < 0) return { news: [], seq: current, looked: false, full: false };
   const taskId =
     (await workingFor(tx, session, caller.parents))?.task_id ??
     (await tx.lastWorkedTask(session)) ??
     state?.focus_task_id;
-  if (!taskId || since >= current) return { news: [], seq: current, looked: false };
+  if (!taskId || since >= current) return { news: [], seq: current, looked: false, full: false };
   const blockers = new Set((await tx.blockers(taskId)).map((task) => task.id));
-  const { events } = await tx.eventsForTasks([taskId, ...blockers], since, EVENTS_READ);
+  const { events, total } = await tx.eventsForTasks([taskId, ...blockers], since, EVENTS_READ);
   const news: NewsItem[] = [];
   for (const event of events) {
+    if (event.task_id === taskId && isAnswerEvent(event, session)) {
+      news.push({ seq: event.seq, task_id: taskId, text: answerText(await answerOf(tx, event)), answer: true });
+      continue;
+    }
     const text =
       event.event_type === "claim_expired" && event.task_id === taskId && event.payload.session === session
         ? `This session's claim on ${taskId} ran out.`
         : newsOf(event, session, taskId, blockers);
     if (text) news.push({ seq: event.seq, task_id: event.task_id ?? taskId, text });
   }
-  return { news, seq: current, looked: true };
+  return { news, seq: current, looked: true, full: total > events.length };
 }

@@ -5,7 +5,7 @@ import { createArbeitHooks } from "../../src/opencode/plugin.js";
 import { SYSTEM_BRIEFING_TOKENS } from "../../src/opencode/system-prompt.js";
 import { openProject } from "../../src/service/project.js";
 import { tempDir } from "../helpers/temp.js";
-import { event, type Hooks, pluginProject, startTask, succeed, systemPrompt } from "./plugin-driver.js";
+import { call, event, type Hooks, pluginProject, startTask, succeed, systemPrompt } from "./plugin-driver.js";
 
 /** What the plugin adds to an OpenCode session's system prompts: its briefing, and news between steps. */
 
@@ -109,6 +109,51 @@ describe("the OpenCode plugin's system prompt", () => {
       assert.match(next[1]!, NEWS);
       assert.match(next[1]!, new RegExp(`build added a blocker to ${id}: CI is red$`));
       assert.deepEqual(await systemPrompt(hooks, "ses_main"), [briefing]);
+    });
+
+    it("tells the next call, once, of a person's answer to the session's question, with the question", async () => {
+      const id = await startTask(hooks);
+      const [briefing] = await systemPrompt(hooks, "ses_main");
+      const question = await succeed(hooks, "arbeit_context_add", {
+        task_id: id,
+        type: "blocker",
+        content: "Which DB?",
+      });
+      const { envelope } = await call(
+        hooks,
+        "arbeit_context_add",
+        { task_id: id, type: "user_input", content: "Use Postgres.", supersede_entry_id: question.entry.id },
+        "agent:human:alice",
+        "human:alice",
+      );
+      assert.equal(envelope.success, true, JSON.stringify(envelope));
+      assert.deepEqual(await systemPrompt(hooks, "ses_main"), [
+        briefing,
+        `Arbeit news since this session's last step: human:alice answered the question on ${id} ("Which DB?"): Use Postgres.`,
+      ]);
+      assert.deepEqual(await systemPrompt(hooks, "ses_main"), [briefing]);
+    });
+
+    it("never leaves a person's answer out, however much other news came after it", async () => {
+      const id = await startTask(hooks);
+      await systemPrompt(hooks, "ses_main");
+      await call(
+        hooks,
+        "arbeit_context_add",
+        { task_id: id, type: "user_input", content: "Keep it small." },
+        "agent:human:alice",
+        "human:alice",
+      );
+      for (let i = 0; i < 6; i++)
+        await succeed(hooks, "arbeit_context_add", { task_id: id, type: "note", content: `note ${i}` }, "ses_other");
+      const [, news] = await systemPrompt(hooks, "ses_main");
+      assert.match(
+        news!,
+        new RegExp(
+          `^Arbeit news since this session's last step: human:alice added a user_input to ${id}: Keep it small\\. `,
+        ),
+      );
+      assert.match(news!, /note 5 \(and 2 earlier\)$/);
     });
 
     it("tells nothing of the session's own changes, or of other tasks", async () => {
