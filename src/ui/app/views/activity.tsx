@@ -9,8 +9,18 @@ import { type Filters, filtersOf, type Route } from "../router.js";
 
 const PAGE = 100;
 
+/** What a task is called in an event that carries the whole task (created, deleted). */
+function taskTitle(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const title = (value as { title?: unknown }).title;
+  return typeof title === "string" ? title : undefined;
+}
+
 function payloadText(event: ArbeitEvent): string {
   const payload = event.payload ?? {};
+  // A whole task in the payload reads best as its title; its fields are on the task's page.
+  const title = taskTitle(payload.task);
+  if (title !== undefined) return `"${title}"`;
   const parts: string[] = [];
   for (const [key, value] of Object.entries(payload)) {
     if (value === null || value === undefined) continue;
