@@ -284,6 +284,60 @@ function browserSuite(engine: Engine) {
     assert.doesNotMatch(again.stdout + prompt.stdout, /1_000_000 is fine/);
   });
 
+  it("creates a task from the board, which the CLI then lists", async () => {
+    await open("Board", "board");
+    await page.getByText("New task").click();
+    const form = page.getByRole("form", { name: "New task" }).or(page.locator("details[open]"));
+    await form.getByLabel("Title").fill("Planned by a person");
+    await form.getByRole("button", { name: "Create task" }).click();
+    await page.locator('[data-view="board"]').getByText("Planned by a person").first().waitFor();
+    const titles = (await project.cli(["query", "tasks"])).tasks.map((task: { title: string }) => task.title);
+    assert.ok(titles.includes("Planned by a person"));
+  });
+
+  it("adds context and a dependency from the task page, through the tools", async () => {
+    await page.goto(`${dashboard.origin}/task/${ids.hostile}`);
+    await page.locator(`[data-view="task"]`).getByRole("heading", { name: HOSTILE }).waitFor();
+    const context = page.getByRole("form", { name: "Add context" });
+    await context.getByLabel("Context type").selectOption("decision");
+    await context.getByLabel("Content").fill("Escape every title");
+    await context.getByRole("button", { name: "Add context" }).click();
+    await page.locator('[data-view="task"]').getByText("Escape every title").first().waitFor();
+    const form = page.getByRole("form", { name: "Edit task" });
+    await form.getByLabel("Blocked by").fill(ids.lexer);
+    await form.getByRole("button", { name: "Save" }).click();
+    await page.locator('[data-view="task"]').getByRole("link", { name: "Write the lexer" }).first().waitFor();
+    const seen = await project.cli(["task", "get", ids.hostile, "--include", "context"]);
+    assert.deepEqual(seen.task.blocked_by, [ids.lexer]);
+    assert.equal(seen.context.at(-1).content, "Escape every title");
+  });
+
+  it("filters by text from the URL, and moves between views by keyboard", async () => {
+    await page.goto(`${dashboard.origin}/board?q=grammar`);
+    const board = page.locator('[data-view="board"]');
+    await board.locator(`[data-task-id="${ids.grammar}"]`).waitFor();
+    assert.equal(await board.locator(`[data-task-id="${ids.lexer}"]`).count(), 0);
+    assert.equal(await page.getByRole("searchbox", { name: "Search" }).inputValue(), "grammar");
+    await page.locator("body").click();
+    await page.keyboard.press("g");
+    await page.keyboard.press("t");
+    await page.locator('[data-view="tree"]').waitFor();
+    await page.keyboard.press("/");
+    assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.id), "filter-q");
+  });
+
+  it("breaks a claim on a person's word, and the event log records it", async () => {
+    await page.goto(`${dashboard.origin}/task/${ids.lexer}`);
+    await page.locator(`[data-view="task"]`).getByRole("heading", { name: "Write the lexer" }).waitFor();
+    await page.getByRole("button", { name: `Break claim on ${ids.lexer}` }).click();
+    const dialogOrDone = page.getByRole("button", { name: `Break claim on ${ids.lexer}` });
+    await dialogOrDone.waitFor({ state: "detached", timeout: 10_000 });
+    const seen = await project.cli(["task", "get", ids.lexer, "--include", "recent_events"]);
+    assert.equal(seen.task.claim_session, null);
+    const released = seen.recent_events.find((event: { event_type: string }) => event.event_type === "claim_released");
+    assert.equal(released.agent, "human:alice");
+  });
+
   it("sent no request anywhere but its own server", () => {
     assert.deepEqual(foreign, []);
   });
