@@ -188,10 +188,14 @@ export async function runDashboardBench(options: Options): Promise<void> {
       const start = Date.now();
       await service.createTask({ title, priority: 0 }, { session: "ses-other", agent: "other" });
       // A function, not a string: the page's CSP allows no eval.
-      await page.waitForFunction((text) => (globalThis as unknown as PageGlobals).document.body.textContent?.includes(text), title, {
-        polling: "raf",
-        timeout: 30_000,
-      });
+      await page.waitForFunction(
+        (text) => (globalThis as unknown as PageGlobals).document.body.textContent?.includes(text),
+        title,
+        {
+          polling: "raf",
+          timeout: 30_000,
+        },
+      );
       latencies.push(Date.now() - start);
     }
     await store.close();
@@ -209,7 +213,8 @@ export async function runDashboardBench(options: Options): Promise<void> {
     for (let i = 1; i < options.pages; i++) {
       const another = await context.newPage();
       await another.goto(`${server.origin}/board`);
-      await another.waitForSelector('[data-view="board"] [data-task-id]', { timeout: 60_000 });
+      // A page in the background may not paint: drawn (attached) is what counts here.
+      await another.waitForSelector('[data-view="board"] [data-task-id]', { state: "attached", timeout: 120_000 });
       pages.push(another);
     }
     await new Promise((resolve) => setTimeout(resolve, 2000));

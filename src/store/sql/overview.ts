@@ -1,7 +1,7 @@
 import type { ArbeitEvent, ContextEntry, RiskLevel, TaskStatus, TaskType } from "../../domain/types.js";
 import { type RawRow, toContext, toEvent } from "../rows.js";
 import type { SqlDb, SqlValue } from "./database.js";
-import { blockedExpression } from "./task-columns.js";
+import { UNFINISHED } from "./task-columns.js";
 
 /**
  * Whole-project reads for a person's overview (the dashboard): every task of a list at once with
@@ -56,14 +56,23 @@ export interface QuestionRow {
 const byList = (listId: string | undefined, column: string): { clause: string; params: SqlValue[] } =>
   listId === undefined ? { clause: "", params: [] } : { clause: `AND ${column} = ?`, params: [listId] };
 
-const TASKS = (list: string) => `SELECT t.id, t.list_id, t.title, t.type, t.status, t.priority, t.owner, t.risk,
-    t.impact, t.version, t.created_at, t.updated_at, t.claim_session, t.lease_expires_at, t.open_children,
-    (SELECT r.from_task_id FROM relationships r JOIN tasks p ON p.id = r.from_task_id
-       WHERE r.to_task_id = t.id AND r.type = 'parent_of' AND r.removed_at IS NULL AND p.deleted_at IS NULL) AS parent_id,
-    ${blockedExpression("t")} AS blocked,
-    (SELECT COUNT(*) FROM progress_items i WHERE i.task_id = t.id AND i.completed = 1) AS progress_done,
-    (SELECT COUNT(*) FROM progress_items i WHERE i.task_id = t.id) AS progress_total
-  FROM tasks t WHERE t.deleted_at IS NULL ${list}
+// One pass over each table, joined, rather than four subqueries per task: 10,000 tasks at once.
+const TASKS = (list: string) => `WITH parents AS (
+    SELECT r.to_task_id AS id, r.from_task_id AS parent_id FROM relationships r JOIN tasks p ON p.id = r.from_task_id
+    WHERE r.type = 'parent_of' AND r.removed_at IS NULL AND p.deleted_at IS NULL),
+  waiting AS (
+    SELECT DISTINCT r.to_task_id AS id FROM relationships r JOIN tasks b ON b.id = r.from_task_id
+    WHERE r.type = 'blocks' AND r.removed_at IS NULL AND b.deleted_at IS NULL AND b.status IN ${UNFINISHED}),
+  progress AS (SELECT i.task_id, SUM(i.completed) AS done, COUNT(*) AS total FROM progress_items i GROUP BY i.task_id)
+  SELECT t.id, t.list_id, t.title, t.type, t.status, t.priority, t.owner, t.risk, t.impact, t.version, t.created_at,
+    t.updated_at, t.claim_session, t.lease_expires_at, t.open_children, pa.parent_id,
+    CASE WHEN w.id IS NULL THEN 0 ELSE 1 END AS blocked,
+    COALESCE(pr.done, 0) AS progress_done, COALESCE(pr.total, 0) AS progress_total
+  FROM tasks t
+  LEFT JOIN parents pa ON pa.id = t.id
+  LEFT JOIN waiting w ON w.id = t.id
+  LEFT JOIN progress pr ON pr.task_id = t.id
+  WHERE t.deleted_at IS NULL ${list}
   ORDER BY t.priority, t.created_at, t.id`;
 
 const EDGES = (list: string) => `SELECT r.from_task_id, r.to_task_id FROM relationships r

@@ -22,7 +22,7 @@ function announceChange(seq: number): void {
     const newest = pending;
     pending = -1;
     for (const listener of changeListeners) listener(newest);
-  }, 150);
+  }, 50);
 }
 
 function setConnection(state: Connection): void {

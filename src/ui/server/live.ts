@@ -14,7 +14,7 @@ export class LiveFeed {
   #heartbeat: NodeJS.Timeout | undefined;
   #polling = false;
 
-  constructor(newest: () => Promise<number>, everyMs = 250) {
+  constructor(newest: () => Promise<number>, everyMs = 150) {
     this.#newest = newest;
     this.#everyMs = everyMs;
   }
