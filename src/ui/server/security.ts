@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { hostname, networkInterfaces } from "node:os";
 
 /**
  * The dashboard's three locks. A random token on every request keeps out other local users and
@@ -40,10 +41,20 @@ export function tokenSource(req: IncomingMessage, url: URL, token: string, port:
   return undefined;
 }
 
-/** The Host values this server answers to: its own address and port, under the loopback names. */
+const bracketed = (address: string) => (address.includes(":") && !address.startsWith("[") ? `[${address}]` : address);
+
+/**
+ * The Host values this server answers to: its own address and port, under the loopback names.
+ * Listening on every interface (0.0.0.0, ::), it answers to each of the machine's addresses and
+ * to its host name.
+ */
 export function allowedHosts(host: string, port: number): Set<string> {
-  const names = new Set([host, "127.0.0.1", "localhost", "[::1]"]);
-  if (host.includes(":") && !host.startsWith("[")) names.add(`[${host}]`);
+  const names = new Set([bracketed(host), "127.0.0.1", "localhost", "[::1]"]);
+  if (host === "0.0.0.0" || host === "::") {
+    names.add(hostname());
+    for (const addresses of Object.values(networkInterfaces()))
+      for (const { address } of addresses ?? []) names.add(bracketed(address));
+  }
   return new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
 }
 

@@ -1,0 +1,21 @@
+import assert from "node:assert/strict";
+import { hostname } from "node:os";
+import { describe, it } from "node:test";
+import { allowedHosts } from "../../src/ui/server/security.js";
+
+describe("the Host names a dashboard answers to", () => {
+  it("on loopback: its port under 127.0.0.1, localhost and [::1], nothing else", () => {
+    assert.deepEqual([...allowedHosts("127.0.0.1", 7341)].sort(), ["127.0.0.1:7341", "[::1]:7341", "localhost:7341"]);
+  });
+
+  it("on an IPv6 address: the address in brackets, as browsers send it", () => {
+    assert.ok(allowedHosts("fd00::5", 80).has("[fd00::5]:80"));
+  });
+
+  it("on every interface: also the machine's name and its own addresses, never a stranger's name", () => {
+    const hosts = allowedHosts("0.0.0.0", 8080);
+    assert.ok(hosts.has(`${hostname().toLowerCase()}:8080`));
+    assert.ok(hosts.has("127.0.0.1:8080"));
+    assert.ok(!hosts.has("attacker.example:8080"));
+  });
+});
