@@ -1,4 +1,5 @@
 import { criticalPath, topBottlenecks } from "../domain/graph.js";
+import type { OverviewRow } from "../store/sql/overview.js";
 import type { TaskStore } from "../store/task-store.js";
 import type { ActivityView, AgentsView, InboxView, Overview, OverviewTask } from "./views.js";
 
@@ -13,48 +14,64 @@ const LIVE_WINDOW_MS = 60 * 60 * 1000;
 export const ACTIVITY_PAGE = 100;
 const ACTIVITY_MAX = 500;
 
-export async function readOverview(store: TaskStore, listId?: string): Promise<Overview> {
+/** More events than this since a page's overview, and it gets the whole overview again. */
+const PARTIAL_EVENTS_MAX = 2000;
+
+function card(row: OverviewRow, now: string): OverviewTask {
+  const claimed = row.lease_expires_at !== null && row.lease_expires_at > now;
+  return {
+    id: row.id,
+    list_id: row.list_id,
+    title: row.title,
+    type: row.type,
+    status: row.status,
+    priority: row.priority,
+    owner: row.owner,
+    parent_id: row.parent_id,
+    risk: row.risk,
+    impact: row.impact,
+    version: row.version,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    claim: claimed && row.claim_session ? { session: row.claim_session, until: row.lease_expires_at! } : null,
+    // What any agent could start now: open, nothing unfinished before it, held by nobody.
+    ready: row.status === "open" && !row.blocked && row.open_children === 0 && !claimed,
+    blocked: row.blocked,
+    progress: { done: row.progress_done, total: row.progress_total },
+  };
+}
+
+/**
+ * The overview of one list (or all), in one read. Given `since` (the seq of an overview the
+ * caller holds), only the tasks whose cards may have changed after it, so that a page at 10,000
+ * tasks redraws what changed without reading everything again.
+ */
+export async function readOverview(store: TaskStore, listId?: string, since?: number): Promise<Overview> {
   return store.read(async (tx) => {
     const now = tx.databaseNow();
-    const [rows, edges, lists, open, seq] = [
-      await tx.overviewTasks(listId),
-      await tx.overviewEdges(listId),
-      await tx.listIds(),
-      await tx.blockEdges(listId === undefined ? {} : { list_id: listId }),
-      await tx.maxEventSeq(),
-    ];
-    const tasks: OverviewTask[] = rows.map((row) => {
-      const claimed = row.lease_expires_at !== null && row.lease_expires_at > now;
-      return {
-        id: row.id,
-        list_id: row.list_id,
-        title: row.title,
-        type: row.type,
-        status: row.status,
-        priority: row.priority,
-        owner: row.owner,
-        parent_id: row.parent_id,
-        risk: row.risk,
-        impact: row.impact,
-        version: row.version,
-        created_at: row.created_at,
-        updated_at: row.updated_at,
-        claim: claimed && row.claim_session ? { session: row.claim_session, until: row.lease_expires_at! } : null,
-        // What any agent could start now: open, nothing unfinished before it, held by nobody.
-        ready: row.status === "open" && !row.blocked && row.open_children === 0 && !claimed,
-        blocked: row.blocked,
-        progress: { done: row.progress_done, total: row.progress_total },
-      };
-    });
-    return {
+    const seq = await tx.maxEventSeq();
+    const scope = listId === undefined ? {} : { list_id: listId };
+    const open = await tx.blockEdges(scope);
+    const graph = {
       seq,
       now,
-      lists,
-      tasks,
-      edges,
+      lists: await tx.listIds(),
+      edges: await tx.overviewEdges(listId),
       critical_path: criticalPath(open),
       bottlenecks: topBottlenecks(open, BOTTLENECKS_SHOWN).map(({ id, blocks }) => ({ id, blocks })),
     };
+    if (since !== undefined && since <= seq && seq - since <= PARTIAL_EVENTS_MAX) {
+      const ids = await tx.overviewChangedSince(since);
+      const rows = (await tx.overviewTasksById(ids)).filter((row) => listId === undefined || row.list_id === listId);
+      const kept = new Set(rows.map((row) => row.id));
+      return {
+        ...graph,
+        partial: true,
+        tasks: rows.map((row) => card(row, now)),
+        removed: ids.filter((id) => !kept.has(id)),
+      };
+    }
+    return { ...graph, tasks: (await tx.overviewTasks(listId)).map((row) => card(row, now)) };
   });
 }
 

@@ -31,14 +31,23 @@ export interface OverviewTask {
   progress: { done: number; total: number };
 }
 
-/** GET /api/overview?list=<id>: every task (of one list, or all), and the graph over them. */
+/**
+ * GET /api/overview?list=<id>: every task (of one list, or all), and the graph over them.
+ * With `&since=<seq>` (the seq of an overview the page holds), only what changed after it:
+ * `changed` replaces those tasks, `removed` drops tasks deleted or moved to another list.
+ */
 export interface Overview {
   seq: number;
   /** The database's clock when read: leases count down from it. */
   now: string;
   lists: string[];
+  /** Every task; in an answer to `since`, only the tasks that changed. */
   tasks: OverviewTask[];
-  /** Live `blocks` edges among these tasks: [blocker, blocked]. */
+  /** Set in an answer to `since`: ids of tasks to drop (deleted, or now in another list). */
+  removed?: string[];
+  /** True in an answer to `since`: merge `tasks` and `removed` into the overview of that seq. */
+  partial?: boolean;
+  /** Live `blocks` edges among these tasks: [blocker, blocked] (always all of them). */
   edges: Array<[string, string]>;
   /** The longest chain of unfinished blocks edges, first task first. */
   critical_path: string[];

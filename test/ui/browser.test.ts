@@ -222,6 +222,19 @@ function browserSuite(engine: Engine) {
     assert.equal(navigations, before, "the page did not reload");
   });
 
+  it("frees the task a blocker held up when the blocker is finished elsewhere, without a reload", async () => {
+    const blocker = (await project.cli(["task", "create", "--title", "Choose the license"])).task.id;
+    const held = (await project.cli(["task", "create", "--title", "Publish the package", "--blocked-by", blocker])).task
+      .id;
+    const card = page.locator(`[data-view="board"] [data-task-id="${held}"]`);
+    await card.getByText("blocked").waitFor({ timeout: 10_000 });
+    const before = navigations;
+    await project.cli(["task", "update", blocker, "--status", "cancelled"]);
+    await card.getByText("ready").waitFor({ timeout: 10_000 });
+    assert.equal(await card.getByText("blocked").count(), 0);
+    assert.equal(navigations, before, "the page did not reload");
+  });
+
   it("makes an edit in the page that `arbeit task get` then shows, as human:<name>", async () => {
     await page.goto(`${dashboard.origin}/task/${ids.grammar}`);
     const form = page.getByRole("form", { name: "Edit task" });

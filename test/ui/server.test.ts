@@ -199,6 +199,32 @@ function dashboardSuite(engine: Engine) {
     assert.ok(overview.tasks.some((task: { title: string }) => task.title === "Made elsewhere"));
   });
 
+  it("answers `since` with only the cards that changed, their linked tasks included", async () => {
+    const blocker = (await project.cli(["task", "create", "--title", "Pick a format"])).task.id;
+    const waiting = (await project.cli(["task", "create", "--title", "Write the reader", "--blocked-by", blocker])).task
+      .id;
+    const doomed = (await project.cli(["task", "create", "--title", "Short-lived"])).task.id;
+    const before = (await http(dashboard, "/api/overview")).json.data;
+    assert.equal(before.tasks.find((task: { id: string }) => task.id === waiting).blocked, true);
+
+    await project.cli(["task", "update", blocker, "--status", "cancelled"]);
+    await project.cli(["task", "delete", doomed]);
+    const part = (await http(dashboard, `/api/overview?since=${before.seq}`)).json.data;
+    assert.equal(part.partial, true);
+    // The blocker changed; the task it held up reads differently though no event names it.
+    assert.deepEqual(part.tasks.map((task: { id: string }) => task.id).sort(), [blocker, waiting].sort());
+    const freed = part.tasks.find((task: { id: string }) => task.id === waiting);
+    assert.equal(freed.blocked, false);
+    assert.equal(freed.ready, true);
+    assert.deepEqual(part.removed, [doomed]);
+    // Merged, it is the whole overview read now.
+    const whole = (await http(dashboard, "/api/overview")).json.data;
+    const changed = new Set([...part.tasks.map((task: { id: string }) => task.id), ...part.removed]);
+    const merged = [...before.tasks.filter((task: { id: string }) => !changed.has(task.id)), ...part.tasks];
+    const byId = (tasks: Array<{ id: string }>) => [...tasks].sort((a, b) => a.id.localeCompare(b.id));
+    assert.deepEqual(byId(merged), byId(whole.tasks));
+  });
+
   it("read-only: shows everything and refuses every change", async () => {
     const readOnly = await startDashboard(project.dir, { env: project.env, args: ["--read-only"] });
     try {

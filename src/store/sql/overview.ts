@@ -1,6 +1,7 @@
 import type { ArbeitEvent, ContextEntry, RiskLevel, TaskStatus, TaskType } from "../../domain/types.js";
 import { type RawRow, toContext, toEvent } from "../rows.js";
 import type { SqlDb, SqlValue } from "./database.js";
+import { perDialect } from "./dialect.js";
 import { UNFINISHED } from "./task-columns.js";
 
 /**
@@ -75,6 +76,17 @@ const TASKS = (list: string) => `WITH parents AS (
   WHERE t.deleted_at IS NULL ${list}
   ORDER BY t.priority, t.created_at, t.id`;
 
+const CHANGED_SINCE = `SELECT DISTINCT task_id FROM events WHERE seq > ? AND task_id IS NOT NULL`;
+
+// Both ends of every link of the given tasks, live or removed: a change to one end can change the
+// other's derived fields (a parent's open children, a blocked task's blocker finished).
+const ADJACENT = perDialect(
+  (d) => `SELECT from_task_id, to_task_id FROM relationships WHERE ${d.inList("from_task_id")}
+  UNION SELECT from_task_id, to_task_id FROM relationships WHERE ${d.inList("to_task_id")}`,
+);
+
+const TASKS_BY_ID = perDialect((d) => TASKS(`AND ${d.inList("t.id")}`));
+
 const EDGES = (list: string) => `SELECT r.from_task_id, r.to_task_id FROM relationships r
   JOIN tasks a ON a.id = r.from_task_id JOIN tasks b ON b.id = r.to_task_id
   WHERE r.type = 'blocks' AND r.removed_at IS NULL AND a.deleted_at IS NULL AND b.deleted_at IS NULL ${list}
@@ -137,6 +149,13 @@ function toOverviewRow(row: RawRow): OverviewRow {
 /** The overview reads, as every store transaction offers them. */
 export interface OverviewReads {
   overviewTasks(listId?: string): Promise<OverviewRow[]>;
+  /** The live tasks among `ids`, whatever their list. */
+  overviewTasksById(ids: readonly string[]): Promise<OverviewRow[]>;
+  /**
+   * The tasks whose card may read differently since event `seq`: those the events name, and the
+   * tasks linked to them (either way, by any relationship).
+   */
+  overviewChangedSince(seq: number): Promise<string[]>;
   overviewEdges(listId?: string): Promise<Array<[string, string]>>;
   listIds(): Promise<string[]>;
   workingNow(): Promise<WorkingRow[]>;
@@ -155,6 +174,21 @@ export function overviewStatements(db: SqlDb): OverviewReads {
     async overviewTasks(listId?: string): Promise<OverviewRow[]> {
       const { clause, params } = byList(listId, "t.list_id");
       return (await db.all(TASKS(clause), ...params)).map(toOverviewRow);
+    },
+    async overviewTasksById(ids) {
+      if (ids.length === 0) return [];
+      return (await db.all(TASKS_BY_ID(db.dialect), db.dialect.listParam(ids))).map(toOverviewRow);
+    },
+    async overviewChangedSince(seq) {
+      const named = (await db.all(CHANGED_SINCE, seq)).map((row) => String(row.task_id));
+      if (named.length === 0) return [];
+      const ids = new Set(named);
+      const list = db.dialect.listParam(named);
+      for (const row of await db.all(ADJACENT(db.dialect), list, list)) {
+        ids.add(String(row.from_task_id));
+        ids.add(String(row.to_task_id));
+      }
+      return [...ids];
     },
     async overviewEdges(listId?: string): Promise<Array<[string, string]>> {
       const { clause, params } = byList(listId, "a.list_id");

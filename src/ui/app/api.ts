@@ -41,6 +41,11 @@ export function seqOf(data: unknown): number | undefined {
   return typeof data === "object" && data !== null ? SEQ_OF.get(data) : undefined;
 }
 
+/** Records that `data` includes the store's state up to `seq` (data built from several reads). */
+export function rememberSeq(data: object, seq: number): void {
+  SEQ_OF.set(data, seq);
+}
+
 /** GET a view's JSON. */
 export async function getJson<T>(path: string): Promise<T> {
   let response: Response;

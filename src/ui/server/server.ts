@@ -145,7 +145,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
         location: options.location,
         seq: await newestSeq(service.store),
       }) satisfies Me,
-    "/api/overview": (url) => readOverview(service.store, optionalText(url, "list")),
+    "/api/overview": (url) => readOverview(service.store, optionalText(url, "list"), optionalInt(url, "since")),
     "/api/agents": () => readAgents(service.store),
     "/api/inbox": () => readInbox(service.store),
     "/api/activity": (url) =>
