@@ -3,6 +3,7 @@ import { DEFAULT_PRIORITY, type TaskSummary } from "../domain/types.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import type { ResumePacket } from "../service/resume.js";
+import type { NewsOptions } from "../service/session-news.js";
 import { activeBriefingText, briefingText, KEEP_CURRENT } from "./briefing-text.js";
 import { oneLine } from "./text.js";
 
@@ -70,7 +71,7 @@ const memoryLines = (packet: ResumePacket) =>
 export async function sessionStartContext(
   service: ArbeitService,
   caller: Caller,
-  options: { advanceNews?: boolean } = {},
+  options: { advanceNews?: NewsOptions["advance"] } = {},
 ): Promise<{ text: string; seq: number }> {
   const { data: packet } = await service.resume({ max_tokens: SESSION_START_TOKENS, peek: true }, caller);
   const head = await sessionTaskText(service, caller);

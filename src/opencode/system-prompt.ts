@@ -78,14 +78,16 @@ export class SystemPrompts {
       try {
         if (!known) {
           // The briefing tells the session where things stand, up to `seq`; news is what comes after.
-          const start = await sessionStartContext(service, caller, { advanceNews: false });
+          const start = await sessionStartContext(service, caller, { advanceNews: "when-told" });
           const briefing = fitBriefing(start.text);
           const seq = start.seq;
           texts = [briefing];
           return { briefing, seq };
         }
-        // The plugin keeps its own place, so arbeit_resume still shows the session everything.
-        const { news, seq } = (await service.sessionNews(caller, { advance: false, after: known.seq })).data;
+        // The plugin keeps its own place between calls, and moves the session's cursor past what it
+        // tells: the next OpenCode process on this session (`opencode run --session`), whose
+        // briefing starts from the cursor, and arbeit_resume do not tell it again.
+        const { news, seq } = (await service.sessionNews(caller, { advance: "when-told", after: known.seq })).data;
         const line = newsLine(news);
         texts = line ? [known.briefing, line] : [known.briefing];
         return { briefing: known.briefing, seq };

@@ -15,6 +15,7 @@ import {
   type Message,
   type MessagesRequest,
   startFakeAnthropic,
+  systemText,
   type Turn,
   textOf,
   toolResults,
@@ -41,6 +42,7 @@ const RUN_TIMEOUT_MS = 60_000;
 const SUITE_TIMEOUT_MS = 8 * RUN_TIMEOUT_MS;
 const ALLOWED_TOOLS = ["mcp__arbeit__*", "Read", "Write", "Edit", "Bash"];
 const START_WORK = "mcp__arbeit__arbeit_task_start_work";
+const CONTEXT_ADD = "mcp__arbeit__arbeit_context_add";
 const CLAIM = "mcp__arbeit__arbeit_task_claim";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -62,6 +64,10 @@ const COMMIT_SUBJECT = "Add the rate limiter";
 const COMMIT_COMMAND = `git init -q && git add ${WRITTEN} && git -c user.name=Agent -c user.email=agent@example.com commit -m "${COMMIT_SUBJECT}"`;
 const FAILING_COMMAND = "cat no-such-file.txt";
 const HOOK_CONTEXT = "SessionStart hook additional context: ";
+/** The task a conversation asks a question on, the question (a blocker) and a person's answer. */
+const ASK_TASK = { title: "Pick the store for the rate buckets", intent: "Buckets must survive a restart" };
+const QUESTION = "QUESTION-7Q: Redis or Postgres for the buckets?";
+const ANSWER = "ANSWER-7Q: Postgres, we run it already.";
 
 const cannotRun = requirement("the real-Claude-Code end-to-end test", claudeMissing());
 
@@ -108,14 +114,27 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
   let project: string;
   let taskId: string;
   let raceTaskId: string;
+  let askTaskId: string;
+  /** The person's answer, given once, while the model thinks about the step after its question. */
+  let answering: Promise<void> | undefined;
   /** Conversation 1's session id (stream-json init), kept across --resume and /compact. */
   let sessionId: string;
   const runs: Partial<Record<"work" | "resume" | "compact" | "after", ClaudeRun>> = {};
   /** The API requests each run made, by run. */
   const requestsOf: Record<string, MessagesRequest[]> = {};
 
+  /** `human:alice` answers the question (the blocker entry in `blockerResult`) from the CLI. */
+  function personAnswers(blockerResult: string): Promise<void> {
+    answering ??= (async () => {
+      const blocker = envelopeOf(blockerResult).data.entry.id as string;
+      const answer = { task_id: askTaskId, type: "user_input", content: ANSWER, supersede_entry_id: blocker };
+      await arbeit("call", "arbeit_context_add", JSON.stringify(answer), "--agent", "human:alice");
+    })();
+    return answering;
+  }
+
   /** The scripted model: each turn is chosen from the prompt and the tool results that came back. */
-  function script(request: MessagesRequest): Turn {
+  function script(request: MessagesRequest): Turn | Promise<Turn> {
     const done = toolResults(request);
     const call = (id: string, name: string, input: Record<string, unknown>): Turn => ({ tools: [{ id, name, input }] });
     // Compaction (docs/claude-code-findings.md): only the text blocks of the last user message.
@@ -127,6 +146,19 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
       if (!done.has(`toolu_${key}_start`)) return call(`toolu_${key}_start`, START_WORK, { task_id: raceTaskId });
       if (!done.has(`toolu_${key}_claim`)) return call(`toolu_${key}_claim`, CLAIM, { task_id: raceTaskId });
       return { text: `${tag}-DONE` };
+    }
+    if (first.includes("ASK-PROMPT")) {
+      if (lastUserText(request).includes("ASK-AGAIN-PROMPT")) return { text: "ASK-AGAIN-DONE" };
+      if (!done.has("toolu_ask_start")) return call("toolu_ask_start", START_WORK, { task_id: askTaskId });
+      if (!done.has("toolu_ask_blocker")) {
+        return call("toolu_ask_blocker", CONTEXT_ADD, { task_id: askTaskId, type: "blocker", content: QUESTION });
+      }
+      // The person answers while the model works out its next step: a Read, whose PostToolUse tells it.
+      if (!done.has("toolu_ask_read")) {
+        const read = call("toolu_ask_read", "Read", { file_path: join(project, READ) });
+        return personAnswers(done.get("toolu_ask_blocker")!.text).then(() => read);
+      }
+      return { text: "ASK-DONE" };
     }
     const conversation = request.messages.map(messageText).join("\n");
     if (conversation.includes("AFTER-COMPACT-PROMPT")) return { text: "AFTER-DONE" };
@@ -450,6 +482,79 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     );
     // Conversation 1 still holds its own task.
     assert.equal((await getTask(taskId)).task.claim_session, sessionId);
+    assert.deepEqual(fake.errors, []);
+  });
+
+  it("a person answers the conversation's question between two of its tool calls: the next request carries the answer, and no later step repeats it", async () => {
+    askTaskId = (await arbeit("call", "arbeit_task_create", JSON.stringify(ASK_TASK))).task.id;
+    const { run, requests } = await claude("ASK-PROMPT: start the store task, ask which store to use, read router.ts.");
+    assertRunOk(run, "ask");
+    assert.equal(run.result.result, "ASK-DONE");
+    assertHooksClean(run, "ask");
+    assert.deepEqual(fake.errors, []);
+    assert.ok(answering, "the person answered");
+    const askSession = run.sessionId!;
+    assert.notEqual(askSession, sessionId);
+
+    // The question is the conversation's, the answer the person's, superseding it.
+    const added = await withStore((service) =>
+      service.store.read((tx) =>
+        tx.listEvents({ after_seq: 0, task_id: askTaskId, event_types: ["context_added"], limit: 20 }),
+      ),
+    );
+    const asked = added.filter((event) => ["blocker", "user_input"].includes(String(event.payload.type)));
+    assert.deepEqual(
+      asked.map((event) => [event.payload.type, event.payload.content, event.session_id, event.agent]),
+      [
+        ["blocker", QUESTION, askSession, "claude-code"],
+        ["user_input", ANSWER, "agent:human:alice", "human:alice"],
+      ],
+    );
+    assert.equal(asked[1]!.payload.supersedes, asked[0]!.entity_id);
+
+    const news = `human:alice answered the question on ${askTaskId} ("${QUESTION}"): ${ANSWER}`;
+    const copies = (request: MessagesRequest) =>
+      [systemText(request), ...request.messages.map(messageText)].join("\n").split(news).length - 1;
+    // The request the person answered during came before the news; every request after the Read
+    // (the next tool call) carries it once: PostToolUse:Read told it, and no other hook did.
+    const during = requests.filter(
+      (r) => toolResults(r).has("toolu_ask_blocker") && !toolResults(r).has("toolu_ask_read"),
+    );
+    assert.equal(during.length, 1);
+    assert.equal(copies(during[0]!), 0);
+    const afterRead = requests.filter((r) => toolResults(r).has("toolu_ask_read"));
+    assert.ok(afterRead.length >= 1, "a request after the Read");
+    for (const request of afterRead) {
+      assert.equal(copies(request), 1, request.messages.map(messageText).join("\n---\n").slice(-3000));
+    }
+    const told = run.events.filter((event) => event.subtype === "hook_response" && event.output?.includes(ANSWER));
+    assert.deepEqual(
+      told.map((event) => event.hook_name),
+      ["PostToolUse:Read"],
+    );
+    assert.equal(
+      JSON.parse(told[0].output).hookSpecificOutput.additionalContext,
+      `Arbeit: news since this session last looked:\n- ${news}`,
+    );
+
+    // The next prompt (the same conversation, --resume): no hook tells it again.
+    const next = await claude("ASK-AGAIN-PROMPT: anything else?", askSession);
+    assertRunOk(next.run, "ask again");
+    assert.equal(next.run.sessionId, askSession);
+    assert.equal(next.run.result.result, "ASK-AGAIN-DONE");
+    assertHooksClean(next.run, "ask again");
+    const hooks = next.run.events.filter((event) => event.subtype === "hook_response");
+    assert.ok(
+      hooks.some((event) => event.hook_name === "UserPromptSubmit"),
+      hooks.map((e) => e.hook_name).join(),
+    );
+    // SessionStart(resume) briefs it on the task, whose context now holds the answer; that is the
+    // task as it stands, not news told again.
+    for (const event of hooks) {
+      assert.equal(event.output?.includes("human:alice answered"), false, `${event.hook_name}: ${event.output}`);
+    }
+    assert.ok(next.requests.length >= 1);
+    for (const request of next.requests) assert.equal(copies(request), 1, "only the copy the history keeps");
     assert.deepEqual(fake.errors, []);
   });
 });

@@ -60,7 +60,8 @@ export interface Turn {
   inputTokens?: number;
 }
 
-export type Script = (request: MessagesRequest) => Turn;
+/** A script may take its time: an async turn holds the model's answer back until it settles. */
+export type Script = (request: MessagesRequest) => Turn | Promise<Turn>;
 
 export interface RecordedRequest {
   method: string;
@@ -180,7 +181,7 @@ export async function startFakeAnthropic(script: Script): Promise<FakeAnthropic>
       if (req.method === "POST" && path === "/v1/messages") {
         const request = body as MessagesRequest;
         requests.push(request);
-        sendTurn(res, request, script(request));
+        sendTurn(res, request, await script(request));
       } else if (req.method === "POST" && path === "/v1/messages/count_tokens") {
         sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
       } else if (req.method === "GET" && path.startsWith("/v1/models")) {

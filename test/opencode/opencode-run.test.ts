@@ -40,6 +40,12 @@ function opencodeWorks(): string | undefined {
 const cannotRun = requirement("the real-opencode tests", opencodeWorks());
 
 const allText = (request: ChatRequest) => request.messages.map(textOf).join("\n");
+/** The system messages' text: the plugin's briefing and news are in it. */
+const systemText = (request: ChatRequest) =>
+  request.messages
+    .filter((m) => m.role === "system")
+    .map(textOf)
+    .join("\n");
 
 /** A project holding Arbeit the way a user installs it: node_modules/arbeit (here, this repo). */
 function newProject(): OpencodeSandbox {
@@ -223,25 +229,20 @@ describe("OpenCode, real binary, scripted model", { skip: cannotRun }, () => {
     });
 
     it("briefs the session in its system prompt, afresh after the compaction, and each subagent on its own", () => {
-      const system = (r: ChatRequest) =>
-        r.messages
-          .filter((m) => m.role === "system")
-          .map(textOf)
-          .join("\n");
       const steps = model.requests.filter((r) => r.tools?.length);
       const before = steps.filter((r) => !allText(r).includes(SUMMARY) && !allText(r).includes(SUBAGENT));
       const after = steps.filter((r) => allText(r).includes(SUMMARY));
       assert.ok(before.length > 0 && after.length > 0);
       // The session started with no task at all; once compacted it is briefed on the one it took up.
-      for (const r of before) assert.match(system(r), /No open tasks: plan new work with arbeit_task_create\./);
+      for (const r of before) assert.match(systemText(r), /No open tasks: plan new work with arbeit_task_create\./);
       for (const r of after)
         assert.match(
-          system(r),
+          systemText(r),
           /Arbeit: this session is working on:\nTask tkt-[a-z0-9]{8} \[in_progress\] Greeting module/,
         );
       const subagent = steps.find((r) => allText(r).includes(SUBAGENT));
       assert.match(
-        system(subagent!),
+        systemText(subagent!),
         /Arbeit: the session that started this one is working on:\nTask tkt-[a-z0-9]{8} \[in_progress\] Greeting module/,
       );
     });
@@ -254,11 +255,6 @@ describe("OpenCode, real binary, scripted model", { skip: cannotRun }, () => {
     let taskId: string;
     const READY = /Ready to start:\n- (tkt-[a-z0-9]{8}) "Parse the config"/;
     const NEWS = "Arbeit news since this session's last step: reviewer added a note to";
-    const systemText = (request: ChatRequest) =>
-      request.messages
-        .filter((m) => m.role === "system")
-        .map(textOf)
-        .join("\n");
     const mainSteps = () => model.requests.filter((r) => r.tools?.length);
 
     before(async () => {
@@ -382,6 +378,99 @@ describe("OpenCode, real binary, scripted model", { skip: cannotRun }, () => {
       } finally {
         await service.close();
       }
+    });
+  });
+
+  describe("a person's answer to the session's question, told at its next step and never again", () => {
+    let sandbox: OpencodeSandbox;
+    let model: FakeModel;
+    let taskId: string;
+    let first: OpencodeRun;
+    let again: OpencodeRun;
+    /** The model's requests of each run. */
+    let firstSteps: ChatRequest[];
+    let againSteps: ChatRequest[];
+    let answered = false;
+    const QUESTION = "QUESTION-OC: YAML or TOML for the settings?";
+    const ANSWER = "ANSWER-OC: TOML, like the rest.";
+    const ANSWERED = "human:alice answered";
+    const lastUser = (request: ChatRequest) => textOf(request.messages.filter((m) => m.role === "user").at(-1)!);
+
+    before(async () => {
+      sandbox = newProject();
+      const project = sandbox.project;
+      writeFileSync(
+        join(project, "opencode.json"),
+        JSON.stringify(opencodeConfig({ plugin: ["./node_modules/arbeit"] })),
+      );
+      writeFileSync(join(project, "settings.md"), "# settings\n");
+      await arbeit(sandbox, ["init"]);
+      taskId = (await arbeit(sandbox, ["task", "create", "Load the settings", "--json"])).data.task.id;
+      model = await startFakeModel(async (request): Promise<Reply> => {
+        if (!request.tools?.length) return { text: "Settings" };
+        if (lastUser(request).includes("ASK-AGAIN")) return { text: "Nothing else." };
+        const calls = toolHistory(request);
+        const asked = calls.find((call) => call.name === "arbeit_context_add");
+        if (!calls.some((call) => call.name === "arbeit_task_start_work")) {
+          return { tool: "arbeit_task_start_work", args: { task_id: taskId } };
+        }
+        if (!asked)
+          return { tool: "arbeit_context_add", args: { task_id: taskId, type: "blocker", content: QUESTION } };
+        if (!calls.some((call) => call.name === "read")) {
+          // A person answers from the CLI while the model works out its next step (a read).
+          if (!answered) {
+            answered = true;
+            const blocker = JSON.parse(asked.result).data.entry.id;
+            const answer = { task_id: taskId, type: "user_input", content: ANSWER, supersede_entry_id: blocker };
+            await arbeit(sandbox, ["call", "arbeit_context_add", JSON.stringify(answer), "--agent", "human:alice"]);
+          }
+          return { tool: "read", args: { filePath: join(project, "settings.md") } };
+        }
+        return { text: "Read the settings." };
+      });
+      first = await runOpencode(sandbox, "Load the settings", { port: model.port, timeoutMs: RUN_TIMEOUT_MS });
+      firstSteps = model.requests.filter((r) => r.tools?.length);
+      const session = first.events[0]?.sessionID as string;
+      const from = model.requests.length;
+      // The same session, a new prompt, a new OpenCode process (and plugin).
+      again = await runOpencode(sandbox, "ASK-AGAIN: anything else?", {
+        port: model.port,
+        timeoutMs: RUN_TIMEOUT_MS,
+        args: ["--session", session],
+      });
+      againSteps = model.requests.slice(from).filter((r) => r.tools?.length);
+    });
+
+    after(async () => {
+      await model?.close();
+      sandbox?.cleanup();
+    });
+
+    it("the step after the answer has it in its system prompt, with the question it answers", () => {
+      assertRan(first, model);
+      assert.ok(answered, "the person answered");
+      const during = firstSteps.filter((step) => {
+        const names = toolHistory(step).map((call) => call.name);
+        return names.includes("arbeit_context_add") && !names.includes("read");
+      });
+      assert.equal(during.length, 1);
+      assert.equal(systemText(during[0]!).includes(ANSWERED), false);
+      const next = firstSteps.find((step) => toolHistory(step).some((call) => call.name === "read"));
+      assert.ok(next, "a step after the read");
+      assert.ok(
+        systemText(next).includes(
+          `Arbeit news since this session's last step: human:alice answered the question on ${taskId} ("${QUESTION}"): ${ANSWER}`,
+        ),
+        systemText(next),
+      );
+    });
+
+    it("no other step of the run, nor of the next run in the same session, is told it again", () => {
+      assertRan(again, model);
+      assert.equal(again.events[0]?.sessionID, first.events[0]?.sessionID, "the same session");
+      assert.ok(againSteps.length >= 1, "the next run asked the model");
+      const told = [...firstSteps, ...againSteps].filter((step) => systemText(step).includes(ANSWERED));
+      assert.equal(told.length, 1, told.map(systemText).join("\n---\n"));
     });
   });
 

@@ -18,6 +18,9 @@ describe("the OpenCode plugin's system prompt", () => {
     ({ hooks } = project);
   });
 
+  /** `human:alice` adds a user_input (a person's word) to the task. */
+  const personSays = (id: string, content: string) =>
+    call(hooks, "arbeit_context_add", { task_id: id, type: "user_input", content }, "agent:human:alice", "human:alice");
   const child = (id: string, parentID: string) =>
     event(hooks, { type: "session.created", properties: { info: { id, parentID } } });
 
@@ -134,16 +137,24 @@ describe("the OpenCode plugin's system prompt", () => {
       assert.deepEqual(await systemPrompt(hooks, "ses_main"), [briefing]);
     });
 
+    it("does not tell the answer again after an OpenCode restart on the same session (the told news moved its cursor)", async () => {
+      const id = await startTask(hooks);
+      await systemPrompt(hooks, "ses_main");
+      await personSays(id, "Use Postgres.");
+      const [, news] = await systemPrompt(hooks, "ses_main");
+      assert.match(news!, /human:alice added a user_input to tkt-\w+: Use Postgres\.$/);
+      await hooks.dispose!();
+      project.hooks = hooks = await createArbeitHooks({ directory: project.dir }, {}, {});
+      const [briefing, ...rest] = await systemPrompt(hooks, "ses_main");
+      assert.deepEqual(rest, []);
+      assert.doesNotMatch(briefing!, /Changed since this session last looked/);
+      assert.deepEqual((await succeed(hooks, "arbeit_resume", {})).answers, []);
+    });
+
     it("never leaves a person's answer out, however much other news came after it", async () => {
       const id = await startTask(hooks);
       await systemPrompt(hooks, "ses_main");
-      await call(
-        hooks,
-        "arbeit_context_add",
-        { task_id: id, type: "user_input", content: "Keep it small." },
-        "agent:human:alice",
-        "human:alice",
-      );
+      await personSays(id, "Keep it small.");
       for (let i = 0; i < 6; i++)
         await succeed(hooks, "arbeit_context_add", { task_id: id, type: "note", content: `note ${i}` }, "ses_other");
       const [, news] = await systemPrompt(hooks, "ses_main");
