@@ -63,6 +63,23 @@ export interface Task {
   updated_at: string;
 }
 
+/** The fields of a task that a person's overview (a card on the board) shows as they are. */
+export type CardField =
+  | "id"
+  | "list_id"
+  | "title"
+  | "type"
+  | "status"
+  | "priority"
+  | "owner"
+  | "parent_id"
+  | "risk"
+  | "impact"
+  | "version"
+  | "created_at"
+  | "updated_at"
+  | "blocked";
+
 /**
  * A task as listings return it: what an agent chooses and acts by, and nothing that is null,
  * empty, false or at its default (priority 2, the default list), so that a long list stays cheap

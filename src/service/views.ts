@@ -1,4 +1,4 @@
-import type { ArbeitEvent, ContextEntry, RiskLevel, TaskStatus, TaskType } from "../domain/types.js";
+import type { ArbeitEvent, CardField, ContextEntry, Task, TaskStatus } from "../domain/types.js";
 
 /**
  * What a person supervising agents reads, view by view (the dashboard's board, tree, graph,
@@ -6,27 +6,12 @@ import type { ArbeitEvent, ContextEntry, RiskLevel, TaskStatus, TaskType } from 
  * the page, compiled for the browser, can share them.
  */
 
-/** A task as the board, tree and graph draw it. */
-export interface OverviewTask {
-  id: string;
-  list_id: string;
-  title: string;
-  type: TaskType | null;
-  status: TaskStatus;
-  priority: number;
-  owner: string | null;
-  parent_id: string | null;
-  risk: RiskLevel | null;
-  impact: RiskLevel | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
+/** A task as the board, tree and graph draw it (`blocked`: it waits on an unfinished blocker). */
+export interface OverviewTask extends Pick<Task, CardField> {
   /** A live claim: held by `owner` through `session` until `until` (database time). */
   claim: { session: string; until: string } | null;
   /** Open, no unfinished blocker or child, no live claim: an agent could start it now. */
   ready: boolean;
-  /** Waits on an unfinished blocker. */
-  blocked: boolean;
   /** The task's own progress items. */
   progress: { done: number; total: number };
 }

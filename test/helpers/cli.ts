@@ -4,6 +4,16 @@ import { fileURLToPath } from "node:url";
 /** The built CLI, exactly as `npx arbeit` runs it (npm test builds it first). */
 export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
+/** Settings of the outer environment that must not reach a CLI a test starts, unless it gives them. */
+export const ARBEIT_SETTINGS = [
+  "ARBEIT_DB",
+  "ARBEIT_SESSION",
+  "ARBEIT_AGENT",
+  "ARBEIT_LIST",
+  "ARBEIT_DATABASE_URL",
+  "ARBEIT_DATABASE_SCHEMA",
+] as const;
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -18,15 +28,7 @@ export function runCli(
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...options.env };
-    for (const key of [
-      "ARBEIT_DB",
-      "ARBEIT_SESSION",
-      "ARBEIT_AGENT",
-      "ARBEIT_LIST",
-      "ARBEIT_DATABASE_URL",
-      "ARBEIT_DATABASE_SCHEMA",
-    ])
-      if (!options.env?.[key]) delete env[key];
+    for (const key of ARBEIT_SETTINGS) if (!options.env?.[key]) delete env[key];
     const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
-import { CLI, runCli } from "../helpers/cli.js";
+import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { requirement } from "../helpers/requirements.js";
 import { tempDir } from "../helpers/temp.js";
@@ -57,15 +57,7 @@ export function startDashboard(
   options: { args?: string[]; env?: Record<string, string> } = {},
 ): Promise<Dashboard> {
   const env: Record<string, string | undefined> = { ...process.env, ...options.env };
-  for (const key of [
-    "ARBEIT_DB",
-    "ARBEIT_SESSION",
-    "ARBEIT_AGENT",
-    "ARBEIT_LIST",
-    "ARBEIT_DATABASE_URL",
-    "ARBEIT_DATABASE_SCHEMA",
-  ])
-    if (!options.env?.[key]) delete env[key];
+  for (const key of ARBEIT_SETTINGS) if (!options.env?.[key]) delete env[key];
   const child: ChildProcess = spawn(process.execPath, [CLI, "ui", "--port", "0", ...(options.args ?? [])], {
     cwd,
     env,

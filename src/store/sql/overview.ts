@@ -1,4 +1,12 @@
-import type { ArbeitEvent, ContextEntry, RiskLevel, TaskStatus, TaskType } from "../../domain/types.js";
+import type {
+  ArbeitEvent,
+  CardField,
+  ContextEntry,
+  RiskLevel,
+  Task,
+  TaskStatus,
+  TaskType,
+} from "../../domain/types.js";
 import { type RawRow, toContext, toEvent } from "../rows.js";
 import type { SqlDb, SqlValue } from "./database.js";
 import { perDialect } from "./dialect.js";
@@ -10,24 +18,9 @@ import { UNFINISHED } from "./task-columns.js";
  * the event stream read backwards. Each is one statement, the same on both engines.
  */
 
-export interface OverviewRow {
-  id: string;
-  list_id: string;
-  title: string;
-  type: TaskType | null;
-  status: TaskStatus;
-  priority: number;
-  owner: string | null;
-  parent_id: string | null;
-  risk: RiskLevel | null;
-  impact: RiskLevel | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  claim_session: string | null;
-  lease_expires_at: string | null;
+/** A card's task fields, with what its derived flags are computed from. */
+export interface OverviewRow extends Pick<Task, CardField | "claim_session" | "lease_expires_at"> {
   open_children: number;
-  blocked: boolean;
   progress_done: number;
   progress_total: number;
 }
