@@ -235,6 +235,28 @@ function browserSuite(engine: Engine) {
     assert.equal(navigations, before, "the page did not reload");
   });
 
+  it("keeps eight tabs loading and live: a browser gives a server six connections, and the tabs share one stream", async () => {
+    const tabs: Page[] = [];
+    try {
+      for (let i = 0; i < 8; i++) {
+        const tab = await context.newPage();
+        await tab.goto(`${dashboard.origin}/board`);
+        await tab
+          .locator(`[data-view="board"] [data-task-id="${ids.grammar}"]`)
+          .waitFor({ state: "attached", timeout: 15_000 });
+        tabs.push(tab);
+      }
+      await project.cli(["task", "create", "--title", "Seen in every tab"]);
+      for (const tab of [page, ...tabs])
+        await tab
+          .locator('[data-view="board"]')
+          .getByText("Seen in every tab")
+          .waitFor({ state: "attached", timeout: 10_000 });
+    } finally {
+      for (const tab of tabs) await tab.close();
+    }
+  });
+
   it("makes an edit in the page that `arbeit task get` then shows, as human:<name>", async () => {
     await page.goto(`${dashboard.origin}/task/${ids.grammar}`);
     const form = page.getByRole("form", { name: "Edit task" });

@@ -34,24 +34,76 @@ function setConnection(state: Connection): void {
   if (state === "live" && wasOffline) announceChange(Number.POSITIVE_INFINITY);
 }
 
-export function startLive(): void {
-  if (typeof EventSource === "undefined") {
-    setConnection("offline");
-    return;
-  }
+/** What the tab holding the stream tells the dashboard's other tabs. */
+type LiveMessage = { type: "change"; seq: number } | { type: "connection"; state: Connection } | { type: "hello" };
+
+/**
+ * Opens the event stream and hands each notice to this tab (and, through `share`, to the others).
+ * The stream reconnects by itself after a break.
+ */
+function openStream(share: (message: LiveMessage) => void): void {
   const source = new EventSource("/api/live");
-  source.addEventListener("open", () => setConnection("live"));
+  const connected = (state: Connection) => {
+    setConnection(state);
+    share({ type: "connection", state });
+  };
+  source.addEventListener("open", () => connected("live"));
   source.addEventListener("change", (event) => {
-    setConnection("live");
+    connected("live");
     let seq = Number.POSITIVE_INFINITY;
     try {
       seq = Number((JSON.parse((event as MessageEvent<string>).data) as { seq: number }).seq);
     } catch {}
     announceChange(seq);
+    share({ type: "change", seq });
   });
-  source.addEventListener("error", () =>
-    setConnection(source.readyState === EventSource.CLOSED ? "offline" : "offline"),
-  );
+  source.addEventListener("error", () => connected("offline"));
+}
+
+/**
+ * Live notices for every open tab of this dashboard through ONE event stream. A browser keeps at
+ * most six connections to a server over HTTP/1.1, and an event stream holds one for good: with a
+ * stream per tab, the seventh tab could load nothing. So one tab (whichever holds the Web Lock)
+ * keeps the stream and passes each notice to the other tabs on a BroadcastChannel; when it
+ * closes, another tab takes the lock and the stream over.
+ */
+export function startLive(): void {
+  if (typeof EventSource === "undefined") {
+    setConnection("offline");
+    return;
+  }
+  const locks = (navigator as Navigator & { locks?: LockManager }).locks;
+  if (typeof BroadcastChannel === "undefined" || !locks) {
+    openStream(() => {});
+    return;
+  }
+  const channel = new BroadcastChannel(`arbeit-live:${location.host}`);
+  let leading = false;
+  channel.addEventListener("message", (event: MessageEvent<LiveMessage>) => {
+    const message = event.data;
+    if (message.type === "hello") {
+      if (leading) channel.postMessage({ type: "connection", state: connection } satisfies LiveMessage);
+    } else if (message.type === "connection") setConnection(message.state);
+    else if (message.type === "change") {
+      setConnection("live");
+      announceChange(message.seq);
+    }
+  });
+  const lead = (tookOver: boolean) => {
+    leading = true;
+    // Taking over from a tab that closed: notices between its end and this stream were missed.
+    if (tookOver) announceChange(Number.POSITIVE_INFINITY);
+    openStream((message) => channel.postMessage(message));
+    // Held until this tab closes: the lock's promise never settles.
+    return new Promise<void>(() => {});
+  };
+  // The first tab leads at once; any other waits for the lock, and takes over when it frees.
+  void locks.request("arbeit-live-stream", { ifAvailable: true }, (lock) => {
+    if (lock) return lead(false);
+    void locks.request("arbeit-live-stream", () => lead(true));
+    return undefined;
+  });
+  channel.postMessage({ type: "hello" } satisfies LiveMessage);
 }
 
 export function useConnection(): Connection {
