@@ -78,6 +78,7 @@ export async function readOverview(store: TaskStore, listId?: string, since?: nu
 export async function readAgents(store: TaskStore): Promise<AgentsView> {
   return store.read(async (tx) => {
     const now = tx.databaseNow();
+    const seq = await tx.maxEventSeq();
     const since = new Date(Date.parse(now) - LIVE_WINDOW_MS).toISOString();
     const [working, live, stale, heard] = [
       await tx.workingNow(),
@@ -125,12 +126,13 @@ export async function readAgents(store: TaskStore): Promise<AgentsView> {
         order(b).localeCompare(order(a)) ||
         a.session_id.localeCompare(b.session_id),
     );
-    return { now, sessions: listed, stale_claims: stale };
+    return { seq, now, sessions: listed, stale_claims: stale };
   });
 }
 
 export async function readInbox(store: TaskStore): Promise<InboxView> {
   return store.read(async (tx) => {
+    const seq = await tx.maxEventSeq();
     const questions = await tx.openQuestions();
     const working = new Map<string, string[]>();
     for (const { task } of questions) {
@@ -140,7 +142,10 @@ export async function readInbox(store: TaskStore): Promise<InboxView> {
           (await tx.workingOn(task.id)).map((work) => work.session_id),
         );
     }
-    return { questions: questions.map((question) => ({ ...question, working: working.get(question.task.id) ?? [] })) };
+    return {
+      seq,
+      questions: questions.map((question) => ({ ...question, working: working.get(question.task.id) ?? [] })),
+    };
   });
 }
 
@@ -150,9 +155,10 @@ export async function readActivity(
 ): Promise<ActivityView> {
   const limit = Math.min(Math.max(1, options.limit ?? ACTIVITY_PAGE), ACTIVITY_MAX);
   return store.read(async (tx) => {
+    const seq = await tx.maxEventSeq();
     const events = await tx.eventsBefore(options.before ?? null, limit, options.task_id);
     const last = events.at(-1);
-    return { events, next_before: events.length === limit && last ? last.seq : null };
+    return { seq, events, next_before: events.length === limit && last ? last.seq : null };
   });
 }
 

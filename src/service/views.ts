@@ -42,6 +42,8 @@ export interface Overview {
 
 /** GET /api/agents: who is working now. */
 export interface AgentsView {
+  /** The store's newest event when read: the view includes every change up to it. */
+  seq: number;
   now: string;
   sessions: Array<{
     session_id: string;
@@ -59,6 +61,8 @@ export interface AgentsView {
 
 /** GET /api/activity?before=<seq>&limit=<n>&task=<id>: the event stream, newest first. */
 export interface ActivityView {
+  /** The store's newest event when read. */
+  seq: number;
   events: ArbeitEvent[];
   /** Pass as `before` for the next (older) page; null at the start of history. */
   next_before: number | null;
@@ -66,6 +70,8 @@ export interface ActivityView {
 
 /** GET /api/inbox: every live blocker entry, a question for a person, oldest first. */
 export interface InboxView {
+  /** The store's newest event when read. */
+  seq: number;
   questions: Array<{
     entry: ContextEntry;
     task: { id: string; title: string; status: TaskStatus; list_id: string; version: number };

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ChildTransport } from "../helpers/child-transport.js";
 import { CLI } from "../helpers/cli.js";
 import { forEachEngine } from "./engines.js";
 
@@ -12,57 +11,6 @@ import { forEachEngine } from "./engines.js";
  * not JSON, JSON that is not JSON-RPC. Each gets a JSON-RPC error and a line on stderr, and the
  * server keeps serving the real SDK client on the same connection.
  */
-
-/** The SDK client's side of `arbeit mcp`, over the child's pipes, with raw writes allowed too. */
-class ChildTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  /** Every message the server sent, including answers to raw lines the client never sent. */
-  readonly seen: JSONRPCMessage[] = [];
-  #buffer = "";
-
-  constructor(readonly child: ChildProcessWithoutNullStreams) {}
-
-  async start(): Promise<void> {
-    this.child.stdout.setEncoding("utf8");
-    this.child.stdout.on("data", (chunk: string) => {
-      this.#buffer += chunk;
-      for (let end = this.#buffer.indexOf("\n"); end !== -1; end = this.#buffer.indexOf("\n")) {
-        const message = JSON.parse(this.#buffer.slice(0, end)) as JSONRPCMessage;
-        this.#buffer = this.#buffer.slice(end + 1);
-        this.seen.push(message);
-        // Answers to raw lines carry id null: they are for the test, not for the SDK client.
-        if ((message as { id?: unknown }).id !== null) this.onmessage?.(message);
-      }
-    });
-    this.child.on("close", () => this.onclose?.());
-  }
-
-  send(message: JSONRPCMessage): Promise<void> {
-    return this.raw(`${JSON.stringify(message)}\n`);
-  }
-
-  raw(text: string | Buffer): Promise<void> {
-    return new Promise((resolve, reject) =>
-      this.child.stdin.write(text, (error) => (error ? reject(error) : resolve())),
-    );
-  }
-
-  async close(): Promise<void> {
-    this.child.stdin.end();
-  }
-
-  /** Waits until the server has sent a message with id null beyond the first `count`. */
-  async nullAnswers(count: number): Promise<JSONRPCMessage[]> {
-    for (let i = 0; i < 600; i++) {
-      const answers = this.seen.filter((message) => (message as { id?: unknown }).id === null);
-      if (answers.length >= count) return answers;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`the server sent ${this.seen.length} messages, not the ${count} error answers expected`);
-  }
-}
 
 forEachEngine("the MCP server and a misbehaving client", (project) => {
   it("answers an oversized message, a non-JSON line and a non-JSON-RPC line with errors, and keeps serving", async () => {

@@ -2,48 +2,10 @@ import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ChildTransport } from "../helpers/child-transport.js";
 import { CLI, runCli } from "../helpers/cli.js";
 import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
-
-/**
- * The SDK client over the pipes of a server this test spawned itself: unlike the SDK's stdio
- * transport, which signals a server that is slow to go, it only ever closes stdin, so how the
- * process ended is the server's own doing.
- */
-class ChildTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  #buffer = "";
-
-  constructor(readonly child: ChildProcessWithoutNullStreams) {}
-
-  async start(): Promise<void> {
-    this.child.stdout.setEncoding("utf8");
-    this.child.stdout.on("data", (chunk: string) => {
-      this.#buffer += chunk;
-      for (let end = this.#buffer.indexOf("\n"); end !== -1; end = this.#buffer.indexOf("\n")) {
-        const message = JSON.parse(this.#buffer.slice(0, end)) as JSONRPCMessage;
-        this.#buffer = this.#buffer.slice(end + 1);
-        this.onmessage?.(message);
-      }
-    });
-    this.child.on("close", () => this.onclose?.());
-  }
-
-  send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve, reject) =>
-      this.child.stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve())),
-    );
-  }
-
-  async close(): Promise<void> {
-    this.child.stdin.end();
-  }
-}
 
 const POSTGRES_SKIP = await postgresSkip();
 

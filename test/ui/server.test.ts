@@ -199,6 +199,45 @@ function dashboardSuite(engine: Engine) {
     assert.ok(overview.tasks.some((task: { title: string }) => task.title === "Made elsewhere"));
   });
 
+  it("agents, inbox and activity: who works on what, the open questions, the event stream a page at a time", async () => {
+    const as = ["--session", "ses-worker-1", "--agent", "claude-code"];
+    const task = (await project.cli(["task", "create", "--title", "Port the tokenizer", ...as])).task
+      .id;
+    await project.cli(["task", "start-work", task, ...as]);
+    const asked = (await project.cli(["context", "add", task, "blocker", "Keep the old API?", ...as])).entry.id;
+
+    const agents = (await http(dashboard, "/api/agents")).json.data;
+    const worker = agents.sessions.find((entry: { session_id: string }) => entry.session_id === "ses-worker-1");
+    assert.equal(worker.agent, "claude-code");
+    assert.equal(worker.working.task_id, task);
+    assert.deepEqual(
+      worker.claims.map((claim: { task_id: string }) => claim.task_id),
+      [task],
+    );
+    assert.ok(Date.parse(worker.claims[0].until) > Date.parse(agents.now), "the lease is live");
+    assert.equal(worker.last_activity.event_type, "context_added");
+    assert.deepEqual(agents.stale_claims, []);
+
+    const inbox = (await http(dashboard, "/api/inbox")).json.data;
+    const question = inbox.questions.find((entry: { entry: { id: string } }) => entry.entry.id === asked);
+    assert.equal(question.entry.content, "Keep the old API?");
+    assert.deepEqual(question.asked_by, { agent: "claude-code", session: "ses-worker-1" });
+    assert.deepEqual(question.working, ["ses-worker-1"]);
+    assert.equal(question.task.title, "Port the tokenizer");
+
+    const newest = (await http(dashboard, "/api/activity?limit=2")).json.data;
+    assert.deepEqual(
+      newest.events.map((event: { event_type: string }) => event.event_type),
+      ["context_added", "work_started"],
+    );
+    assert.equal(newest.next_before, newest.events[1].seq);
+    const older = (await http(dashboard, `/api/activity?limit=2&before=${newest.next_before}`)).json.data;
+    assert.ok(older.events.every((event: { seq: number }) => event.seq < newest.next_before));
+    assert.equal((await http(dashboard, "/api/activity?before=-1")).json.error.code, "INVALID_ARGUMENT");
+    // Every view says which change it includes, read with it: the page reloads only for newer ones.
+    for (const view of [agents, inbox, newest]) assert.equal(view.seq, newest.events[0].seq);
+  });
+
   it("answers `since` with only the cards that changed, their linked tasks included", async () => {
     const blocker = (await project.cli(["task", "create", "--title", "Pick a format"])).task.id;
     const waiting = (await project.cli(["task", "create", "--title", "Write the reader", "--blocked-by", blocker])).task

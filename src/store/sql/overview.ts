@@ -132,8 +132,7 @@ function toOverviewRow(row: RawRow): OverviewRow {
     claim_session: text(row.claim_session),
     lease_expires_at: text(row.lease_expires_at),
     open_children: Number(row.open_children),
-    // SQLite answers 0/1, Postgres a boolean.
-    blocked: row.blocked === true || Number(row.blocked) === 1,
+    blocked: Number(row.blocked) === 1,
     progress_done: Number(row.progress_done),
     progress_total: Number(row.progress_total),
   };

@@ -30,20 +30,13 @@ function unwrap<T>(envelope: Envelope<T>): T {
   throw new ApiError(error.code, error.message, error.suggestions ?? []);
 }
 
-/** The store's newest event when the server began a read (X-Arbeit-Seq), by the data it answered. */
-const SEQ_OF = new WeakMap<object, number>();
-
 /**
- * The seq a read's data is at least as new as, when known: a live change at or below it is
- * already in the data, so the view need not load again.
+ * The seq a view's data includes every change up to (the server reads it in the same
+ * transaction), when the data says: a live notice at or below it needs no second load.
  */
 export function seqOf(data: unknown): number | undefined {
-  return typeof data === "object" && data !== null ? SEQ_OF.get(data) : undefined;
-}
-
-/** Records that `data` includes the store's state up to `seq` (data built from several reads). */
-export function rememberSeq(data: object, seq: number): void {
-  SEQ_OF.set(data, seq);
+  const seq = typeof data === "object" && data !== null ? (data as { seq?: unknown }).seq : undefined;
+  return typeof seq === "number" ? seq : undefined;
 }
 
 /** GET a view's JSON. */
@@ -54,10 +47,7 @@ export async function getJson<T>(path: string): Promise<T> {
   } catch {
     throw new ApiError("OFFLINE", "The dashboard's server cannot be reached.");
   }
-  const data = unwrap(await envelopeOf<T>(response));
-  const seq = Number(response.headers.get("X-Arbeit-Seq") ?? Number.NaN);
-  if (Number.isInteger(seq) && typeof data === "object" && data !== null) SEQ_OF.set(data, seq);
-  return data;
+  return unwrap(await envelopeOf<T>(response));
 }
 
 /** Calls a tool as the page's person; throws ApiError with the tool's code on failure. */

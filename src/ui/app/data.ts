@@ -1,6 +1,6 @@
 /** The overview (board, tree, graph): one load per list, shared helpers over its tasks. */
 import type { Overview, OverviewTask } from "../contract.js";
-import { getJson, rememberSeq } from "./api.js";
+import { getJson } from "./api.js";
 import { setServerNow } from "./common.js";
 import { type Resource, useResource } from "./live.js";
 
@@ -35,7 +35,6 @@ export function useOverview(list: string, enabled = true): Resource<Overview> {
       const answer = await getJson<Overview>(`/api/overview${search ? `?${search}` : ""}`);
       const overview = answer.partial && base ? merged(base, answer) : answer;
       held.set(list, overview);
-      rememberSeq(overview, overview.seq);
       setServerNow(overview.now);
       return overview;
     },

@@ -202,15 +202,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     }
     if (url.pathname === "/api/live") return live.add(res);
     const read = reads[url.pathname];
-    if (read) {
-      // Read before the data: the page's data includes at least this seq, so a live notice at or
-      // below it needs no second load.
-      const seq = await newestSeq(service.store);
-      const data = await read(url);
-      return send(res, 200, "application/json; charset=utf-8", JSON.stringify({ success: true, data }), {
-        "X-Arbeit-Seq": String(seq),
-      });
-    }
+    if (read) return sendJson(res, 200, { success: true, data: await read(url) });
     if (url.pathname.startsWith("/assets/")) {
       const asset = assets?.get(url.pathname.slice("/assets/".length));
       if (asset) return send(res, 200, asset.type, asset.body, { "Cache-Control": "no-cache" });
