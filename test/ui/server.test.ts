@@ -201,8 +201,7 @@ function dashboardSuite(engine: Engine) {
 
   it("agents, inbox and activity: who works on what, the open questions, the event stream a page at a time", async () => {
     const as = ["--session", "ses-worker-1", "--agent", "claude-code"];
-    const task = (await project.cli(["task", "create", "--title", "Port the tokenizer", ...as])).task
-      .id;
+    const task = (await project.cli(["task", "create", "--title", "Port the tokenizer", ...as])).task.id;
     await project.cli(["task", "start-work", task, ...as]);
     const asked = (await project.cli(["context", "add", task, "blocker", "Keep the old API?", ...as])).entry.id;
 
