@@ -16,7 +16,8 @@ const USAGE = `Usage: arbeit ui [--port N] [--host H] [--open] [--read-only] [--
 
 Serves a live dashboard of this project's tasks: board, tree, dependency graph, task detail,
 agents, activity and an inbox of agents' questions. The first line on stdout is the URL to open;
-it carries a random token, which the page then keeps in a cookie. Runs until interrupted (Ctrl-C).
+it carries a random token (after #), which the page keeps for that address only, never in a
+cookie. Runs until interrupted (Ctrl-C).
 
   --port N      port to listen on (default ${DEFAULT_PORT}, or a free one when that is taken; 0: any free port)
   --host H      address to listen on (default 127.0.0.1: only this machine can connect)

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -139,8 +141,48 @@ function browserSuite(engine: Engine) {
     await page.locator(`[data-view="${view}"]`).waitFor();
   };
 
-  it("keeps the token out of the address bar once the cookie holds it", () => {
-    assert.equal(new URL(page.url()).searchParams.get("token"), null);
+  it("keeps the token out of the address bar, and out of every cookie", async () => {
+    const shown = new URL(page.url());
+    assert.equal(shown.hash, "");
+    assert.equal(shown.searchParams.get("token"), null);
+    assert.ok(!page.url().includes(dashboard.token));
+    assert.deepEqual(await context.cookies(), []);
+  });
+
+  it("sends the token to no other server on this host: a page served from another port receives none", async () => {
+    // Another local server (a dev server, a notebook, another user's page): it records every header it is sent.
+    const seen: Array<Record<string, string | string[] | undefined>> = [];
+    const other = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end("<!doctype html><title>Another server</title><img src='/pixel.png'><p>hello</p>");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const tab = await context.newPage();
+    try {
+      const { port } = other.address() as AddressInfo;
+      await tab.goto(`http://127.0.0.1:${port}/`);
+      await tab.getByText("hello").waitFor();
+      await tab.evaluate(async () => {
+        await fetch("/fetched", { credentials: "include" });
+      });
+      assert.ok(seen.length >= 2, "the other server was visited");
+      for (const headers of seen) {
+        assert.equal(headers.cookie, undefined);
+        assert.ok(!JSON.stringify(headers).includes(dashboard.token), "no header carries the token");
+      }
+      assert.deepEqual(await context.cookies(), []);
+    } finally {
+      await tab.close();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it("answers an API request from the page without the Authorization header with 401", async () => {
+    const status = await page.evaluate(async () => (await fetch("/api/me", { credentials: "include" })).status);
+    assert.equal(status, 401);
+    const live = await page.evaluate(async () => (await fetch("/api/live", { credentials: "include" })).status);
+    assert.equal(live, 401);
   });
 
   it("board: a column per status, with derived ready and blocked", async () => {
@@ -397,13 +439,22 @@ function browserSuite(engine: Engine) {
     }
   });
 
-  it("refuses a visit without the token", async () => {
+  it("shows nothing to a browser that never opened the printed URL, and says what to open", async () => {
     const stranger = await browser.newContext();
     try {
       const visit = await stranger.newPage();
-      const response = await visit.goto(`${dashboard.origin}/board`);
-      assert.equal(response?.status(), 401);
+      const answers: number[] = [];
+      visit.on("response", (response) => {
+        if (new URL(response.url()).pathname.startsWith("/api/")) answers.push(response.status());
+      });
+      await visit.goto(`${dashboard.origin}/board`);
+      await visit.locator('[data-view="locked"]').getByText("Open the URL that arbeit ui printed").waitFor();
       assert.equal(await visit.locator('[data-view="board"]').count(), 0);
+      assert.ok(!((await visit.content()) ?? "").includes("Write the lexer"));
+      assert.ok(
+        answers.every((status) => status === 401),
+        `API answers: ${answers}`,
+      );
     } finally {
       await stranger.close();
     }
