@@ -156,6 +156,32 @@ describe("arbeit ui refuses malformed requests with its own refusal, never a 500
     assert.ok(!(await titles()).includes("Smuggled one"));
   });
 
+  it("a body that is not UTF-8, or not declared as JSON: refused, and nothing is written", async () => {
+    const post = `POST /api/tools/arbeit_task_create HTTP/1.1\r\n${host}${auth}`;
+    const body = Buffer.concat([Buffer.from('{"title":"Not UTF-8 '), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const bytes = await raw(
+      dashboard,
+      Buffer.concat([
+        Buffer.from(`${post}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`),
+        body,
+      ]),
+    );
+    assertRefused(bytes, 400, "INVALID_ARGUMENT");
+    const json = '{"title":"Not JSON typed"}';
+    const lookalike = await raw(
+      dashboard,
+      `${post}Content-Type: application/jsonp\r\nContent-Length: ${json.length}\r\n\r\n${json}`,
+    );
+    assertRefused(lookalike, 415, "INVALID_ARGUMENT");
+    const titles = (await project.cli(["query", "tasks"])).tasks.map((task: { title: string }) => task.title);
+    assert.ok(!titles.some((title: string) => title.startsWith("Not ")), titles.join(", "));
+  });
+
+  it("an Expect it cannot meet: 417 with the refusal", async () => {
+    const answer = await raw(dashboard, `GET /api/me HTTP/1.1\r\n${host}${auth}Expect: teapot\r\n\r\n`);
+    assertRefused(answer, 417, "INVALID_ARGUMENT");
+  });
+
   it("still answers a well-formed request on the same server afterwards", async () => {
     const answer = await raw(dashboard, `GET /api/me HTTP/1.1\r\n${host}${auth}Connection: close\r\n\r\n`);
     assert.equal(answer.status, 200);

@@ -64,9 +64,9 @@ const refuse = (res: ServerResponse, refusal: HttpRefusal) =>
   send(res, refusal.status, "application/json; charset=utf-8", refusal.body, refusal.headers);
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
-  const type = req.headers["content-type"] ?? "";
+  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   // A JSON body cannot be sent by a plain HTML form: one more wall against cross-site posts.
-  if (!type.toLowerCase().startsWith("application/json"))
+  if (type !== "application/json")
     throw new HttpRefusal(
       415,
       "INVALID_ARGUMENT",
@@ -95,7 +95,13 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
     req.once("end", () => resolve(chunks));
     req.once("error", () => reject(malformed("the body ended early.")));
   });
-  const text = Buffer.concat(chunks).toString("utf8");
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    // Bytes that are not UTF-8 would be stored as U+FFFD, silently changing what was sent.
+    throw malformed("the body is not UTF-8.");
+  }
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
@@ -230,6 +236,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     }
     socket.end(rawRefusal(parserRefusal(error)));
   });
+  // An Expect the server cannot meet (anything but 100-continue) gets the refusal, not Node's bare 417.
+  server.on("checkExpectation", (_req, res: ServerResponse) =>
+    refuse(res, new HttpRefusal(417, "INVALID_ARGUMENT", "This server meets no Expect but 100-continue.")),
+  );
   // CONNECT asks for a tunnel, which this server never opens (Node would drop it unanswered).
   server.on("connect", (_req, socket) => {
     socket.end(rawRefusal(methodRefused("GET, HEAD, POST")));
