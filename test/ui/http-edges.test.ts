@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { connect, createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { startDashboard as serveDashboard } from "../../src/ui/server/server.js";
 import { requirement } from "../helpers/requirements.js";
+import { openTestProject, type TestProject } from "../helpers/service.js";
 import { type Dashboard, startDashboard, type UiProject, uiProject } from "./harness.js";
 
 /**
@@ -18,8 +20,11 @@ interface RawAnswer {
   json: any;
 }
 
-/** Writes `text` to the dashboard's port as it is and reads the answer until the server closes. */
-function raw(dashboard: Dashboard, text: string | Buffer): Promise<RawAnswer> {
+/**
+ * Writes `text` to the dashboard's port as it is and reads the answer until the server closes.
+ * `hold`: the request is left unfinished (the socket stays open for writing).
+ */
+function raw(dashboard: { origin: string }, text: string | Buffer, hold = false): Promise<RawAnswer> {
   const { hostname, port } = new URL(dashboard.origin);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -44,7 +49,7 @@ function raw(dashboard: Dashboard, text: string | Buffer): Promise<RawAnswer> {
     });
     socket.write(text);
     // Half-close: the server answers what it has, then closes (keep-alive would hold it open).
-    socket.end();
+    if (!hold) socket.end();
   });
 }
 
@@ -249,5 +254,70 @@ describe("arbeit ui --port 80", { skip: await port80Skip() }, () => {
     assert.equal(created.status, 200, JSON.stringify(created.json));
     assert.equal(created.json.success, true);
     assert.match(dashboard.url, /^http:\/\/127\.0\.0\.1\/#token=/);
+  });
+});
+
+describe("a request that never finishes arriving", () => {
+  let project: TestProject;
+  let dashboard: Awaited<ReturnType<typeof serveDashboard>> & { origin: string };
+  let token: string;
+
+  before(async () => {
+    project = await openTestProject();
+    const started = await serveDashboard({
+      service: project.service,
+      person: "alice",
+      readOnly: false,
+      host: "127.0.0.1",
+      port: 0,
+      cwd: project.dir,
+      engine: "sqlite",
+      location: project.dbPath,
+      requestTimeoutMs: 1000,
+    });
+    const url = new URL(started.url);
+    token = new URLSearchParams(url.hash.slice(1)).get("token")!;
+    dashboard = Object.assign(started, { origin: url.origin });
+  });
+  after(async () => {
+    await dashboard?.close();
+    await project?.close();
+  });
+
+  it("is cut with a 408 refusal, headers or body, while a page's event stream stays open", {
+    timeout: 20_000,
+  }, async () => {
+    const notices: number[] = [];
+    const stream = request(new URL("/api/live", dashboard.origin), { headers: { Authorization: `Bearer ${token}` } });
+    const opened = new Promise<void>((resolve, reject) => {
+      stream.on("response", (res) => {
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          for (const match of chunk.matchAll(/data: (\{[^\n]*\})/g)) notices.push(JSON.parse(match[1]!).seq);
+          resolve();
+        });
+      });
+      stream.on("error", reject);
+    });
+    stream.end();
+    try {
+      await opened;
+      const host = `Host: ${new URL(dashboard.origin).host}\r\n`;
+      const body = await raw(
+        dashboard,
+        `POST /api/tools/arbeit_task_create HTTP/1.1\r\n${host}Authorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title":`,
+        true,
+      );
+      assertRefused(body, 408, "INVALID_ARGUMENT");
+      const headers = await raw(dashboard, `GET /api/me HTTP/1.1\r\n${host}`, true);
+      assertRefused(headers, 408, "INVALID_ARGUMENT");
+
+      // The stream outlived both cuts: it still reports the next change.
+      const before = notices.at(-1)!;
+      await project.ok("arbeit_task_create", { title: "After the cut" });
+      while (!notices.some((seq) => seq > before)) await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      stream.destroy();
+    }
   });
 });

@@ -33,6 +33,11 @@ export interface DashboardOptions {
   location: string;
   /** How often the live feed looks for changes. */
   pollMs?: number;
+  /**
+   * How long a request may take to arrive, headers and body (default 30 s). A page's event
+   * stream is not cut by it: its request is complete once its headers are in.
+   */
+  requestTimeoutMs?: number;
 }
 
 export interface Dashboard {
@@ -94,6 +99,8 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
     req.on("data", onData);
     req.once("end", () => resolve(chunks));
     req.once("error", () => reject(malformed("the body ended early.")));
+    // A connection closed mid-body (cut by the request timeout, say): nothing more will come.
+    req.once("close", () => reject(malformed("the body ended early.")));
   });
   let text: string;
   try {
@@ -212,21 +219,31 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     throw new HttpRefusal(404, "NOT_FOUND", `No such read: ${url.pathname}.`);
   }
 
-  // Without a Host header the handler refuses it in the dashboard's own words, not Node's.
-  const server = createServer({ requireHostHeader: false }, (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      if (error instanceof HttpRefusal) refuse(res, error);
-      else {
-        const envelope = failure(error);
-        const status = error instanceof ArbeitError ? 400 : 500;
-        sendJson(res, status, envelope);
-      }
-    });
-  });
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const server = createServer(
+    {
+      // Without a Host header the handler refuses it in the dashboard's own words, not Node's.
+      requireHostHeader: false,
+      // A request whose headers or body never finish would hold its connection for good.
+      requestTimeout,
+      headersTimeout: requestTimeout,
+      connectionsCheckingInterval: Math.min(requestTimeout / 2, 30_000),
+    },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        if (error instanceof HttpRefusal) refuse(res, error);
+        else {
+          const envelope = failure(error);
+          const status = error instanceof ArbeitError ? 400 : 500;
+          sendJson(res, status, envelope);
+        }
+      });
+    },
+  );
   // Requests Node's parser cannot read never reach the handler; they get a refusal all the same.
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
     const busy = (socket as { _httpMessage?: ServerResponse })._httpMessage?.headersSent;
@@ -244,8 +261,6 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   server.on("connect", (_req, socket) => {
     socket.end(rawRefusal(methodRefused("GET, HEAD, POST")));
   });
-  // A page's event stream stays open: the server must not time it out.
-  server.requestTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
