@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { hookPayload, runHook } from "../claude/hook-input.js";
 import { postgresSkip } from "../helpers/postgres.js";
+import { tempDir } from "../helpers/temp.js";
 import {
   chromiumSkip,
   type Dashboard,
@@ -465,3 +466,45 @@ describe("the dashboard in Chromium, on SQLite", { skip: chromiumSkip() }, () =>
 describe("the dashboard in Chromium, on Postgres", { skip: chromiumSkip() || (await postgresSkip()) }, () =>
   browserSuite("postgres"),
 );
+
+describe("arbeit ui --open", { skip: chromiumSkip() }, () => {
+  it("hands the browser a file only this user can read, not the token on a command line every user can see", async () => {
+    const project = await uiProject("sqlite");
+    // Stands in for the desktop's opener: it records the command line it was given.
+    const bin = tempDir("arbeit-opener-");
+    const record = join(bin.dir, "opened.txt");
+    for (const name of ["xdg-open", "open"]) {
+      writeFileSync(join(bin.dir, name), `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}'\n`);
+      chmodSync(join(bin.dir, name), 0o755);
+    }
+    const dashboard = await startDashboard(project.dir, {
+      env: { ...project.env, PATH: `${bin.dir}:${process.env.PATH}` },
+      args: ["--open"],
+    });
+    const browser = await launchChromium();
+    try {
+      while (!existsSync(record) || readFileSync(record, "utf8") === "")
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const args = readFileSync(record, "utf8").trim().split("\n");
+      assert.ok(!args.join(" ").includes(dashboard.token), `the command line carries the token: ${args}`);
+      assert.equal(args.length, 1, `${args}`);
+      const file = args[0]!;
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal(statSync(join(file, "..")).mode & 0o777, 0o700);
+
+      const page = await browser.newPage();
+      await page.goto(pathToFileURL(file).href);
+      await page.locator('[data-view="board"]').waitFor();
+      assert.equal(new URL(page.url()).origin, dashboard.origin);
+      assert.ok(!page.url().includes(dashboard.token));
+
+      await dashboard.stop();
+      assert.equal(existsSync(file), false, "the file goes when the server stops");
+    } finally {
+      await browser.close();
+      await dashboard.stop();
+      await project.close();
+      bin.cleanup();
+    }
+  });
+});
