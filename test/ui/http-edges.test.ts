@@ -187,6 +187,13 @@ describe("arbeit ui refuses malformed requests with its own refusal, never a 500
     assertRefused(answer, 417, "INVALID_ARGUMENT");
   });
 
+  it("HEAD of the event stream: its headers, then the end, not a stream held open", { timeout: 20_000 }, async () => {
+    const answer = await raw(dashboard, `HEAD /api/live HTTP/1.1\r\n${host}${auth}\r\n`);
+    assert.equal(answer.status, 200);
+    assert.match(answer.headers.get("content-type") ?? "", /^text\/event-stream/);
+    assert.equal(answer.body, "");
+  });
+
   it("still answers a well-formed request on the same server afterwards", async () => {
     const answer = await raw(dashboard, `GET /api/me HTTP/1.1\r\n${host}${auth}Connection: close\r\n\r\n`);
     assert.equal(answer.status, 200);
