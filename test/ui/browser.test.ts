@@ -508,3 +508,33 @@ describe("arbeit ui --open", { skip: chromiumSkip() }, () => {
     }
   });
 });
+
+describe("a token from an earlier start of arbeit ui", { skip: chromiumSkip() }, () => {
+  it("opens nothing on the same address: the page asks for the new URL, and the new URL works", async () => {
+    const project = await uiProject("sqlite");
+    const browser = await launchChromium();
+    let second: Dashboard | undefined;
+    try {
+      const first = await startDashboard(project.dir, { env: project.env });
+      const page = await browser.newPage();
+      await page.goto(first.url);
+      await page.locator('[data-view="board"]').waitFor();
+      await first.stop();
+      // The same address (port) again, with a new token: the browser still holds the old one.
+      second = await startDashboard(project.dir, {
+        env: project.env,
+        args: ["--port", new URL(first.origin).port],
+      });
+      assert.equal(second.origin, first.origin);
+      await page.goto(`${second.origin}/board`);
+      await page.locator('[data-view="locked"]').waitFor();
+      assert.equal(await page.locator('[data-view="board"]').count(), 0);
+      await page.goto(second.url);
+      await page.locator('[data-view="board"]').waitFor();
+    } finally {
+      await browser.close();
+      await second?.stop();
+      await project.close();
+    }
+  });
+});

@@ -71,6 +71,8 @@ function App() {
     document.title = `${names[route.view]} · Arbeit`;
   }, [route.view, route.taskId]);
 
+  // A token from an earlier start of `arbeit ui` on this address: only the new URL helps.
+  if (me.error?.code === "UNAUTHORIZED") return <Locked />;
   const active = route.view === "task" ? undefined : route.view;
   return (
     <>
