@@ -132,6 +132,9 @@ describe("arbeit ui refuses malformed requests with its own refusal, never a 500
   it("no Host header, or bytes that are not HTTP: 400", async () => {
     assertRefused(await raw(dashboard, `GET /api/me HTTP/1.1\r\n${auth}\r\n`), 400, "INVALID_ARGUMENT");
     assertRefused(await raw(dashboard, `GET /api/me HTTP/1.1 extra\r\n${host}\r\n`), 400, "INVALID_ARGUMENT");
+    // Raw bytes a target may not hold: a control character, unescaped UTF-8, a space.
+    for (const target of ["/board\x01", "/task/\u00e9", "/board x"])
+      assertRefused(await raw(dashboard, `GET ${target} HTTP/1.1\r\n${host}\r\n`), 400, "INVALID_ARGUMENT");
     assertRefused(
       await raw(dashboard, Buffer.from([0x16, 0x03, 0x01, 0x00, 0x05, 0x01, 0x00])),
       400,
