@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
-import { userInfo } from "node:os";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { nameProblem } from "../domain/identity.js";
 import { openProject } from "../service/project.js";
@@ -16,7 +18,8 @@ const USAGE = `Usage: arbeit ui [--port N] [--host H] [--open] [--read-only] [--
 
 Serves a live dashboard of this project's tasks: board, tree, dependency graph, task detail,
 agents, activity and an inbox of agents' questions. The first line on stdout is the URL to open;
-it carries a random token, which the page then keeps in a cookie. Runs until interrupted (Ctrl-C).
+it carries a random token (after #), which the page keeps for that address only, never in a
+cookie. Runs until interrupted (Ctrl-C).
 
   --port N      port to listen on (default ${DEFAULT_PORT}, or a free one when that is taken; 0: any free port)
   --host H      address to listen on (default 127.0.0.1: only this machine can connect)
@@ -70,18 +73,35 @@ function personName(given: string | undefined): string {
   return name;
 }
 
-function openInBrowser(url: string): void {
+const htmlAttribute = (text: string) =>
+  text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+
+/**
+ * Opens the URL in the default browser without putting the token on a command line, where every
+ * user of the machine can read it (`ps`): the browser is handed a file that only this user can
+ * read, which forwards to the URL. Returns what removes the file again.
+ */
+function openInBrowser(url: string): () => void {
+  const dir = mkdtempSync(join(tmpdir(), "arbeit-ui-"));
+  const file = join(dir, "open.html");
+  const target = htmlAttribute(url);
+  writeFileSync(
+    file,
+    `<!doctype html>\n<meta charset="utf-8">\n<meta name="referrer" content="no-referrer">\n<meta http-equiv="refresh" content="0;url=${target}">\n<title>Arbeit</title>\n<a href="${target}">Open the Arbeit dashboard</a>\n`,
+    { mode: 0o600 },
+  );
   const [command, args] =
     process.platform === "darwin"
-      ? ["open", [url]]
+      ? ["open", [file]]
       : process.platform === "win32"
-        ? ["cmd", ["/c", "start", "", url]]
-        : ["xdg-open", [url]];
+        ? ["cmd", ["/c", "start", "", file]]
+        : ["xdg-open", [file]];
   const child = spawn(command, args, { stdio: "ignore", detached: true });
   child.on("error", () =>
     process.stderr.write(`Could not open a browser (${command}); open the URL above yourself.\n`),
   );
   child.unref();
+  return () => rmSync(dir, { recursive: true, force: true });
 }
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
@@ -145,12 +165,13 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     process.stderr.write(
       `Listening on ${host}: other machines can reach it. Anyone with the URL's token can ${readOnly ? "read" : "change"} your tasks.\n`,
     );
-  if (flags.open) openInBrowser(dashboard.url);
+  const removeOpener = flags.open ? openInBrowser(dashboard.url) : undefined;
 
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
+  removeOpener?.();
   await dashboard.close();
   await service.close();
   return 0;

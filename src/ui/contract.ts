@@ -2,7 +2,8 @@
  * What the dashboard's server answers and its page reads: the shapes of the JSON behind each
  * view. Types only, shared by both sides (the page is compiled from src/ui/app at build time).
  *
- * Every route needs the token (the `arbeit_token` cookie the first visit sets, or `?token=`).
+ * Every /api/* route needs the token as `Authorization: Bearer <token>` (the page takes it from
+ * the `#token=` of the URL `arbeit ui` prints); the page and its assets load without it.
  * Reads are GET; every write is `POST /api/tools/<tool name>` with the tool's JSON arguments,
  * answered with the tool's envelope, as the agent `human:<name>`.
  */

@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { hookPayload, runHook } from "../claude/hook-input.js";
 import { postgresSkip } from "../helpers/postgres.js";
+import { tempDir } from "../helpers/temp.js";
 import {
   chromiumSkip,
   type Dashboard,
@@ -139,8 +142,48 @@ function browserSuite(engine: Engine) {
     await page.locator(`[data-view="${view}"]`).waitFor();
   };
 
-  it("keeps the token out of the address bar once the cookie holds it", () => {
-    assert.equal(new URL(page.url()).searchParams.get("token"), null);
+  it("keeps the token out of the address bar, and out of every cookie", async () => {
+    const shown = new URL(page.url());
+    assert.equal(shown.hash, "");
+    assert.equal(shown.searchParams.get("token"), null);
+    assert.ok(!page.url().includes(dashboard.token));
+    assert.deepEqual(await context.cookies(), []);
+  });
+
+  it("sends the token to no other server on this host: a page served from another port receives none", async () => {
+    // Another local server (a dev server, a notebook, another user's page): it records every header it is sent.
+    const seen: Array<Record<string, string | string[] | undefined>> = [];
+    const other = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end("<!doctype html><title>Another server</title><img src='/pixel.png'><p>hello</p>");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const tab = await context.newPage();
+    try {
+      const { port } = other.address() as AddressInfo;
+      await tab.goto(`http://127.0.0.1:${port}/`);
+      await tab.getByText("hello").waitFor();
+      await tab.evaluate(async () => {
+        await fetch("/fetched", { credentials: "include" });
+      });
+      assert.ok(seen.length >= 2, "the other server was visited");
+      for (const headers of seen) {
+        assert.equal(headers.cookie, undefined);
+        assert.ok(!JSON.stringify(headers).includes(dashboard.token), "no header carries the token");
+      }
+      assert.deepEqual(await context.cookies(), []);
+    } finally {
+      await tab.close();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it("answers an API request from the page without the Authorization header with 401", async () => {
+    const status = await page.evaluate(async () => (await fetch("/api/me", { credentials: "include" })).status);
+    assert.equal(status, 401);
+    const live = await page.evaluate(async () => (await fetch("/api/live", { credentials: "include" })).status);
+    assert.equal(live, 401);
   });
 
   it("board: a column per status, with derived ready and blocked", async () => {
@@ -397,13 +440,22 @@ function browserSuite(engine: Engine) {
     }
   });
 
-  it("refuses a visit without the token", async () => {
+  it("shows nothing to a browser that never opened the printed URL, and says what to open", async () => {
     const stranger = await browser.newContext();
     try {
       const visit = await stranger.newPage();
-      const response = await visit.goto(`${dashboard.origin}/board`);
-      assert.equal(response?.status(), 401);
+      const answers: number[] = [];
+      visit.on("response", (response) => {
+        if (new URL(response.url()).pathname.startsWith("/api/")) answers.push(response.status());
+      });
+      await visit.goto(`${dashboard.origin}/board`);
+      await visit.locator('[data-view="locked"]').getByText("Open the URL that arbeit ui printed").waitFor();
       assert.equal(await visit.locator('[data-view="board"]').count(), 0);
+      assert.ok(!((await visit.content()) ?? "").includes("Write the lexer"));
+      assert.ok(
+        answers.every((status) => status === 401),
+        `API answers: ${answers}`,
+      );
     } finally {
       await stranger.close();
     }
@@ -414,3 +466,75 @@ describe("the dashboard in Chromium, on SQLite", { skip: chromiumSkip() }, () =>
 describe("the dashboard in Chromium, on Postgres", { skip: chromiumSkip() || (await postgresSkip()) }, () =>
   browserSuite("postgres"),
 );
+
+describe("arbeit ui --open", { skip: chromiumSkip() }, () => {
+  it("hands the browser a file only this user can read, not the token on a command line every user can see", async () => {
+    const project = await uiProject("sqlite");
+    // Stands in for the desktop's opener: it records the command line it was given.
+    const bin = tempDir("arbeit-opener-");
+    const record = join(bin.dir, "opened.txt");
+    for (const name of ["xdg-open", "open"]) {
+      writeFileSync(join(bin.dir, name), `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}'\n`);
+      chmodSync(join(bin.dir, name), 0o755);
+    }
+    const dashboard = await startDashboard(project.dir, {
+      env: { ...project.env, PATH: `${bin.dir}:${process.env.PATH}` },
+      args: ["--open"],
+    });
+    const browser = await launchChromium();
+    try {
+      while (!existsSync(record) || readFileSync(record, "utf8") === "")
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const args = readFileSync(record, "utf8").trim().split("\n");
+      assert.ok(!args.join(" ").includes(dashboard.token), `the command line carries the token: ${args}`);
+      assert.equal(args.length, 1, `${args}`);
+      const file = args[0]!;
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal(statSync(join(file, "..")).mode & 0o777, 0o700);
+
+      const page = await browser.newPage();
+      await page.goto(pathToFileURL(file).href);
+      await page.locator('[data-view="board"]').waitFor();
+      assert.equal(new URL(page.url()).origin, dashboard.origin);
+      assert.ok(!page.url().includes(dashboard.token));
+
+      await dashboard.stop();
+      assert.equal(existsSync(file), false, "the file goes when the server stops");
+    } finally {
+      await browser.close();
+      await dashboard.stop();
+      await project.close();
+      bin.cleanup();
+    }
+  });
+});
+
+describe("a token from an earlier start of arbeit ui", { skip: chromiumSkip() }, () => {
+  it("opens nothing on the same address: the page asks for the new URL, and the new URL works", async () => {
+    const project = await uiProject("sqlite");
+    const browser = await launchChromium();
+    let second: Dashboard | undefined;
+    try {
+      const first = await startDashboard(project.dir, { env: project.env });
+      const page = await browser.newPage();
+      await page.goto(first.url);
+      await page.locator('[data-view="board"]').waitFor();
+      await first.stop();
+      // The same address (port) again, with a new token: the browser still holds the old one.
+      second = await startDashboard(project.dir, {
+        env: project.env,
+        args: ["--port", new URL(first.origin).port],
+      });
+      assert.equal(second.origin, first.origin);
+      await page.goto(`${second.origin}/board`);
+      await page.locator('[data-view="locked"]').waitFor();
+      assert.equal(await page.locator('[data-view="board"]').count(), 0);
+      await page.goto(second.url);
+      await page.locator('[data-view="board"]').waitFor();
+    } finally {
+      await browser.close();
+      await second?.stop();
+      await project.close();
+    }
+  });
+});

@@ -93,7 +93,7 @@ export function startDashboard(
       resolve({
         url: url.href,
         origin: url.origin,
-        token: url.searchParams.get("token") ?? "",
+        token: new URLSearchParams(url.hash.slice(1)).get("token") ?? "",
         output: () => `stdout: ${out}\nstderr: ${err}`,
         stop,
       });

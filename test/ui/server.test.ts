@@ -86,33 +86,65 @@ function dashboardSuite(engine: Engine) {
     await project?.close();
   });
 
-  it("prints a loopback URL that carries the token as its first line", () => {
-    assert.match(dashboard.url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/);
+  it("prints a loopback URL that carries the token in its fragment, which browsers never send", () => {
+    assert.match(dashboard.url, /^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{32}$/);
   });
 
-  it("refuses every request without the token, or with a wrong one", async () => {
-    for (const path of ["/api/me", "/api/overview", "/board", "/assets/app.js", "/api/live"]) {
+  it("refuses every API request and the live stream without the token, or with a wrong one", async () => {
+    for (const path of [
+      "/api/me",
+      "/api/overview",
+      "/api/agents",
+      "/api/inbox",
+      "/api/activity",
+      "/api/live",
+      "/api/nothing",
+    ]) {
       const bare = await http(dashboard, path, { auth: false });
       assert.equal(bare.status, 401, path);
       assert.equal(bare.json.error.code, "UNAUTHORIZED");
       const wrong = await http(dashboard, path, { headers: { Authorization: `Bearer ${"x".repeat(32)}` } });
       assert.equal(wrong.status, 401, path);
     }
+    const write = await http(dashboard, "/api/tools/arbeit_task_create", {
+      method: "POST",
+      auth: false,
+      body: JSON.stringify({ title: "Planted without a token" }),
+      headers: { Origin: dashboard.origin },
+    });
+    assert.equal(write.status, 401);
+    const titles = (await project.cli(["query", "tasks"])).tasks.map((task: { title: string }) => task.title);
+    assert.ok(!titles.includes("Planted without a token"));
   });
 
-  it("moves the token from the URL into a cookie for this server only, then answers the cookie", async () => {
-    const first = await http(dashboard, `/graph?list=default&token=${dashboard.token}`, { auth: false });
-    assert.equal(first.status, 303);
-    assert.equal(first.headers.location, "/graph?list=default");
-    const cookie = String(first.headers["set-cookie"]);
-    assert.match(cookie, /^arbeit_token_\d+=[\w-]+; Path=\/; HttpOnly; SameSite=Strict/);
-    const page = await http(dashboard, "/graph?list=default", {
-      auth: false,
-      headers: { Cookie: cookie.split(";")[0]! },
-    });
-    assert.equal(page.status, 200);
+  it("serves the page and its assets without the token: they hold no data", async () => {
+    for (const path of ["/", "/board", `/task/${taskId}`, "/assets/app.js", "/assets/app.css"]) {
+      const answer = await http(dashboard, path, { auth: false });
+      assert.equal(answer.status, 200, path);
+      assert.equal(answer.headers["set-cookie"], undefined, path);
+      assert.ok(!answer.body.includes("Write the parser"), `${path} holds no task data`);
+    }
+    const page = await http(dashboard, "/graph?list=default", { auth: false });
     assert.match(page.body, /<div id="app"><\/div>/);
     assert.match(String(page.headers["content-security-policy"]), /default-src 'none'; script-src 'self'/);
+  });
+
+  it("sets no cookie, and takes the token from no cookie and no query: only from the Authorization header", async () => {
+    const port = new URL(dashboard.origin).port;
+    const visit = await http(dashboard, `/board?token=${dashboard.token}`, { auth: false });
+    assert.equal(visit.status, 200);
+    assert.equal(visit.headers["set-cookie"], undefined);
+    const oldCookie = await http(dashboard, "/api/me", {
+      auth: false,
+      headers: { Cookie: `arbeit_token_${port}=${dashboard.token}` },
+    });
+    assert.equal(oldCookie.status, 401);
+    assert.equal(oldCookie.json.error.code, "UNAUTHORIZED");
+    const query = await http(dashboard, `/api/me?token=${dashboard.token}`, { auth: false });
+    assert.equal(query.status, 401);
+    const header = await http(dashboard, "/api/me");
+    assert.equal(header.status, 200);
+    assert.equal(header.headers["set-cookie"], undefined);
   });
 
   it("refuses a request whose Host is not its own, token or not (DNS rebinding)", async () => {

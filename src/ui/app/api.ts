@@ -1,5 +1,6 @@
 /** Talking to the dashboard's server: reads (GET /api/...) and tool calls (POST /api/tools/<name>). */
 import type { Envelope } from "../contract.js";
+import { authorization } from "./token.js";
 
 /** A failed call, as the person sees it: the tool's code and message. */
 export class ApiError extends Error {
@@ -43,7 +44,7 @@ export function seqOf(data: unknown): number | undefined {
 export async function getJson<T>(path: string): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(path, { credentials: "same-origin", headers: { Accept: "application/json" } });
+    response = await fetch(path, { credentials: "omit", headers: { ...authorization(), Accept: "application/json" } });
   } catch {
     throw new ApiError("OFFLINE", "The dashboard's server cannot be reached.");
   }
@@ -56,8 +57,8 @@ export async function callTool<T = unknown>(name: string, args: Record<string, u
   try {
     response = await fetch(`/api/tools/${encodeURIComponent(name)}`, {
       method: "POST",
-      credentials: "same-origin",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      credentials: "omit",
+      headers: { ...authorization(), "Content-Type": "application/json", Accept: "application/json" },
       body: JSON.stringify(args),
     });
   } catch {

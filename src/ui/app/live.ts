@@ -1,10 +1,11 @@
 /**
- * Live updates: one EventSource on /api/live; every `change` (debounced) bumps a counter that
+ * Live updates: one event stream from /api/live; every `change` (debounced) bumps a counter that
  * views watch to reload their data. A view's data loader never runs twice at once: a change
  * that arrives during a load is taken up by one more load after it.
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { errorText, seqOf } from "./api.js";
+import { authorization } from "./token.js";
 
 export type Connection = "connecting" | "live" | "offline";
 
@@ -37,27 +38,65 @@ function setConnection(state: Connection): void {
 /** What the tab holding the stream tells the dashboard's other tabs. */
 type LiveMessage = { type: "change"; seq: number } | { type: "connection"; state: Connection } | { type: "hello" };
 
+/** A break in the stream is retried after this long (what the server's `retry:` says too). */
+const RETRY_MS = 1000;
+
 /**
- * Opens the event stream and hands each notice to this tab (and, through `share`, to the others).
- * The stream reconnects by itself after a break.
+ * Reads the server-sent events of /api/live and hands each `change` notice to `onChange`. The
+ * stream is read with fetch, not EventSource, because EventSource cannot send the token's
+ * Authorization header. Resolves when the stream ends; throws when it cannot be opened.
+ */
+async function readStream(onOpen: () => void, onChange: (seq: number) => void): Promise<void> {
+  const response = await fetch("/api/live", {
+    credentials: "omit",
+    cache: "no-store",
+    headers: { ...authorization(), Accept: "text/event-stream" },
+  });
+  if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+  onOpen();
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value.replaceAll("\r\n", "\n");
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+      const lines = buffer.slice(0, end).split("\n");
+      buffer = buffer.slice(end + 2);
+      if (!lines.includes("event: change")) continue;
+      const data = lines.find((line) => line.startsWith("data:"))?.slice("data:".length);
+      let seq = Number.POSITIVE_INFINITY;
+      try {
+        seq = Number((JSON.parse(data ?? "") as { seq: number }).seq);
+      } catch {}
+      onChange(Number.isNaN(seq) ? Number.POSITIVE_INFINITY : seq);
+    }
+  }
+}
+
+/**
+ * Keeps the event stream open and hands each notice to this tab (and, through `share`, to the
+ * others), opening it again a second after any break.
  */
 function openStream(share: (message: LiveMessage) => void): void {
-  const source = new EventSource("/api/live");
   const connected = (state: Connection) => {
     setConnection(state);
     share({ type: "connection", state });
   };
-  source.addEventListener("open", () => connected("live"));
-  source.addEventListener("change", (event) => {
+  const onChange = (seq: number) => {
     connected("live");
-    let seq = Number.POSITIVE_INFINITY;
-    try {
-      seq = Number((JSON.parse((event as MessageEvent<string>).data) as { seq: number }).seq);
-    } catch {}
     announceChange(seq);
     share({ type: "change", seq });
-  });
-  source.addEventListener("error", () => connected("offline"));
+  };
+  void (async () => {
+    for (;;) {
+      try {
+        await readStream(() => connected("live"), onChange);
+      } catch {}
+      connected("offline");
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+  })();
 }
 
 /**
@@ -68,7 +107,7 @@ function openStream(share: (message: LiveMessage) => void): void {
  * closes, another tab takes the lock and the stream over.
  */
 export function startLive(): void {
-  if (typeof EventSource === "undefined") {
+  if (typeof ReadableStream === "undefined" || typeof TextDecoderStream === "undefined") {
     setConnection("offline");
     return;
   }

@@ -8,6 +8,7 @@ import { ErrorAlert } from "./common.js";
 import { HelpPopover, installKeyboard } from "./keyboard.js";
 import { startLive, useConnection, useResource } from "./live.js";
 import { FILTER_KEYS, interceptLinks, type Route, useRoute, type ViewName } from "./router.js";
+import { adoptToken, hasToken } from "./token.js";
 import { ActivityPage } from "./views/activity.js";
 import { AgentsPage } from "./views/agents.js";
 import { BoardPage } from "./views/board.js";
@@ -70,6 +71,8 @@ function App() {
     document.title = `${names[route.view]} · Arbeit`;
   }, [route.view, route.taskId]);
 
+  // A token from an earlier start of `arbeit ui` on this address: only the new URL helps.
+  if (me.error?.code === "UNAUTHORIZED") return <Locked />;
   const active = route.view === "task" ? undefined : route.view;
   return (
     <>
@@ -153,15 +156,23 @@ function View({ route, me }: { route: Route; me: Me | undefined }) {
   }
 }
 
-// A first visit may carry the token in the URL; the server has set its cookie by now, so the
-// address bar (and history, and screenshots) need not keep it.
-{
-  const url = new URL(location.href);
-  if (url.searchParams.has("token")) {
-    url.searchParams.delete("token");
-    history.replaceState(null, "", url.pathname + url.search + url.hash);
-  }
+/** Shown instead of the dashboard when this browser holds no token for it. */
+function Locked() {
+  return (
+    <main id="main">
+      <section data-view="locked" class="alert" role="alert">
+        <h1>
+          Open the URL that <code>arbeit ui</code> printed
+        </h1>
+        <p>This dashboard needs its token, which comes in that URL. The browser then keeps it for this address only.</p>
+      </section>
+    </main>
+  );
 }
-interceptLinks();
-startLive();
-render(<App />, document.getElementById("app")!);
+
+adoptToken();
+if (hasToken()) {
+  interceptLinks();
+  startLive();
+  render(<App />, document.getElementById("app")!);
+} else render(<Locked />, document.getElementById("app")!);

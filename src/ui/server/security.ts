@@ -3,16 +3,17 @@ import type { IncomingMessage } from "node:http";
 import { hostname, networkInterfaces } from "node:os";
 
 /**
- * The dashboard's three locks. A random token on every request keeps out other local users and
- * any web page that guesses the port. The Host check defeats DNS rebinding (a foreign name made
- * to resolve to 127.0.0.1 still arrives with its own Host). The Origin check on writes refuses a
- * form or fetch posted from another site, even one that somehow holds the cookie.
+ * The dashboard's three locks. A random token on every API request keeps out other local users
+ * and any web page that guesses the port. The Host check defeats DNS rebinding (a foreign name
+ * made to resolve to 127.0.0.1 still arrives with its own Host). The Origin check on writes
+ * refuses a form or fetch posted from another site.
+ *
+ * The token travels only in the `Authorization` header, never in a cookie: a browser sends a
+ * host's cookies to every port of that host, so any other local server the person visits would
+ * receive it. The page keeps it in storage scoped to its own origin (docs/dashboard.md#security).
  */
 
 export const newToken = (): string => randomBytes(24).toString("base64url");
-
-/** Cookies are shared by every port of a host, so each server names its own. */
-export const cookieName = (port: number) => `arbeit_token_${port}`;
 
 function sameSecret(given: string, token: string): boolean {
   const a = Buffer.from(given);
@@ -20,42 +21,35 @@ function sameSecret(given: string, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function cookie(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
-export type TokenSource = "query" | "cookie" | "header";
-
-/** Where a valid token came from, or undefined when the request carries none that matches. */
-export function tokenSource(req: IncomingMessage, url: URL, token: string, port: number): TokenSource | undefined {
-  const query = url.searchParams.get("token");
-  if (query !== null && sameSecret(query, token)) return "query";
-  const fromCookie = cookie(req, cookieName(port));
-  if (fromCookie !== undefined && sameSecret(fromCookie, token)) return "cookie";
+/** Whether the request carries `Authorization: Bearer <token>`; nothing else counts. */
+export function bearerMatches(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization;
-  if (header?.startsWith("Bearer ") && sameSecret(header.slice(7).trim(), token)) return "header";
-  return undefined;
+  return header !== undefined && /^Bearer /i.test(header) && sameSecret(header.slice(7).trim(), token);
 }
 
 const bracketed = (address: string) => (address.includes(":") && !address.startsWith("[") ? `[${address}]` : address);
 
+/** A browser leaves the scheme's default port out of Host and Origin. */
+const DEFAULT_PORT = { http: 80, https: 443 } as const;
+
 /**
- * The Host values this server answers to: its own address and port, under the loopback names.
- * Listening on every interface (0.0.0.0, ::), it answers to each of the machine's addresses and
- * to its host name.
+ * The Host values this server answers to: its own address and port, under the loopback names
+ * (on the scheme's default port, also without the port, as browsers send it). Listening on every
+ * interface (0.0.0.0, ::), it answers to each of the machine's addresses and to its host name.
  */
-export function allowedHosts(host: string, port: number): Set<string> {
+export function allowedHosts(host: string, port: number, scheme: keyof typeof DEFAULT_PORT = "http"): Set<string> {
   const names = new Set([bracketed(host), "127.0.0.1", "localhost", "[::1]"]);
   if (host === "0.0.0.0" || host === "::") {
     names.add(hostname());
     for (const addresses of Object.values(networkInterfaces()))
       for (const { address } of addresses ?? []) names.add(bracketed(address));
   }
-  return new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
+  const hosts = new Set<string>();
+  for (const name of names) {
+    hosts.add(`${name}:${port}`.toLowerCase());
+    if (port === DEFAULT_PORT[scheme]) hosts.add(name.toLowerCase());
+  }
+  return hosts;
 }
 
 export function hostAllowed(req: IncomingMessage, hosts: ReadonlySet<string>): boolean {

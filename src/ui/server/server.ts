@@ -10,15 +10,9 @@ import { failure, invokeTool } from "../../tools/envelope.js";
 import type { Me } from "../contract.js";
 import { loadAssets, NOT_BUILT, SHELL } from "./assets.js";
 import { LiveFeed } from "./live.js";
-import {
-  allowedHosts,
-  cookieName,
-  hostAllowed,
-  newToken,
-  originAllowed,
-  SECURITY_HEADERS,
-  tokenSource,
-} from "./security.js";
+import { HttpRefusal, malformed, methodRefused, parserRefusal, rawRefusal } from "./refusals.js";
+import { requestTarget } from "./request-target.js";
+import { allowedHosts, bearerMatches, hostAllowed, newToken, originAllowed, SECURITY_HEADERS } from "./security.js";
 
 /**
  * `arbeit ui`'s web server: the page, the reads behind each view, live change notices, and every
@@ -39,6 +33,11 @@ export interface DashboardOptions {
   location: string;
   /** How often the live feed looks for changes. */
   pollMs?: number;
+  /**
+   * How long a request may take to arrive, headers and body (default 30 s). A page's event
+   * stream is not cut by it: its request is complete once its headers are in.
+   */
+  requestTimeoutMs?: number;
 }
 
 export interface Dashboard {
@@ -51,16 +50,6 @@ export interface Dashboard {
 /** Views the page draws; each has its own URL, and every one is answered with the same document. */
 const VIEW_PATH = /^\/(?:|board|tree|graph|agents|activity|inbox|task\/[^/]+)$/;
 const BODY_LIMIT = 1024 * 1024;
-
-class HttpRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: "INVALID_ARGUMENT" | "FIELD_TOO_LARGE",
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 function send(
   res: ServerResponse,
@@ -76,34 +65,50 @@ function send(
 const sendJson = (res: ServerResponse, status: number, value: unknown) =>
   send(res, status, "application/json; charset=utf-8", JSON.stringify(value));
 
-/**
- * Codes of the dashboard's own refusals (docs/dashboard.md), beside the tools' codes: no token,
- * a foreign Host or Origin, a change asked of a read-only dashboard, nothing at that path.
- */
-export type RefusalCode = "UNAUTHORIZED" | "FORBIDDEN_HOST" | "FORBIDDEN_ORIGIN" | "READ_ONLY" | "NOT_FOUND";
-
-const refusal = (code: RefusalCode | "INVALID_ARGUMENT" | "FIELD_TOO_LARGE", message: string) => ({
-  success: false,
-  error: { code, message },
-});
+const refuse = (res: ServerResponse, refusal: HttpRefusal) =>
+  send(res, refusal.status, "application/json; charset=utf-8", refusal.body, refusal.headers);
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
-  const type = req.headers["content-type"] ?? "";
+  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   // A JSON body cannot be sent by a plain HTML form: one more wall against cross-site posts.
-  if (!type.toLowerCase().startsWith("application/json"))
+  if (type !== "application/json")
     throw new HttpRefusal(
       415,
       "INVALID_ARGUMENT",
       "Send the tool's arguments as JSON (Content-Type: application/json).",
     );
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > BODY_LIMIT) throw new HttpRefusal(413, "FIELD_TOO_LARGE", "The request body is larger than 1 MiB.");
-    chunks.push(chunk as Buffer);
+  const tooLarge = new HttpRefusal(413, "FIELD_TOO_LARGE", "The request body is larger than 1 MiB.", {
+    // The rest of the body is not read: the connection ends with this answer.
+    Connection: "close",
+  });
+  if (Number(req.headers["content-length"] ?? 0) > BODY_LIMIT) throw tooLarge;
+  // Stops reading at the limit rather than iterating on: leaving a for-await destroys the socket,
+  // and the refusal could not be sent.
+  const chunks = await new Promise<Buffer[]>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= BODY_LIMIT) chunks.push(chunk);
+      else {
+        req.off("data", onData);
+        req.pause();
+        reject(tooLarge);
+      }
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(chunks));
+    req.once("error", () => reject(malformed("the body ended early.")));
+    // A connection closed mid-body (cut by the request timeout, say): nothing more will come.
+    req.once("close", () => reject(malformed("the body ended early.")));
+  });
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    // Bytes that are not UTF-8 would be stored as U+FFFD, silently changing what was sent.
+    throw malformed("the body is not UTF-8.");
   }
-  const text = Buffer.concat(chunks).toString("utf8");
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
@@ -134,7 +139,6 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     service: async () => service,
   };
   let hosts = new Set<string>();
-  let port = 0;
 
   const reads: Record<string, (url: URL) => Promise<unknown>> = {
     "/api/me": async () =>
@@ -159,11 +163,14 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   async function callTool(name: string, req: IncomingMessage, res: ServerResponse) {
     const tool = findTool(name);
     if (!tool) {
-      sendJson(res, 404, refusal("NOT_FOUND", `There is no tool ${name}.`));
+      refuse(res, new HttpRefusal(404, "NOT_FOUND", `There is no tool ${name}.`));
       return;
     }
     if (options.readOnly && !tool.annotations.readOnlyHint) {
-      sendJson(res, 403, refusal("READ_ONLY", "This dashboard was started with --read-only: it makes no changes."));
+      refuse(
+        res,
+        new HttpRefusal(403, "READ_ONLY", "This dashboard was started with --read-only: it makes no changes."),
+      );
       return;
     }
     const args = await readBody(req);
@@ -171,79 +178,89 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    if (!hostAllowed(req, hosts)) {
-      sendJson(
-        res,
+    if (req.headers.host === undefined) throw malformed("it has no Host header.");
+    if (!hostAllowed(req, hosts))
+      throw new HttpRefusal(
         403,
-        refusal("FORBIDDEN_HOST", "This server answers only to its own address (Host header refused)."),
+        "FORBIDDEN_HOST",
+        "This server answers only to its own address (Host header refused).",
       );
-      return;
-    }
-    const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
-    const source = tokenSource(req, url, token, port);
-    if (!source) {
-      sendJson(res, 401, refusal("UNAUTHORIZED", "Open the URL that `arbeit ui` printed: it carries the token."));
-      return;
-    }
-    const method = req.method ?? "GET";
-    if (method === "POST") {
-      if (!originAllowed(req, hosts)) {
-        sendJson(res, 403, refusal("FORBIDDEN_ORIGIN", "Changes are accepted only from this dashboard's own pages."));
-        return;
-      }
-      const tool = /^\/api\/tools\/([a-z_]{1,64})$/.exec(url.pathname);
-      if (tool) return callTool(tool[1]!, req, res);
-      sendJson(res, 404, refusal("NOT_FOUND", `Nothing to post at ${url.pathname}.`));
-      return;
-    }
-    if (method !== "GET" && method !== "HEAD") {
-      send(res, 405, "text/plain; charset=utf-8", "Method not allowed.\n", { Allow: "GET, HEAD, POST" });
-      return;
-    }
-    if (url.pathname === "/api/live") return live.add(res);
-    const read = reads[url.pathname];
-    if (read) return sendJson(res, 200, { success: true, data: await read(url) });
+    const url = requestTarget(req.url);
+    const method = req.method ?? "";
+    if (method !== "GET" && method !== "HEAD" && method !== "POST") throw methodRefused("GET, HEAD, POST");
+    if (url.pathname.startsWith("/api/")) return api(method, url, req, res);
+    // The page and its assets hold no data: they load without the token, then ask /api/* with it.
+    if (method === "POST") throw new HttpRefusal(404, "NOT_FOUND", `Nothing to post at ${url.pathname}.`);
     if (url.pathname.startsWith("/assets/")) {
       const asset = assets?.get(url.pathname.slice("/assets/".length));
       if (asset) return send(res, 200, asset.type, asset.body, { "Cache-Control": "no-cache" });
       return send(res, 404, "text/plain; charset=utf-8", "Not found.\n");
     }
-    if (VIEW_PATH.test(url.pathname)) {
-      if (source === "query") {
-        // The token moves into a cookie and out of the address bar (and out of history).
-        url.searchParams.delete("token");
-        res.writeHead(303, {
-          ...SECURITY_HEADERS,
-          "Set-Cookie": `${cookieName(port)}=${token}; Path=/; HttpOnly; SameSite=Strict`,
-          Location: `${url.pathname}${url.search}`,
-          "Cache-Control": "no-store",
-        });
-        res.end();
-        return;
-      }
-      return send(res, 200, "text/html; charset=utf-8", assets ? SHELL : NOT_BUILT);
-    }
-    if (url.pathname.startsWith("/api/"))
-      return sendJson(res, 404, refusal("NOT_FOUND", `No such read: ${url.pathname}.`));
+    if (VIEW_PATH.test(url.pathname)) return send(res, 200, "text/html; charset=utf-8", assets ? SHELL : NOT_BUILT);
     send(res, 404, "text/plain; charset=utf-8", "Not found.\n");
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      if (error instanceof HttpRefusal) sendJson(res, error.status, refusal(error.code, error.message));
-      else {
-        const envelope = failure(error);
-        const status = error instanceof ArbeitError ? 400 : 500;
-        sendJson(res, status, envelope);
-      }
-    });
+  async function api(method: string, url: URL, req: IncomingMessage, res: ServerResponse) {
+    if (!bearerMatches(req, token))
+      throw new HttpRefusal(401, "UNAUTHORIZED", "Open the URL that `arbeit ui` printed: it carries the token.");
+    if (method === "POST") {
+      if (!originAllowed(req, hosts))
+        throw new HttpRefusal(403, "FORBIDDEN_ORIGIN", "Changes are accepted only from this dashboard's own pages.");
+      const tool = /^\/api\/tools\/([a-z_]{1,64})$/.exec(url.pathname);
+      if (tool) return callTool(tool[1]!, req, res);
+      throw new HttpRefusal(404, "NOT_FOUND", `Nothing to post at ${url.pathname}.`);
+    }
+    if (url.pathname === "/api/live") {
+      if (method === "HEAD") return send(res, 200, "text/event-stream; charset=utf-8", "");
+      return live.add(res);
+    }
+    const read = reads[url.pathname];
+    if (read) return sendJson(res, 200, { success: true, data: await read(url) });
+    throw new HttpRefusal(404, "NOT_FOUND", `No such read: ${url.pathname}.`);
+  }
+
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const server = createServer(
+    {
+      // Without a Host header the handler refuses it in the dashboard's own words, not Node's.
+      requireHostHeader: false,
+      // A request whose headers or body never finish would hold its connection for good.
+      requestTimeout,
+      headersTimeout: requestTimeout,
+      connectionsCheckingInterval: Math.min(requestTimeout / 2, 30_000),
+    },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        if (error instanceof HttpRefusal) refuse(res, error);
+        else {
+          const envelope = failure(error);
+          const status = error instanceof ArbeitError ? 400 : 500;
+          sendJson(res, status, envelope);
+        }
+      });
+    },
+  );
+  // Requests Node's parser cannot read never reach the handler; they get a refusal all the same.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    const busy = (socket as { _httpMessage?: ServerResponse })._httpMessage?.headersSent;
+    if (error.code === "ECONNRESET" || !socket.writable || busy) {
+      socket.destroy();
+      return;
+    }
+    socket.end(rawRefusal(parserRefusal(error)));
   });
-  // A page's event stream stays open: the server must not time it out.
-  server.requestTimeout = 0;
+  // An Expect the server cannot meet (anything but 100-continue) gets the refusal, not Node's bare 417.
+  server.on("checkExpectation", (_req, res: ServerResponse) =>
+    refuse(res, new HttpRefusal(417, "INVALID_ARGUMENT", "This server meets no Expect but 100-continue.")),
+  );
+  // CONNECT asks for a tunnel, which this server never opens (Node would drop it unanswered).
+  server.on("connect", (_req, socket) => {
+    socket.end(rawRefusal(methodRefused("GET, HEAD, POST")));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
@@ -251,11 +268,15 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       resolve();
     });
   });
-  port = (server.address() as AddressInfo).port;
+  const port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(options.host, port);
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
+  // The token rides in the fragment, which a browser never sends to any server; the page moves
+  // it into storage of its own origin and out of the address bar.
+  const url = new URL(`http://${shown}:${port}/`);
+  url.hash = `token=${token}`;
   return {
-    url: `http://${shown}:${port}/?token=${token}`,
+    url: url.href,
     server,
     close: async () => {
       live.close();
