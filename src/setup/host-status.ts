@@ -143,7 +143,7 @@ export function opencodeStatus(root: string): HostStatus {
       problems.push({
         code: "HOST_COMMAND_MISSING",
         message: `${PLUGIN_FILE} imports ${specifier}, which this project cannot load.`,
-        hint: "Install arbeit in the project (`npm install --save-dev arbeit`) and run `arbeit setup opencode --force`.",
+        hint: "Install arbeit in the project (`npm install --save-dev <path to an Arbeit checkout or its packed tarball>`, see README.md), then run `arbeit setup opencode` again.",
       });
     }
   }
