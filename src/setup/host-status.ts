@@ -151,7 +151,7 @@ export function opencodeStatus(root: string): HostStatus {
     problems.push({
       code: "HOST_PLUGIN_TWICE",
       message: `OpenCode loads Arbeit twice: from ${PLUGIN_FILE} and from opencode.json's plugin list.`,
-      hint: "Remove one of them.",
+      hint: "Keep one: `arbeit setup opencode --remove` takes out what setup wrote (a plugin file of your own is kept), then `arbeit setup opencode --npm` lists the plugin in opencode.json only.",
     });
   }
   const block = instructions(root, "AGENTS.md", "arbeit setup opencode", problems);

@@ -59,7 +59,9 @@ export async function setupOpencode(options: SetupOpencodeOptions): Promise<Setu
     if (merged.added) record(report, configPath, writeJson(file, merged.value), 'plugin "arbeit"');
     else record(report, configPath, "unchanged", 'plugin "arbeit" already listed');
     if (localFiles.length > 0) {
-      report.notes.push(`${localFiles.join(", ")} also loads Arbeit; remove it so the plugin is not loaded twice.`);
+      report.notes.push(
+        `${localFiles.join(", ")} also loads Arbeit, so OpenCode loads the plugin twice. Setup left it as it is: look at what it holds, and keep one of the two.`,
+      );
     }
   } else {
     writePluginFile(report, options);
