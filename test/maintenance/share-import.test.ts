@@ -44,10 +44,10 @@ async function project(engine: Engine) {
   const env = engine.store();
   const init = await runCli(["init"], { cwd: dir, env });
   assert.equal(init.code, 0, init.stdout + init.stderr);
-  const call = (session: string, tool: string, args: Record<string, unknown>) =>
-    runCli(["call", tool, JSON.stringify(args), "--session", session, "--agent", "claude-code"], { cwd: dir, env });
-  const ok = async (session: string, tool: string, args: Record<string, unknown>) => {
-    const result = await call(session, tool, args);
+  const call = (session: string, tool: string, args: Record<string, unknown>, agent = "claude-code") =>
+    runCli(["call", tool, JSON.stringify(args), "--session", session, "--agent", agent], { cwd: dir, env });
+  const ok = async (session: string, tool: string, args: Record<string, unknown>, agent?: string) => {
+    const result = await call(session, tool, args, agent);
     assert.equal(result.code, 0, `${tool}: ${result.stdout}${result.stderr}`);
     return result.json.data;
   };
@@ -99,8 +99,9 @@ for (const engine of ENGINES) {
         [claimed],
         "the claimed task is ready (the task worked on is in progress, so not 'ready')",
       );
-      const claim = await target.ok("ses-here", "arbeit_task_claim", { task_id: claimed });
-      assert.equal(claim.task.id, claimed);
+      // The owner is an assignment, not a claim: a session of another agent may take the task too.
+      const claim = await target.ok("ses-other", "arbeit_task_claim", { task_id: claimed }, "someone-else");
+      assert.equal(claim.task.owner, "someone-else");
       const started = await target.ok("ses-here-too", "arbeit_task_start_work", { task_id: worked });
       assert.equal(started.task.id, worked);
 
