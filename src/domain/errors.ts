@@ -57,7 +57,7 @@ export const ERROR_SUGGESTIONS = {
     "The database or its folder cannot be written (read-only file system or permissions); reads still work. Make it writable, or set ARBEIT_DB to a writable copy.",
   ],
   STORE_DAMAGED: [
-    "The database file is damaged; nothing was written. Leave the file as it is and tell a person: `arbeit doctor` describes the damage, and restoring the store is their decision (docs/maintenance.md).",
+    "The database file is damaged; nothing was written. Leave the file as it is and tell a person: `arbeit doctor` describes the damage, and restoring the store from a backup is their decision (docs/maintenance.md).",
   ],
   STORE_UNAVAILABLE: [
     "The database could not be reached or written (disk full, permissions, server down). Fix that and retry; nothing was written.",
