@@ -17,8 +17,9 @@ sequence number and timestamp: run \`arbeit init\` in a new folder, then \`arbei
 
 By default the import is a copy for sharing: the claims and active work of the sessions that
 exported it are dropped (their owners stay as assignments, the history stays), so every task they
-held is free here. --keep-claims keeps them as exported, for restoring this store from its own
-export. The database must be empty; --replace deletes everything in it first. Every row is checked with
+held is free here. --keep-claims keeps them as exported, to restore a store rather than share it.
+
+The database must be empty; --replace deletes everything in it first. Every row is checked with
 the rules the tools apply; a file that breaks one is INVALID_IMPORT naming the line to fix. All or
 nothing: a bad or truncated file changes nothing. Exports from an older schema are migrated on the
 way in, in a private scratch database beside the store.
