@@ -292,7 +292,10 @@ async function loadIntoPostgres(dataset: Dataset): Promise<string> {
   }
   const target = await openBenchStore(postgresLocation(url, schema));
   try {
-    await importStore(target, createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY }));
+    // The same dataset on both engines, claims and work in progress included: a move, not a share.
+    await importStore(target, createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY }), {
+      keepClaims: true,
+    });
   } finally {
     await target.close();
     rmSync(file, { force: true });

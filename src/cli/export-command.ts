@@ -65,7 +65,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
 
 function exists(target: string): ArbeitError {
   return new ArbeitError("INVALID_ARGUMENT", `${target} already exists; the export did not replace it.`, {
-    suggestions: ["Name a new file, or pass --force to replace this one."],
+    suggestions: ["Name a new file; the existing one was left as it is."],
     details: { path: target },
   });
 }

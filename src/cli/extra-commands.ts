@@ -45,7 +45,7 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
   },
   import: {
     heavy: true,
-    summary: "Load an export into an empty database: arbeit import <file | -> [--replace]",
+    summary: "Load an export into an empty database: arbeit import <file | -> [--keep-claims] [--replace]",
     load: () => import("./import-command.js"),
   },
   mcp: {

@@ -10,10 +10,15 @@ import { maintenanceArgs } from "./maintenance-args.js";
 import { printEnvelope, wantsJson } from "./output.js";
 import { progressBar } from "./progress-bar.js";
 
-const USAGE = `Usage: arbeit import <file | -> [--replace]
+const USAGE = `Usage: arbeit import <file | -> [--keep-claims] [--replace]
 
 Loads a file written by \`arbeit export\` into this project's database, reproducing every id,
 sequence number and timestamp: run \`arbeit init\` in a new folder, then \`arbeit import dump.jsonl\`.
+
+By default the import is a copy for sharing: the claims and active work of the sessions that
+exported it are dropped (their owners stay as assignments, the history stays), so every task they
+held is free here. --keep-claims keeps them as exported, to restore a store rather than share it.
+
 The database must be empty; --replace deletes everything in it first. Every row is checked with
 the rules the tools apply; a file that breaks one is INVALID_IMPORT naming the line to fix. All or
 nothing: a bad or truncated file changes nothing. Exports from an older schema are migrated on the
@@ -28,7 +33,11 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     process.stdout.write(USAGE);
     return 0;
   }
-  const { flags, positionals } = maintenanceArgs(argv, { flags: ["replace"], positionals: { min: 1, max: 1 } }, USAGE);
+  const { flags, positionals } = maintenanceArgs(
+    argv,
+    { flags: ["replace", "keep-claims"], positionals: { min: 1, max: 1 } },
+    USAGE,
+  );
   const source = positionals[0]!;
   let store: Awaited<ReturnType<typeof openProjectStore>> | undefined;
   const bar = progressBar("import");
@@ -41,7 +50,11 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     }
     const input = source === "-" ? process.stdin : createReadStream(resolve(source));
     const lines = boundedLines(input, MAX_LINE_BYTES, source === "-" ? "Standard input" : resolve(source));
-    const summary = await importStore(store, lines, { replace: flags.has("replace"), onProgress: bar.update });
+    const summary = await importStore(store, lines, {
+      replace: flags.has("replace"),
+      keepClaims: flags.has("keep-claims"),
+      onProgress: bar.update,
+    });
     bar.finish();
     return printEnvelope({ success: true, data: summary }, wantsJson(options.json));
   } catch (error) {

@@ -19,7 +19,8 @@ claude    adds Arbeit's hooks to .claude/settings.json, its MCP server to .mcp.j
           (split on spaces), e.g. --command arbeit for a global install
 opencode  writes .opencode/plugin/arbeit.js, which loads the installed arbeit package, and
           the block of instructions to AGENTS.md (--npm: list the "arbeit" npm plugin in
-          opencode.json instead of the file; --force: replace a plugin file that differs)
+          opencode.json instead of the file, for when Arbeit is on the npm registry, which it
+          is not yet; --force: replace a plugin file that differs)
 --remove  takes out what setup added and nothing else: Arbeit's hooks and MCP server, the
           plugin file when it is the one setup writes (--force: whatever it holds), "arbeit"
           in opencode.json's plugin list, the instruction block. A file left with nothing

@@ -3,8 +3,10 @@
  * agent gets by default. Messages are written for a model to read and act on.
  */
 export const ERROR_SUGGESTIONS = {
-  NOT_INITIALIZED: ["Call arbeit_init first (CLI: `arbeit init`) in the project root."],
-  ALREADY_INITIALIZED: ["Arbeit is ready to use here; skip arbeit_init."],
+  NOT_INITIALIZED: [
+    "No Arbeit store was found from this folder up. If the project has one, check the folder you run in (and ARBEIT_DB or ARBEIT_DATABASE_URL); if it has never used Arbeit, create its store with arbeit_init (CLI: `arbeit init`) in the project root.",
+  ],
+  ALREADY_INITIALIZED: ["Arbeit is ready to use here, with the tasks already in its store; nothing to set up."],
   TASK_NOT_FOUND: ['Check the task id; list tasks with arbeit_query {query: "tasks"}.'],
   ENTRY_NOT_FOUND: ['Check the entry id; arbeit_task_get {task_id, include: ["context_all", "progress"]} lists them.'],
   PARENT_NOT_FOUND: ["Check parent_id, or create the parent task first."],
@@ -15,7 +17,7 @@ export const ERROR_SUGGESTIONS = {
   ],
   RELATIONSHIP_EXISTS: ["No action needed, or remove the existing relationship first."],
   HAS_CHILDREN: [
-    'Delete or re-parent the children first; arbeit_query {query: "children_of", params: {task_id}} lists them.',
+    'Cancel the task instead (arbeit_task_update {task_id, status: "cancelled"} keeps its children), or re-parent the children first; arbeit_query {query: "children_of", params: {task_id}} lists them.',
   ],
   ALREADY_WORKING: ["Call arbeit_task_stop_work {task_id} on the current task first."],
   ALREADY_SUPERSEDED: ["Supersede the newest entry in the chain instead (its id is in superseded_by)."],
@@ -37,7 +39,9 @@ export const ERROR_SUGGESTIONS = {
   VERSION_CONFLICT: [
     "Re-read the task with arbeit_task_get {task_id}, re-apply your change, and retry with the new version.",
   ],
-  ALREADY_CLAIMED: ['Pick another task (arbeit_query {query: "ready"}) or wait for the lease to expire.'],
+  ALREADY_CLAIMED: [
+    "Pick another task (arbeit_query {query: \"ready\"}) or wait for the lease to expire; releasing another session's claim is a person's decision.",
+  ],
   FIELD_TOO_LARGE: ["Shorten the value; put long material in a file and reference it."],
   INVALID_ID: [
     "Ids are a prefix for their kind and 8 lowercase letters or digits: tkt-a7f3b2c1 for a task, ctx- for a context entry, prg- for a progress item.",
@@ -53,7 +57,7 @@ export const ERROR_SUGGESTIONS = {
     "The database or its folder cannot be written (read-only file system or permissions); reads still work. Make it writable, or set ARBEIT_DB to a writable copy.",
   ],
   STORE_DAMAGED: [
-    "The database file is damaged. Restore the newest backup (`arbeit backup` writes them), or import an export into a new store with `arbeit init` and `arbeit import`.",
+    "The database file is damaged; nothing was written. Leave the file as it is and tell a person: `arbeit doctor` describes the damage, and restoring the store from a backup is their decision (docs/maintenance.md).",
   ],
   STORE_UNAVAILABLE: [
     "The database could not be reached or written (disk full, permissions, server down). Fix that and retry; nothing was written.",

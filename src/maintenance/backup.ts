@@ -70,7 +70,10 @@ async function copyIntoSqlite(store: MaintainedStore, path: string): Promise<voi
   }
   const copy = await SqliteTaskStore.open(path);
   try {
-    await importStore(copy, createInterface({ input: createReadStream(lines), crlfDelay: Number.POSITIVE_INFINITY }));
+    // A backup is this store as it is, claims and work in progress included.
+    await importStore(copy, createInterface({ input: createReadStream(lines), crlfDelay: Number.POSITIVE_INFINITY }), {
+      keepClaims: true,
+    });
   } finally {
     await copy.close();
   }

@@ -1,7 +1,9 @@
 import { dirname } from "node:path";
 import { withArticle } from "../domain/article.js";
 import { ArbeitError } from "../domain/errors.js";
+import { claimStatements } from "../store/sql/claims.js";
 import type { SqlDb, SqlStore, SqlValue } from "../store/sql/database.js";
+import { workStatements } from "../store/sql/work.js";
 import type { SqlDriver } from "../store/sqlite/driver.js";
 import { applyMigrations, listMigrations } from "../store/sqlite/migrate.js";
 import { openDriver } from "../store/sqlite/open-driver.js";
@@ -26,7 +28,14 @@ import { createScratch, type Scratch } from "./scratch.js";
 export interface ImportOptions {
   /** Delete everything in the store first (in the same transaction) instead of refusing. */
   replace?: boolean;
+  /**
+   * Keep the claims and active work the export holds (a restore of this store). Without it the
+   * import is a copy for sharing: see `releaseLiveWork`.
+   */
+  keepClaims?: boolean;
   onProgress?: Progress;
+  /** The clock that stamps the end of the work a shared copy drops. */
+  now?: () => Date;
 }
 
 export interface ImportSummary {
@@ -36,6 +45,12 @@ export interface ImportSummary {
   rows: number;
   tables: Record<string, number>;
   replaced: boolean;
+  /** Claims and active work came in as exported (`keepClaims`). */
+  claims_kept: boolean;
+  /** Tasks whose lease (claim) the import ended, keeping their owner as an assignment. */
+  leases_dropped: number;
+  /** Active work rows the import stopped. */
+  work_stopped: number;
 }
 
 /** A row to load, with the line of the file it came from (unknown for a row a migration made). */
@@ -100,7 +115,7 @@ export async function importStore(
           `The store at ${store.location} already holds data; import needs an empty one.`,
           {
             suggestions: [
-              "Run `arbeit init` in a new folder and import there, or pass --replace to discard what is here.",
+              "Import into an empty store instead: a new project folder's store, or a new file named with --db. Nothing here was changed; whether to discard this store's data is a person's decision.",
             ],
           },
         );
@@ -112,8 +127,11 @@ export async function importStore(
         rules: new RowRules(),
         migratedFrom: source.migratedFrom,
       });
+      const released = options.keepClaims
+        ? { leases: 0, work: 0 }
+        : await releaseLiveWork(db, (options.now?.() ?? new Date()).toISOString());
       await engine.analyze(db);
-      return { tables, version: await engine.schemaVersion(db) };
+      return { tables, released, version: await engine.schemaVersion(db) };
     });
     return {
       schema_version: result.version,
@@ -121,6 +139,9 @@ export async function importStore(
       rows: Object.values(result.tables).reduce((sum, n) => sum + n, 0),
       tables: result.tables,
       replaced: options.replace === true,
+      claims_kept: options.keepClaims === true,
+      leases_dropped: result.released.leases,
+      work_stopped: result.released.work,
     };
   } finally {
     scratch?.remove();
@@ -155,6 +176,33 @@ async function* parseRows(lines: AsyncIterable<string>): AsyncGenerator<SourceRo
     }
     yield { row, line };
   }
+}
+
+/**
+ * A copy for sharing holds no live work: the sessions that claimed and worked on its tasks are on
+ * another machine and will never renew or stop anything here, so their claims would refuse
+ * everyone's tasks until the leases ran out. Every lease ends as an owner change ends one (the
+ * owner stays, as an assignment; the lease is not part of the history, so no event), and every
+ * active work row is stopped, no earlier than it started. Events, session links and file
+ * associations stay: they are the history.
+ */
+async function releaseLiveWork(db: SqlDb, now: string): Promise<{ leases: number; work: number }> {
+  const claims = claimStatements(db);
+  const leased = (await db.all(
+    "SELECT id FROM tasks WHERE lease_expires_at IS NOT NULL OR claim_session IS NOT NULL ORDER BY id",
+  )) as Array<{ id: string }>;
+  for (const { id } of leased) await claims.dropLease(id);
+  const work = workStatements(db);
+  const working = (await db.all(
+    `SELECT task_id, COUNT(*) AS sessions, MAX(started_at) AS started_at FROM active_work
+     WHERE stopped_at IS NULL GROUP BY task_id ORDER BY task_id`,
+  )) as Array<{ task_id: string; sessions: number | string; started_at: string }>;
+  let stopped = 0;
+  for (const row of working) {
+    await work.stopWorkOn(row.task_id, row.started_at > now ? row.started_at : now);
+    stopped += Number(row.sessions);
+  }
+  return { leases: leased.length, work: stopped };
 }
 
 /** Empties every table, children before the tables they point at. */

@@ -38,7 +38,7 @@ export function alreadyClaimed(task: Task): ArbeitError {
       details: { task_id: task.id, owner: task.owner, lease_expires_at: task.lease_expires_at },
       suggestions: [
         "Pick another task (arbeit_query ready), or wait for the lease to end.",
-        "A person can break a stale claim: arbeit_task_claim {action: release, task_id, force: true}.",
+        "Do not release it yourself: breaking another session's claim is a person's decision (the dashboard shows stale claims).",
       ],
     },
   );
@@ -91,7 +91,10 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
   if (input.next && action !== "claim")
     throw new ArbeitError("INVALID_ARGUMENT", `next: true only goes with action "claim".`);
   if (input.force && action !== "release")
-    throw new ArbeitError("INVALID_ARGUMENT", `force: true only goes with action "release".`);
+    throw new ArbeitError(
+      "INVALID_ARGUMENT",
+      `force only goes with action "release", where a person breaks another session's claim; leave it out.`,
+    );
   if (input.next && input.task_id) throw new ArbeitError("INVALID_ARGUMENT", "Give task_id or next: true, not both.");
   if (!input.next && !input.task_id)
     throw new ArbeitError("INVALID_ARGUMENT", "Name the task (task_id) or ask for the best ready one (next: true).");

@@ -165,10 +165,7 @@ export async function initProject(
       "ALREADY_INITIALIZED",
       `${cwd} is inside the Arbeit project at ${enclosing.root} (its store: ${enclosing.dbPath}); every command here already uses it.`,
       {
-        suggestions: [
-          "Nothing to do: run Arbeit commands here as they are.",
-          "To keep a separate store for this folder anyway, run `arbeit init --nested`.",
-        ],
+        suggestions: ["Nothing to do: run Arbeit commands here as they are."],
         details: { path: enclosing.dbPath, root: enclosing.root },
       },
     );

@@ -40,7 +40,7 @@ export async function setupClaude(options: { dir: string; command?: string }): P
   if (!command.portable) {
     report.notes.push(
       `arbeit is not installed in this project, so the hooks and the MCP server run ${command.summary}, a path on ` +
-        "this machine. For files you can commit, run `npm install --save-dev arbeit` and `npx arbeit setup claude` again.",
+        "this machine. For files you can commit, install arbeit in the project (`npm install --save-dev <path to an Arbeit checkout or its packed tarball>`, see README.md) and run `npx arbeit setup claude` again.",
     );
   }
 

@@ -143,7 +143,7 @@ export function opencodeStatus(root: string): HostStatus {
       problems.push({
         code: "HOST_COMMAND_MISSING",
         message: `${PLUGIN_FILE} imports ${specifier}, which this project cannot load.`,
-        hint: "Install arbeit in the project (`npm install --save-dev arbeit`) and run `arbeit setup opencode --force`.",
+        hint: "Install arbeit in the project (`npm install --save-dev <path to an Arbeit checkout or its packed tarball>`, see README.md), then run `arbeit setup opencode` again.",
       });
     }
   }
@@ -151,7 +151,7 @@ export function opencodeStatus(root: string): HostStatus {
     problems.push({
       code: "HOST_PLUGIN_TWICE",
       message: `OpenCode loads Arbeit twice: from ${PLUGIN_FILE} and from opencode.json's plugin list.`,
-      hint: "Remove one of them.",
+      hint: "Keep one: `arbeit setup opencode --remove` takes out what setup wrote (a plugin file of your own is kept), then `arbeit setup opencode --npm` lists the plugin in opencode.json only.",
     });
   }
   const block = instructions(root, "AGENTS.md", "arbeit setup opencode", problems);

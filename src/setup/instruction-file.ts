@@ -16,7 +16,9 @@ function findBlock(text: string, path: string): { start: number; end: number } |
   if (start < 0) return undefined;
   const endMarker = markerAt(text, BLOCK_END, start);
   if (endMarker < 0) {
-    throw new SetupError(`${path} has ${BLOCK_START} without ${BLOCK_END}; mend or delete the block, then run again.`);
+    throw new SetupError(
+      `${path} has ${BLOCK_START} without ${BLOCK_END}; add the missing end line where the block ends (the text inside is kept), then run again.`,
+    );
   }
   const end = endMarker + BLOCK_END.length;
   if (markerAt(text, BLOCK_START, end) >= 0) {

@@ -59,7 +59,9 @@ export async function setupOpencode(options: SetupOpencodeOptions): Promise<Setu
     if (merged.added) record(report, configPath, writeJson(file, merged.value), 'plugin "arbeit"');
     else record(report, configPath, "unchanged", 'plugin "arbeit" already listed');
     if (localFiles.length > 0) {
-      report.notes.push(`${localFiles.join(", ")} also loads Arbeit; remove it so the plugin is not loaded twice.`);
+      report.notes.push(
+        `${localFiles.join(", ")} also loads Arbeit, so OpenCode loads the plugin twice. Setup left it as it is: look at what it holds, and keep one of the two.`,
+      );
     }
   } else {
     writePluginFile(report, options);
@@ -91,9 +93,7 @@ export function removeOpencode(options: { dir: string; force?: boolean }): Setup
     record(report, pluginPath, "removed", isSetupPluginFile(source) ? "written by setup" : "--force");
   } else {
     record(report, pluginPath, "unchanged", "not written by setup");
-    report.notes.push(
-      `${PLUGIN_FILE} is not the file setup writes; it was kept. Remove it yourself, or run again with --force.`,
-    );
+    report.notes.push(`${PLUGIN_FILE} is not the file setup writes; it was kept, with whatever it holds.`);
   }
   if (config.removed) {
     const action = writeRemainder(configFile, config.value, options.dir, isBareOpencodeConfig);
@@ -112,7 +112,7 @@ function writePluginFile(report: SetupReport, options: SetupOpencodeOptions): vo
   if (!portable) {
     report.notes.push(
       `arbeit is not installed in this project, so ${PLUGIN_FILE} imports it from ${specifier}. ` +
-        "For a setup you can commit, run `npm install --save-dev arbeit` and `arbeit setup opencode --force`.",
+        "For a setup you can commit, install arbeit in the project (`npm install --save-dev <path to an Arbeit checkout or its packed tarball>`, see README.md) and run `arbeit setup opencode` again.",
     );
   }
   if (existing === source) {
@@ -120,7 +120,9 @@ function writePluginFile(report: SetupReport, options: SetupOpencodeOptions): vo
     return;
   }
   if (existing !== undefined && !options.force) {
-    throw new SetupError(`${path} exists with other content; run again with --force to replace it.`);
+    throw new SetupError(
+      `${path} exists with other content, which was left as it is. Check what it holds; \`arbeit setup opencode --help\` says how a person replaces it.`,
+    );
   }
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, source);

@@ -36,9 +36,7 @@ export function projectDir(cwd: string, dir?: string): string {
 /** What --remove leaves in place, said every time so nobody expects their tasks gone. */
 export function noteDatabaseKept(report: SetupReport): void {
   if (!existsSync(join(report.dir, ARBEIT_DIR))) return;
-  report.notes.push(
-    "The Arbeit database (.arbeit/) was kept, with every task; delete the folder yourself if you no longer want them.",
-  );
+  report.notes.push("The Arbeit database (.arbeit/) was kept, with every task.");
 }
 
 /** Hooks and tools do nothing without a database, so setup creates one where none is found. */

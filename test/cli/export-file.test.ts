@@ -31,7 +31,7 @@ after(() => cleanup());
 const exportsIn = (folder: string) => readdirSync(folder).filter((name) => name.includes("dump"));
 
 describe("arbeit export <file>", () => {
-  it("refuses to replace an existing file without --force, naming it and leaving it as it was", async () => {
+  it("refuses to replace an existing file without --force, naming it, leaving it as it was and suggesting a new name", async () => {
     const target = join(dir, "dump-existing.jsonl");
     writeFileSync(target, "precious\n");
     const result = await runCli(["export", target, "--json"], { cwd: dir });
@@ -39,7 +39,9 @@ describe("arbeit export <file>", () => {
     assert.equal(result.json.error.code, "INVALID_ARGUMENT");
     assert.match(result.json.error.message, /already exists/);
     assert.equal(result.json.error.details.path, target);
-    assert.match(result.json.error.suggestions.join(" "), /--force/);
+    // The advice is a new name; replacing the file is not something to suggest to an agent.
+    assert.match(result.json.error.suggestions.join(" "), /Name a new file/);
+    assert.doesNotMatch(result.json.error.suggestions.join(" "), /--force/);
     assert.equal(readFileSync(target, "utf8"), "precious\n");
   });
 

@@ -90,9 +90,9 @@ describe(`export and import of a store with ${TASKS} tasks`, () => {
     assert.equal(header.tables.find((t: any) => t.name === "tasks").rows, TASKS + 2);
   });
 
-  it("imports into an empty store and reproduces every table row by row", async () => {
+  it("restores into an empty store (--keep-claims) and reproduces every table row by row", async () => {
     const target = await freshProject();
-    const result = await runCli(["import", dump], { cwd: target });
+    const result = await runCli(["import", dump, "--keep-claims"], { cwd: target });
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.equal(result.json.data.replaced, false);
     const imported = await snapshotOf(dbOf(target));
@@ -134,13 +134,15 @@ describe(`export and import of a store with ${TASKS} tasks`, () => {
     const refused = await runCli(["import", dump], { cwd: target });
     assert.equal(refused.code, 1);
     assert.match(refused.json.error.message, /already holds data/);
-    assert.match(refused.json.error.suggestions.join(" "), /--replace/);
+    // An agent follows a suggestion literally: it must not propose discarding the data.
+    assert.match(refused.json.error.suggestions.join(" "), /empty store/);
+    assert.doesNotMatch(refused.json.error.suggestions.join(" "), /--replace|arbeit init/);
     // Every table row for row, rowids included: the task at its version, its context, the
     // memory, and the event log up to the same last seq.
     assertSameTables(await snapshotOf(dbOf(target)), before);
     assert.equal((before.get("tasks") as any).rows[0].version, 2);
 
-    const replaced = await runCli(["import", dump, "--replace"], { cwd: target });
+    const replaced = await runCli(["import", dump, "--replace", "--keep-claims"], { cwd: target });
     assert.equal(replaced.code, 0, replaced.stdout);
     assert.equal(replaced.json.data.replaced, true);
     assertSameTables(await snapshotOf(dbOf(target)), await snapshotOf(source.dbPath));
@@ -239,7 +241,7 @@ describe("exports from older schemas, and tables added later", () => {
     writeFileSync(file, `${lines.join("\n")}\n`);
 
     const target = await freshProject();
-    const result = await runCli(["import", file], { cwd: target });
+    const result = await runCli(["import", file, "--keep-claims"], { cwd: target });
     assert.equal(result.code, 0, result.stdout);
     assert.equal(result.json.data.export_schema_version, 1);
     assert.equal(result.json.data.schema_version, listMigrations().length);

@@ -55,7 +55,7 @@ describe("maintenance on Postgres", { skip, concurrency: 1 }, () => {
     const first = await exported(source.store);
 
     const pg = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema: fresh() });
-    const loaded = await importStore(pg, linesOf(first));
+    const loaded = await importStore(pg, linesOf(first), { keepClaims: true });
     assert.ok(loaded.rows > 500, `a realistic store (${loaded.rows} rows)`);
     const second = await exported(pg);
     assert.equal(second, first, "Postgres exports exactly what it imported");
@@ -63,7 +63,7 @@ describe("maintenance on Postgres", { skip, concurrency: 1 }, () => {
     await pg.close();
 
     const back = await SqliteTaskStore.open(join(dir, "back.db"));
-    await importStore(back, linesOf(second));
+    await importStore(back, linesOf(second), { keepClaims: true });
     assert.equal(await exported(back), first);
     assert.deepEqual(snapshot(back.driver), snapshot(source.store.driver), "row for row, rowids and counters too");
     await back.close();
@@ -107,7 +107,8 @@ describe("maintenance on Postgres", { skip, concurrency: 1 }, () => {
     const source = await openTestProject();
     await populate(source, { tasks: 30 });
     const pg = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema: fresh() });
-    await importStore(pg, linesOf(await exported(source.store)));
+    // Claims and work in progress included: a backup copies them as they are.
+    await importStore(pg, linesOf(await exported(source.store)), { keepClaims: true });
     const file = join(dir, "pg-backup.db");
     const summary = await backupStore(pg, file);
     assert.equal(summary.integrity, "ok");
@@ -139,7 +140,7 @@ describe("maintenance on Postgres", { skip, concurrency: 1 }, () => {
     await assert.rejects(importStore(pg, linesOf(truncated), { replace: true }), /incomplete/);
     assert.equal(await exported(pg), before, "a failed import leaves every row as it was");
 
-    await importStore(pg, linesOf(text), { replace: true });
+    await importStore(pg, linesOf(text), { replace: true, keepClaims: true });
     assert.equal(await exported(pg), text);
     // The counters moved past the imported rows: new writes get fresh seq numbers.
     const created = await service.createTask({ title: "after replace" }, { session: null, agent: "x" });
