@@ -38,7 +38,7 @@ export function alreadyClaimed(task: Task): ArbeitError {
       details: { task_id: task.id, owner: task.owner, lease_expires_at: task.lease_expires_at },
       suggestions: [
         "Pick another task (arbeit_query ready), or wait for the lease to end.",
-        "A person can break a stale claim: arbeit_task_claim {action: release, task_id, force: true}.",
+        "If the holder seems gone, ask a person to look at the claim.",
       ],
     },
   );
@@ -47,6 +47,26 @@ export function alreadyClaimed(task: Task): ArbeitError {
 /** Refuses any change of a claim another session holds live. */
 export function assertNotHeldByOther(w: WriteContext, task: Task): void {
   if (leaseState(task, w.session, w.databaseNow) === "other") throw alreadyClaimed(task);
+}
+
+/**
+ * The one rule for every write that would change or end another session's live claim (a status
+ * change, an owner change, a delete): refused with ALREADY_CLAIMED unless `force`. Forcing breaks
+ * the claim first, logged as a forced release naming the holder's session; the task is returned
+ * as it is after that.
+ */
+export async function overrideOthersClaim(w: WriteContext, task: Task, force: boolean | undefined): Promise<Task> {
+  if (leaseState(task, w.session, w.databaseNow) !== "other") return task;
+  if (!force) throw alreadyClaimed(task);
+  await releaseClaim(w, task, "forced");
+  return {
+    ...task,
+    owner: null,
+    claim_session: null,
+    lease_expires_at: null,
+    version: task.version + 1,
+    updated_at: w.now,
+  };
 }
 
 /** Takes (or extends) the session's lease on `task`; the caller has checked nobody else holds it. */
@@ -123,8 +143,7 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
     const state = leaseState(task, w.session, w.databaseNow);
     if (action === "release") {
       if (state === "other") {
-        if (!input.force) throw alreadyClaimed(task);
-        await releaseClaim(w, task, "forced");
+        await overrideOthersClaim(w, task, input.force);
         return ok({ released: true, forced: true, task: await requireTask(tx, task.id) });
       }
       if (state !== "mine") return ok({ released: false, task });
