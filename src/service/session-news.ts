@@ -57,7 +57,7 @@ function newsOf(
   event: ArbeitEvent,
   session: string,
   taskId: string,
-  blockers: ReadonlySet<string>,
+  blockers: ReadonlyMap<string, Task>,
   claim: ClaimNow,
 ): string | undefined {
   const { payload } = event;
@@ -84,9 +84,10 @@ function newsOf(
         return undefined;
     }
   }
-  if (event.task_id !== null && blockers.has(event.task_id) && event.event_type === "task_updated") {
+  if (event.task_id !== null && event.event_type === "task_updated") {
     const status = statusTo(event);
-    if (status === "completed" || status === "cancelled")
+    // Told only while true: a blocker reopened since still blocks.
+    if ((status === "completed" || status === "cancelled") && blockers.get(event.task_id)?.status === status)
       return `${event.task_id}, which blocked ${taskId}, is ${status}.`;
   }
   return undefined;
@@ -159,8 +160,8 @@ async function readNews(
     (await tx.lastWorkedTask(session)) ??
     state?.focus_task_id;
   if (!taskId || since >= current) return { news: [], seq: current, looked: false, full: false };
-  const blockers = new Set((await tx.blockers(taskId)).map((task) => task.id));
-  const { events, total } = await tx.eventsForTasks([taskId, ...blockers], since, EVENTS_READ);
+  const blockers = new Map((await tx.blockers(taskId)).map((task) => [task.id, task]));
+  const { events, total } = await tx.eventsForTasks([taskId, ...blockers.keys()], since, EVENTS_READ);
   const claim = claimNow(await tx.getTask(taskId), session, tx.databaseNow(), events);
   const news: NewsItem[] = [];
   for (const event of events) {

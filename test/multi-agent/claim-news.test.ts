@@ -150,6 +150,20 @@ for (const engine of ["sqlite", "postgres"] as const) {
       assertEngine();
     });
 
+    it("does not tell of a blocker finished when it was reopened before the news was told", async () => {
+      const { hooks } = project;
+      const blocker = await startTask(hooks, "ses_c", "Blocking work");
+      const blocked = await succeed(hooks, "arbeit_task_create", { title: "Blocked", blocked_by: [blocker] }, "ses_b");
+      await succeed(hooks, "arbeit_task_start_work", { task_id: blocked.task.id }, "ses_b");
+      await systemPrompt(hooks, "ses_b");
+      await succeed(hooks, "arbeit_task_update", { task_id: blocker, status: "completed" }, "ses_c");
+      await succeed(hooks, "arbeit_task_update", { task_id: blocker, status: "open" }, "ses_c");
+
+      const [, news] = await systemPrompt(hooks, "ses_b");
+      assert.equal(news, undefined);
+      assertEngine();
+    });
+
     it("briefs a session new to a task without telling it what happened there before as news", async () => {
       const { hooks } = project;
       const created = await succeed(hooks, "arbeit_task_create", { title: "With a past" }, "ses_c");
