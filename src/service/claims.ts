@@ -29,17 +29,41 @@ export async function sweepExpiredClaims(w: WriteContext): Promise<void> {
   }
 }
 
+const claimDetails = (task: Task) => ({
+  task_id: task.id,
+  owner: task.owner,
+  lease_expires_at: task.lease_expires_at,
+});
+
 /** Another session holds the task: the error names the holder's agent and when its lease ends. */
 export function alreadyClaimed(task: Task): ArbeitError {
   return new ArbeitError(
     "ALREADY_CLAIMED",
     `${task.id} is claimed by ${task.owner} (another session) until ${task.lease_expires_at}.`,
     {
-      details: { task_id: task.id, owner: task.owner, lease_expires_at: task.lease_expires_at },
+      details: claimDetails(task),
       suggestions: [
         "Pick another task (arbeit_query ready), or wait for the lease to end.",
         "If the holder seems gone, ask a person to look at the claim.",
       ],
+    },
+  );
+}
+
+/**
+ * Fencing: a session still working on a task whose claim another session now holds (its own
+ * lease ran out, or a person broke it, and the other took the task) writes nothing more to it;
+ * the refusal says to whom the claim moved.
+ */
+export async function assertNotFenced(w: WriteContext, task: Task): Promise<void> {
+  if (leaseState(task, w.session, w.databaseNow) !== "other") return;
+  if ((await w.tx.activeWork(w.session))?.task_id !== task.id) return;
+  throw new ArbeitError(
+    "ALREADY_CLAIMED",
+    `${task.id} is no longer this session's: its claim moved to ${task.owner} (another session), whose lease runs until ${task.lease_expires_at}.`,
+    {
+      details: claimDetails(task),
+      suggestions: [`Stop work on it (arbeit_task_stop_work {task_id: "${task.id}"}) and pick another task.`],
     },
   );
 }

@@ -14,7 +14,7 @@ import { assertTitle, assertTransition, missingFields, type RequiredField } from
 import type { CreateTaskInput, UpdateTaskInput } from "../schemas/inputs.js";
 import type { NewTask, StoreTx, TaskPatch } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { overrideOthersClaim } from "./claims.js";
+import { assertNotFenced, overrideOthersClaim } from "./claims.js";
 import {
   assertBlockerList,
   assertCanBlock,
@@ -180,6 +180,7 @@ export async function updateTask(
     if (input.parent_id !== undefined || input.blocked_by !== undefined) await w.tx.lockGraph();
     let current = await requireTaskToChange(w.tx, input.task_id);
     assertVersion(current, input.expected_version);
+    if (!input.force) await assertNotFenced(w, current);
     assertIntentKept(current, input.intent);
     let { patch, changes } = scalarChanges(current, input);
     assertStatusHolds(current, patch);

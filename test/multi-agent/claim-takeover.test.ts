@@ -111,6 +111,41 @@ for (const engine of ["sqlite", "postgres"] as const) {
       );
     });
 
+    it("refuses the writes of a session still working on a task whose claim moved to another", async () => {
+      const alice = holder();
+      const id = (await shared.service.createTask({ title: "moved on" }, alice)).data.task.id;
+      await shared.service.startWork({ task_id: id }, alice);
+      const item = (await shared.service.addProgress({ task_id: id, items: ["Step"] }, alice)).data.items[0]!.id;
+      const person = { session: "oncall", agent: "human:oncall" };
+      await shared.service.claim({ action: "release", task_id: id, force: true }, person);
+      await shared.service.claim({ task_id: id }, { session: "other-1", agent: "bob" });
+      const asAlice = async (tool: string, args: Record<string, unknown>) =>
+        (
+          await runCli(["call", tool, JSON.stringify(args), "--session", alice.session, "--agent", alice.agent], {
+            cwd: dir,
+            env,
+          })
+        ).json;
+
+      for (const [tool, args] of [
+        ["arbeit_context_add", { task_id: id, type: "note", content: "Still at it" }],
+        ["arbeit_progress_add", { task_id: id, items: ["Another step"] }],
+        ["arbeit_progress_complete", { item_ids: [item] }],
+        ["arbeit_task_update", { task_id: id, description: "Mine, I thought" }],
+      ] as const) {
+        const refused = await asAlice(tool, args);
+        assert.equal(refused.error?.code, "ALREADY_CLAIMED", `${tool}: ${JSON.stringify(refused)}`);
+        assert.match(refused.error.message, /no longer this session's: its claim moved to bob/);
+        assert.doesNotMatch(refused.error.suggestions.join(" "), /force/);
+      }
+      // Having stopped, alice is one more collaborator: notes from anyone are welcome.
+      assert.equal((await asAlice("arbeit_task_stop_work", { task_id: id })).success, true);
+      assert.equal(
+        (await asAlice("arbeit_context_add", { task_id: id, type: "note", content: "Handing over" })).success,
+        true,
+      );
+    });
+
     it("takes no force for a task whose lease ran out", async () => {
       const alice = holder();
       const id = (await shared.service.createTask({ title: "lapsed" }, alice)).data.task.id;
