@@ -62,6 +62,7 @@ export const taskUpdateInput = () =>
     owner: identityName.nullable().optional(),
     active_form: name.nullable().optional(),
     expected_version: expectedVersion.optional(),
+    force: z.boolean().optional().describe("Break another session's claim (logged)"),
   });
 
 export const contextAddInput = () =>

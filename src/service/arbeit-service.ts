@@ -17,7 +17,14 @@ import { resolveLikeKernel } from "./resolve-path.js";
 import { type ResumeInput, resume } from "./resume.js";
 import { recordSessionEvent, type SessionEventType } from "./session-activity.js";
 import { type NewsOptions, sessionNews } from "./session-news.js";
-import { type CreateTaskInput, createTask, deleteTask, type UpdateTaskInput, updateTask } from "./tasks.js";
+import {
+  type CreateTaskInput,
+  createTask,
+  type DeleteTaskInput,
+  deleteTask,
+  type UpdateTaskInput,
+  updateTask,
+} from "./tasks.js";
 import { recordToolFailure, type ToolFailureInput } from "./tool-failures.js";
 import { startWork, stopWork, trackFile } from "./work.js";
 
@@ -53,7 +60,7 @@ export class ArbeitService {
   updateTask(input: UpdateTaskInput, caller: Caller) {
     return updateTask(this.#deps, input, identify(caller));
   }
-  deleteTask(input: { task_id: string; expected_version?: number }, caller: Caller) {
+  deleteTask(input: DeleteTaskInput, caller: Caller) {
     return deleteTask(this.#deps, input, identify(caller));
   }
   startWork(input: { task_id: string; expected_version?: number }, caller: Caller) {

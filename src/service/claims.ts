@@ -29,13 +29,19 @@ export async function sweepExpiredClaims(w: WriteContext): Promise<void> {
   }
 }
 
+const claimDetails = (task: Task) => ({
+  task_id: task.id,
+  owner: task.owner,
+  lease_expires_at: task.lease_expires_at,
+});
+
 /** Another session holds the task: the error names the holder's agent and when its lease ends. */
 export function alreadyClaimed(task: Task): ArbeitError {
   return new ArbeitError(
     "ALREADY_CLAIMED",
     `${task.id} is claimed by ${task.owner} (another session) until ${task.lease_expires_at}.`,
     {
-      details: { task_id: task.id, owner: task.owner, lease_expires_at: task.lease_expires_at },
+      details: claimDetails(task),
       suggestions: [
         "Pick another task (arbeit_query ready), or wait for the lease to end.",
         "Do not release it yourself: breaking another session's claim is a person's decision (the dashboard shows stale claims).",
@@ -44,9 +50,47 @@ export function alreadyClaimed(task: Task): ArbeitError {
   );
 }
 
+/**
+ * Fencing: a session still working on a task whose claim another session now holds (its own
+ * lease ran out, or a person broke it, and the other took the task) writes nothing more to it;
+ * the refusal says to whom the claim moved.
+ */
+export async function assertNotFenced(w: WriteContext, task: Task): Promise<void> {
+  if (leaseState(task, w.session, w.databaseNow) !== "other") return;
+  if ((await w.tx.activeWork(w.session))?.task_id !== task.id) return;
+  throw new ArbeitError(
+    "ALREADY_CLAIMED",
+    `${task.id} is no longer this session's: its claim moved to ${task.owner} (another session), whose lease runs until ${task.lease_expires_at}.`,
+    {
+      details: claimDetails(task),
+      suggestions: [`Stop work on it (arbeit_task_stop_work {task_id: "${task.id}"}) and pick another task.`],
+    },
+  );
+}
+
 /** Refuses any change of a claim another session holds live. */
 export function assertNotHeldByOther(w: WriteContext, task: Task): void {
   if (leaseState(task, w.session, w.databaseNow) === "other") throw alreadyClaimed(task);
+}
+
+/**
+ * The one rule for every write that would change or end another session's live claim (a status
+ * change, an owner change, a delete): refused with ALREADY_CLAIMED unless `force`. Forcing breaks
+ * the claim first, logged as a forced release naming the holder's session; the task is returned
+ * as it is after that.
+ */
+export async function overrideOthersClaim(w: WriteContext, task: Task, force: boolean | undefined): Promise<Task> {
+  if (leaseState(task, w.session, w.databaseNow) !== "other") return task;
+  if (!force) throw alreadyClaimed(task);
+  await releaseClaim(w, task, "forced");
+  return {
+    ...task,
+    owner: null,
+    claim_session: null,
+    lease_expires_at: null,
+    version: task.version + 1,
+    updated_at: w.now,
+  };
 }
 
 /** Takes (or extends) the session's lease on `task`; the caller has checked nobody else holds it. */
@@ -126,8 +170,7 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
     const state = leaseState(task, w.session, w.databaseNow);
     if (action === "release") {
       if (state === "other") {
-        if (!input.force) throw alreadyClaimed(task);
-        await releaseClaim(w, task, "forced");
+        await overrideOthersClaim(w, task, input.force);
         return ok({ released: true, forced: true, task: await requireTask(tx, task.id) });
       }
       if (state !== "mine") return ok({ released: false, task });

@@ -2,6 +2,7 @@ import { ArbeitError } from "../domain/errors.js";
 import type { ContextEntry } from "../domain/types.js";
 import type { AddContextInput } from "../schemas/inputs.js";
 import type { Caller } from "./caller.js";
+import { assertNotFenced } from "./claims.js";
 import { requireTask } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 
@@ -19,6 +20,7 @@ export async function addContext(
   return mutate(deps, caller, async (w) => {
     const { tx, now } = w;
     const task = await requireTask(tx, input.task_id);
+    await assertNotFenced(w, task);
     let old: ContextEntry | undefined;
     if (input.supersede_entry_id !== undefined) {
       old = await tx.getContext(input.supersede_entry_id);

@@ -4,19 +4,24 @@ import { ArbeitError } from "../domain/errors.js";
 /**
  * The `cursor` a list query hands out as `next_cursor`: the sort key of the last row shown, so
  * the next page starts right after it whatever was created in between (an offset would repeat
- * or skip rows). It names the query it came from and carries a check, so that a cursor edited by
- * hand or passed to another query is refused rather than silently reading from a wrong place.
+ * or skip rows). It is bound to what it pages: the query and its `scope` (the list and the
+ * filters that decide which rows are in the order), and carries a check, so that a cursor edited
+ * by hand, passed to another query, or passed with other filters (which would silently skip
+ * every row of the new list before its place) is refused rather than read from a wrong place.
  * Opaque to agents: base64url of a small JSON array, a dot, and the check.
  */
 
 export type CursorKey = ReadonlyArray<string | number>;
 
-function check(payload: string): string {
-  return createHash("sha256").update(`arbeit-cursor:${payload}`).digest("base64url").slice(0, 8);
+function digest(text: string, length: number): string {
+  return createHash("sha256").update(text).digest("base64url").slice(0, length);
 }
 
-export function encodeCursor(query: string, key: CursorKey): string {
-  const payload = Buffer.from(JSON.stringify([query, ...key])).toString("base64url");
+const check = (payload: string) => digest(`arbeit-cursor:${payload}`, 8);
+const scopeTag = (scope: string) => digest(`arbeit-cursor-scope:${scope}`, 8);
+
+export function encodeCursor(query: string, scope: string, key: CursorKey): string {
+  const payload = Buffer.from(JSON.stringify([query, scopeTag(scope), ...key])).toString("base64url");
   return `${payload}.${check(payload)}`;
 }
 
@@ -24,17 +29,18 @@ function refused(query: string, why: string): ArbeitError {
   return new ArbeitError("INVALID_ARGUMENT", `params.cursor ${why}.`, {
     details: { field: "params.cursor" },
     suggestions: [
-      `Pass the next_cursor of the previous ${query} answer unchanged, or leave cursor out to start from the first page.`,
+      `Pass the next_cursor of the previous ${query} answer unchanged, with the same params it came with, or leave cursor out to start from the first page.`,
     ],
   });
 }
 
 /**
- * The key a cursor carries, when `query` handed it out and it is intact; `shape` says what each
- * value must be (the query's sort key). Anything else is INVALID_ARGUMENT.
+ * The key a cursor carries, when `query` handed it out for the same `scope` and it is intact;
+ * `shape` says what each value must be (the query's sort key). Anything else is INVALID_ARGUMENT.
  */
 export function decodeCursor(
   query: string,
+  scope: string,
   cursor: string,
   shape: ReadonlyArray<(value: unknown) => boolean>,
 ): CursorKey {
@@ -49,8 +55,31 @@ export function decodeCursor(
   }
   if (!Array.isArray(parsed) || parsed[0] !== query)
     throw refused(query, `was handed out by another query, not by ${query}`);
-  const key = parsed.slice(1);
+  if (parsed[1] !== scopeTag(scope))
+    throw refused(
+      query,
+      `was handed out by ${query} for another list or other filters; a cursor pages only the list it came from`,
+    );
+  const key = parsed.slice(2);
   if (key.length !== shape.length || !shape.every((valid, i) => valid(key[i])))
     throw refused(query, "does not hold a place in this query's order");
   return key as CursorKey;
+}
+
+/**
+ * What a page's params say about which rows it pages: all but how many and how they are shown,
+ * and the list, which counts as read (named, or the caller's).
+ */
+const NOT_SCOPE = new Set(["cursor", "limit", "full", "fields", "list_id"]);
+
+/**
+ * The scope a cursor is bound to: the query's params that choose its rows (filters as sets, so
+ * their order does not matter), and the list it reads when it is scoped to one.
+ */
+export function cursorScope(params: Record<string, unknown>, list: string | undefined | null): string {
+  const entries = Object.entries(params)
+    .filter(([name, value]) => !NOT_SCOPE.has(name) && value !== undefined)
+    .map(([name, value]) => [name, Array.isArray(value) ? [...value].map(String).sort() : value] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([list ?? null, entries]);
 }

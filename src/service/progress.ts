@@ -1,6 +1,7 @@
 import { ArbeitError } from "../domain/errors.js";
 import type { ProgressItem } from "../domain/types.js";
 import type { Caller } from "./caller.js";
+import { assertNotFenced } from "./claims.js";
 import { requireTask } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 
@@ -19,6 +20,7 @@ export async function addProgress(
   return mutate(deps, caller, async (w) => {
     const { tx, now } = w;
     const task = await requireTask(tx, input.task_id);
+    await assertNotFenced(w, task);
     const completed = input.completed ?? false;
     const ids: string[] = [];
     for (const content of input.items)
@@ -48,7 +50,9 @@ export async function completeProgress(
   return mutate(deps, caller, async (w) => {
     const { tx, now } = w;
     const items = await tx.getProgressItems(ids);
-    const live = new Set((await tx.getTasks([...new Set(items.map((item) => item.task_id))])).map((task) => task.id));
+    const tasks = await tx.getTasks([...new Set(items.map((item) => item.task_id))]);
+    for (const task of tasks) await assertNotFenced(w, task);
+    const live = new Set(tasks.map((task) => task.id));
     const found = new Set(items.filter((item) => live.has(item.task_id)).map((item) => item.id));
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length > 0) {

@@ -23,7 +23,7 @@ import type { StoreTx, TaskKey } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
 import { requireTask } from "./invariants.js";
 import { ok, type Result, type ServiceDeps } from "./operation.js";
-import { type CursorKey, decodeCursor, encodeCursor } from "./page-cursor.js";
+import { type CursorKey, cursorScope, decodeCursor, encodeCursor } from "./page-cursor.js";
 import { type SummaryOptions, summarizeAs, summarizeFiles, TASK_FIELDS, type TaskField } from "./summaries.js";
 
 /**
@@ -51,6 +51,8 @@ const scoped = { list_id: listId.optional() };
 interface QueryContext {
   /** The query's name: its cursors carry it. */
   name: string;
+  /** What its rows are chosen by (cursorScope): its cursors are bound to it. */
+  scope: string;
   tx: StoreTx;
   deps: ServiceDeps;
   caller: Caller;
@@ -64,6 +66,8 @@ interface QueryDef<S extends z.ZodType> {
    */
   brief?: string;
   params: S;
+  /** Its rows depend on who asks (their claims and assignments): its cursors are the caller's. */
+  perCaller?: true;
   run(ctx: QueryContext, params: z.infer<S>): Promise<Result<unknown>>;
 }
 
@@ -77,7 +81,7 @@ function statuses(filter: z.infer<typeof statusFilter> | undefined) {
   return Array.isArray(filter) ? filter : [filter];
 }
 
-function scope(ctx: QueryContext, params: { list_id?: string | undefined }): string | undefined {
+function scope(ctx: Pick<QueryContext, "caller">, params: { list_id?: string | undefined }): string | undefined {
   return params.list_id ?? ctx.caller.list_id;
 }
 
@@ -118,11 +122,11 @@ async function keyset<R, K extends CursorKey>(
   defaultLimit = DEFAULT_LIMIT,
 ): Promise<{ rows: R[]; has_more: boolean; next_cursor?: string }> {
   const size = p.limit ?? defaultLimit;
-  const after = p.cursor === undefined ? undefined : (decodeCursor(ctx.name, p.cursor, order.shape) as K);
+  const after = p.cursor === undefined ? undefined : (decodeCursor(ctx.name, ctx.scope, p.cursor, order.shape) as K);
   const fetched = await fetch(size + 1, after);
   const rows = fetched.slice(0, size);
   if (fetched.length <= size) return { rows, has_more: false };
-  return { rows, has_more: true, next_cursor: encodeCursor(ctx.name, order.key(rows.at(-1)!)) };
+  return { rows, has_more: true, next_cursor: encodeCursor(ctx.name, ctx.scope, order.key(rows.at(-1)!)) };
 }
 
 /** A page of tasks in task order, shown as `p` asks. */
@@ -199,6 +203,7 @@ export const QUERIES = {
     brief: ": what to do now (explain: why not)",
     summary:
       "Open, unblocked, unclaimed tasks, best first (priority, age, id); no status shown, all are open. explain: why (or, with task_id, why not).",
+    perCaller: true,
     params: () => z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped, ...page }),
     run: async (ctx, p) => {
       const now = ctx.tx.databaseNow();
@@ -533,7 +538,7 @@ async function tasksInOrder(tx: StoreTx, ids: readonly string[]): Promise<Task[]
 }
 
 /** Whose ready work: the caller's agent (its assignments) and session (its own claims). */
-function readyFor(ctx: QueryContext): { agent: string | null; session: string } {
+function readyFor(ctx: Pick<QueryContext, "caller">): { agent: string | null; session: string } {
   return { agent: ctx.caller.agent, session: ctx.caller.session ?? agentSession(ctx.caller.agent) };
 }
 
@@ -597,7 +602,16 @@ export async function runQuery(
   }
   const parsed = def.params.safeParse(input.params ?? {});
   if (!parsed.success) throw fromZodError(parsed.error, "params");
-  const result = await deps.store.read((tx) => def.run({ name: input.query, tx, deps, caller }, parsed.data));
+  const params = parsed.data as Record<string, unknown>;
+  // A query that takes list_id reads the caller's list when it is not given: that list is its scope.
+  const listScoped = "list_id" in (def.params as unknown as z.ZodObject).shape;
+  const bound = cursorScope(
+    def.perCaller ? { ...params, ...readyFor({ caller }) } : params,
+    listScoped ? scope({ caller }, params) : null,
+  );
+  const result = await deps.store.read((tx) =>
+    def.run({ name: input.query, scope: bound, tx, deps, caller }, parsed.data),
+  );
   const warnings: Warning[] = result.warnings;
   return { data: { query: input.query, ...(result.data as object) }, warnings };
 }

@@ -1,5 +1,6 @@
+import { type LeaseState, leaseState } from "../domain/claims.js";
 import { agentSession } from "../domain/identity.js";
-import type { ArbeitEvent } from "../domain/types.js";
+import type { ArbeitEvent, Task } from "../domain/types.js";
 import type { SessionState, StoreTx } from "../store/task-store.js";
 import { answerOf, answerText, clipText, isAnswerEvent } from "./answers.js";
 import type { Caller } from "./caller.js";
@@ -30,15 +31,39 @@ const statusTo = (event: ArbeitEvent): string | undefined => {
   return typeof to === "string" ? to : undefined;
 };
 
+/**
+ * Where the session's task's claim stands as the news is told: news about claims is told only
+ * while it is still true. "Claim lost" only while another session holds the claim (and then of
+ * that holder's newest claim alone); "claim broken" or "claim ran out" only while this session
+ * does not hold it again.
+ */
+interface ClaimNow {
+  state: LeaseState;
+  /** The seq of the current holder's newest task_claimed event among those read. */
+  heldSince: number | undefined;
+}
+
+function claimNow(task: Task | undefined, session: string, now: string, events: readonly ArbeitEvent[]): ClaimNow {
+  const state = task ? leaseState(task, session, now) : "free";
+  const claims = events.filter(
+    (event) =>
+      event.task_id === task?.id && event.event_type === "task_claimed" && event.session_id === task?.claim_session,
+  );
+  return { state, heldSince: state === "other" ? claims.at(-1)?.seq : undefined };
+}
+
 /** The line a session is told for `event`, or undefined when it is not news to it. */
 function newsOf(
   event: ArbeitEvent,
   session: string,
   taskId: string,
-  blockers: ReadonlySet<string>,
+  blockers: ReadonlyMap<string, Task>,
+  claim: ClaimNow,
 ): string | undefined {
-  if (event.session_id === session) return undefined;
   const { payload } = event;
+  if (event.event_type === "claim_expired" && event.task_id === taskId && payload.session === session)
+    return claim.state === "mine" ? undefined : `This session's claim on ${taskId} ran out.`;
+  if (event.session_id === session) return undefined;
   if (event.task_id === taskId) {
     switch (event.event_type) {
       case "context_added":
@@ -48,16 +73,21 @@ function newsOf(
         return status ? `${who(event)} set ${taskId} to ${status}.` : undefined;
       }
       case "task_claimed":
-        return `${who(event)} claimed ${taskId}: it is no longer this session's.`;
+        return event.seq === claim.heldSince
+          ? `${who(event)} claimed ${taskId}: it is no longer this session's.`
+          : undefined;
       case "claim_released":
-        return payload.reason === "forced" ? `${who(event)} broke this session's claim on ${taskId}.` : undefined;
+        return payload.reason === "forced" && payload.session === session && claim.state !== "mine"
+          ? `${who(event)} broke this session's claim on ${taskId}.`
+          : undefined;
       default:
         return undefined;
     }
   }
-  if (event.task_id !== null && blockers.has(event.task_id) && event.event_type === "task_updated") {
+  if (event.task_id !== null && event.event_type === "task_updated") {
     const status = statusTo(event);
-    if (status === "completed" || status === "cancelled")
+    // Told only while true: a blocker reopened since still blocks.
+    if ((status === "completed" || status === "cancelled") && blockers.get(event.task_id)?.status === status)
       return `${event.task_id}, which blocked ${taskId}, is ${status}.`;
   }
   return undefined;
@@ -130,18 +160,16 @@ async function readNews(
     (await tx.lastWorkedTask(session)) ??
     state?.focus_task_id;
   if (!taskId || since >= current) return { news: [], seq: current, looked: false, full: false };
-  const blockers = new Set((await tx.blockers(taskId)).map((task) => task.id));
-  const { events, total } = await tx.eventsForTasks([taskId, ...blockers], since, EVENTS_READ);
+  const blockers = new Map((await tx.blockers(taskId)).map((task) => [task.id, task]));
+  const { events, total } = await tx.eventsForTasks([taskId, ...blockers.keys()], since, EVENTS_READ);
+  const claim = claimNow(await tx.getTask(taskId), session, tx.databaseNow(), events);
   const news: NewsItem[] = [];
   for (const event of events) {
     if (event.task_id === taskId && isAnswerEvent(event, session)) {
       news.push({ seq: event.seq, task_id: taskId, text: answerText(await answerOf(tx, event)), answer: true });
       continue;
     }
-    const text =
-      event.event_type === "claim_expired" && event.task_id === taskId && event.payload.session === session
-        ? `This session's claim on ${taskId} ran out.`
-        : newsOf(event, session, taskId, blockers);
+    const text = newsOf(event, session, taskId, blockers, claim);
     if (text) news.push({ seq: event.seq, task_id: event.task_id ?? taskId, text });
   }
   return { news, seq: current, looked: true, full: total > events.length };

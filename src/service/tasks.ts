@@ -14,7 +14,7 @@ import { assertTitle, assertTransition, missingFields, type RequiredField } from
 import type { CreateTaskInput, UpdateTaskInput } from "../schemas/inputs.js";
 import type { NewTask, StoreTx, TaskPatch } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { assertNotHeldByOther } from "./claims.js";
+import { assertNotFenced, overrideOthersClaim } from "./claims.js";
 import {
   assertBlockerList,
   assertCanBlock,
@@ -178,13 +178,19 @@ export async function updateTask(
   if (input.title !== undefined) assertTitle(input.title);
   return mutate(deps, caller, async (w) => {
     if (input.parent_id !== undefined || input.blocked_by !== undefined) await w.tx.lockGraph();
-    const current = await requireTaskToChange(w.tx, input.task_id);
+    let current = await requireTaskToChange(w.tx, input.task_id);
     assertVersion(current, input.expected_version);
+    if (!input.force) await assertNotFenced(w, current);
     assertIntentKept(current, input.intent);
-    const { patch, changes } = scalarChanges(current, input);
+    let { patch, changes } = scalarChanges(current, input);
     assertStatusHolds(current, patch);
-    // `owner` is the claim's agent while a lease lives: only the holder may hand it on.
-    if ("owner" in patch) assertNotHeldByOther(w, current);
+    // `owner` is the claim's agent while a lease lives, and a status change moves or ends the
+    // holder's work: only the holder may make either, unless forced.
+    if ("owner" in patch || "status" in patch) {
+      const before = current;
+      current = await overrideOthersClaim(w, current, input.force);
+      if (current !== before) ({ patch, changes } = scalarChanges(current, input));
+    }
     const parentMoved = await moveParent(w, current, input.parent_id);
     if (parentMoved) changes.parent_id = parentMoved;
     const blockersChanged = await replaceBlockers(w, current, input.blocked_by);
@@ -333,9 +339,15 @@ async function save(w: WriteContext, current: Task, patch: TaskPatch, changes: R
   return task;
 }
 
+export interface DeleteTaskInput {
+  task_id: string;
+  expected_version?: number | undefined;
+  force?: boolean | undefined;
+}
+
 export async function deleteTask(
   deps: ServiceDeps,
-  input: { task_id: string; expected_version?: number },
+  input: DeleteTaskInput,
   caller: Caller,
 ): Promise<Result<{ deleted: boolean }>> {
   return mutate(deps, caller, async (w) => {
@@ -353,6 +365,8 @@ export async function deleteTask(
         },
       );
     }
+    // A deleted task's claim ends with it: only its holder may delete it, unless forced.
+    await overrideOthersClaim(w, task, input.force);
     await tx.softDeleteTask(task.id, now);
     await w.emit({
       event_type: "task_deleted",

@@ -46,7 +46,12 @@ export const taskDelete = defineTool({
   name: "arbeit_task_delete",
   title: "Delete task",
   description: "Soft-delete a task with no live children; its history is kept.",
-  input: () => z.strictObject({ task_id: taskId, expected_version: expectedVersion.optional() }),
+  input: () =>
+    z.strictObject({
+      task_id: taskId,
+      expected_version: expectedVersion.optional(),
+      force: z.boolean().optional().describe("Break another session's claim (logged)"),
+    }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   run: async (ctx, args) => (await ctx.service()).deleteTask(args, ctx.caller),
 });

@@ -184,6 +184,8 @@ describe("claims with leases", () => {
     assert.equal(refused.error.code, "ALREADY_CLAIMED");
     // The advice never tells the caller to force (agents follow it literally); a person knows to.
     assert.match(refused.error.suggestions.join(" "), /a person's decision/);
+    // The refusal never proposes breaking the claim: that is a person's deliberate step.
+    assert.doesNotMatch(refused.error.suggestions.join(" "), /force/);
     const forced = await project.ok("arbeit_task_claim", { action: "release", task_id: id, force: true }, person);
     assert.deepEqual([forced.released, forced.forced, forced.task.owner], [true, true, null]);
     const [event] = events("claim_released");

@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { ArbeitService } from "../../src/service/arbeit-service.js";
-import { openProject } from "../../src/service/project.js";
 import { findTool } from "../../src/tools/catalogue.js";
 import { invokeTool } from "../../src/tools/envelope.js";
 import { runCli } from "../helpers/cli.js";
-import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
-import { tempDir } from "../helpers/temp.js";
+import { postgresSkip } from "../helpers/postgres.js";
+import { sharedStore } from "./helpers.js";
 
 const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
 // Resolved from here: the workers run in a temp project that has no node_modules of its own.
@@ -86,27 +84,13 @@ for (const engine of ["sqlite", "postgres"] as const) {
     timeout: 240_000,
     ...(engine === "postgres" ? postgres : {}),
   }, () => {
-    const { dir, cleanup } = tempDir();
-    let service: ArbeitService;
+    const store = sharedStore(engine, "arbeit_procs");
+    const { dir, env } = store;
     const acknowledged: Array<Line & { agent: string }> = [];
-    const schema = engine === "postgres" ? uniqueSchema("arbeit_procs") : "";
-    const env: Record<string, string> =
-      engine === "postgres" ? { ARBEIT_DATABASE_URL: TEST_DATABASE_URL, ARBEIT_DATABASE_SCHEMA: schema } : {};
 
     before(async () => {
-      assert.equal((await runCli(["init"], { cwd: dir, env })).code, 0);
-      service = await openProject({
-        cwd: dir,
-        databaseUrl: env.ARBEIT_DATABASE_URL,
-        databaseSchema: env.ARBEIT_DATABASE_SCHEMA,
-      });
       for (let i = 0; i < TASKS; i++)
-        await service.createTask({ title: `job ${i}`, priority: i % 5 }, { session: null, agent: "setup" });
-    });
-    after(async () => {
-      await service.close();
-      if (engine === "postgres") await dropSchema(schema);
-      cleanup();
+        await store.service.createTask({ title: `job ${i}`, priority: i % 5 }, { session: null, agent: "setup" });
     });
 
     it("claims every ready task exactly once across eight sessions of one agent, with no lock error reaching any caller, and no event skipped by a cursor", async () => {
@@ -119,7 +103,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
         for (;;) {
           const done = !claiming;
           for (;;) {
-            const page = await service.query(
+            const page = await store.service.query(
               { query: "events", params: { after_seq: after, limit: 100 } },
               { session: null, agent: "reader" },
             );
@@ -135,7 +119,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
       const results = await Promise.all(AGENTS.map(([mode, agent]) => runWorker(env, mode, dir, agent, "claim")));
       claiming = false;
       await follow;
-      const committed = await service.store.read((tx) => tx.listEvents({ after_seq: 0, limit: 100_000 }));
+      const committed = await store.service.store.read((tx) => tx.listEvents({ after_seq: 0, limit: 100_000 }));
       assert.deepEqual(
         seen,
         committed.map((event) => event.seq),
@@ -154,14 +138,17 @@ for (const engine of ["sqlite", "postgres"] as const) {
       });
       assert.equal(claimed.length, TASKS);
       assert.equal(new Set(claimed).size, TASKS, "a task was claimed twice");
-      const ready = await service.query({ query: "ready", params: { limit: 10 } }, { session: null, agent: "check" });
+      const ready = await store.service.query(
+        { query: "ready", params: { limit: 10 } },
+        { session: null, agent: "check" },
+      );
       assert.deepEqual((ready.data as { tasks: unknown[] }).tasks, []);
       assert.ok(results.filter((lines) => lines.length > 1).length >= 2, "work was shared between processes");
     });
 
     it("loses no acknowledged update under optimistic concurrency", async () => {
       const shared = (
-        await service.createTask({ title: "shared list", description: "[]" }, { session: null, agent: "setup" })
+        await store.service.createTask({ title: "shared list", description: "[]" }, { session: null, agent: "setup" })
       ).data.task.id;
       const results = await Promise.all(
         AGENTS.map(([mode, agent]) => runWorker(env, mode, dir, agent, shared, mode === "cli" ? 2 : 6)),
@@ -176,7 +163,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
         }
       });
       assert.equal(tokens.length, 4 * 6 + 4 * 2);
-      const final = (await service.getTask({ task_id: shared })).data.task;
+      const final = (await store.service.getTask({ task_id: shared })).data.task;
       assert.deepEqual((JSON.parse(final.description!) as string[]).sort(), tokens.sort());
       assert.equal(final.version, 1 + tokens.length);
     });
@@ -191,7 +178,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
         return { ...line!, data: JSON.parse(line!.raw).data, error: JSON.parse(line!.raw).error };
       };
       const make = async (title: string) =>
-        (await service.createTask({ title }, { session: null, agent: "setup" })).data.task.id;
+        (await store.service.createTask({ title }, { session: null, agent: "setup" })).data.task.id;
 
       // A live lease taken on time is live for a process whose clock runs an hour fast.
       const held = await make("held");
@@ -226,7 +213,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
       const forced = await one("oncall", "arbeit_task_claim", { action: "release", task_id: held, force: true });
       assert.equal(forced.data.forced, true);
       const log = (
-        await service.query(
+        await store.service.query(
           { query: "events", params: { task_id: held, event_types: ["claim_released"] } },
           { session: null, agent: "check" },
         )
@@ -248,7 +235,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
     it("replays every acknowledged request from its request_id without writing anything", async () => {
       const countRows = async () =>
         JSON.stringify(
-          await service.store.read(async (tx) => [
+          await store.service.store.read(async (tx) => [
             await tx.maxEventSeq(),
             (await tx.listTasks({ limit: 1000, offset: 0 })).map((t) => t.version),
           ]),
@@ -259,7 +246,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
         const replay = await invokeTool(findTool(line.tool)!, line.args, {
           caller: { agent: "worker", session: `ses-${line.agent}` },
           cwd: dir,
-          service: async () => service,
+          service: async () => store.service,
         });
         assert.equal(JSON.stringify(replay), line.raw, `${line.agent} ${line.tool} ${String(line.args.request_id)}`);
       }

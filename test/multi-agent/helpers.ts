@@ -1,4 +1,11 @@
+import assert from "node:assert/strict";
+import { after, before } from "node:test";
+import type { ArbeitService } from "../../src/service/arbeit-service.js";
+import { openProject } from "../../src/service/project.js";
+import { runCli } from "../helpers/cli.js";
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import type { TestProject } from "../helpers/service.js";
+import { tempDir } from "../helpers/temp.js";
 
 /** Creates a task and returns its id. */
 export async function task(project: TestProject, title: string, extra: Record<string, unknown> = {}): Promise<string> {
@@ -51,4 +58,38 @@ export function callAny(
   caller?: Record<string, unknown>,
 ): Promise<any> {
   return project.call(tool, args, caller);
+}
+
+/**
+ * A project made by `arbeit init` on `engine` (Postgres: a schema of its own), as the CLI and
+ * other processes see it through `dir` and `env`, with a library service on the same store for
+ * setting up and checking. The enclosing describe's hooks open it and take it down.
+ */
+export function sharedStore(engine: "sqlite" | "postgres", prefix: string) {
+  const { dir, cleanup } = tempDir();
+  const schema = engine === "postgres" ? uniqueSchema(prefix) : "";
+  const env: Record<string, string> =
+    engine === "postgres" ? { ARBEIT_DATABASE_URL: TEST_DATABASE_URL, ARBEIT_DATABASE_SCHEMA: schema } : {};
+  let service: ArbeitService | undefined;
+  before(async () => {
+    assert.equal((await runCli(["init"], { cwd: dir, env })).code, 0);
+    service = await openProject({
+      cwd: dir,
+      databaseUrl: env.ARBEIT_DATABASE_URL,
+      databaseSchema: env.ARBEIT_DATABASE_SCHEMA,
+    });
+  });
+  after(async () => {
+    await service?.close();
+    if (engine === "postgres") await dropSchema(schema);
+    cleanup();
+  });
+  return {
+    dir,
+    env,
+    get service(): ArbeitService {
+      assert.ok(service, "the store is open only inside the describe's tests");
+      return service;
+    },
+  };
 }

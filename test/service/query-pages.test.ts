@@ -149,4 +149,53 @@ forEachEngine("paging through list queries", (project) => {
       assert.match(error.suggestions.join(" "), /next_cursor/);
     }
   });
+
+  it("refuses a cursor passed with another list or other filters, which would skip that list's rows (INVALID_ARGUMENT)", async () => {
+    const p = await project();
+    const parents: string[] = [];
+    for (const list of ["front", "back"]) {
+      const parent = await create(p, `${list} parent`, { list_id: list });
+      parents.push(parent);
+      for (let i = 0; i < 3; i++) await create(p, `${list} ${i}`, { list_id: list, parent_id: parent });
+    }
+    const refused = async (name: string, params: Record<string, unknown>, cursor: string) => {
+      const envelope = await p.call("arbeit_query", { query: name, params: { ...params, cursor } });
+      assert.equal(envelope.success, false, `${name} ${JSON.stringify(params)}`);
+      const error = (envelope as any).error;
+      assert.equal(error.code, "INVALID_ARGUMENT");
+      assert.match(error.message, /params\.cursor was handed out by \w+ for another list or other filters/);
+      assert.match(error.suggestions.join(" "), /same params/);
+    };
+    const front = (await page(p, "tasks", { list_id: "front", limit: 1 })).next_cursor;
+    await refused("tasks", { list_id: "back" }, front);
+    const cli = await p.cli([
+      "call",
+      "arbeit_query",
+      JSON.stringify({ query: "tasks", params: { list_id: "back", cursor: front } }),
+    ]);
+    assert.deepEqual([cli.code, cli.json?.error?.code], [1, "INVALID_ARGUMENT"], cli.stdout + cli.stderr);
+    await refused("tasks", { list_id: "front", status: "completed" }, front);
+    await refused("tasks", {}, front);
+    const open = (await page(p, "active_tasks", { list_id: "front", limit: 1 })).next_cursor;
+    await refused("active_tasks", { list_id: "front", parent_id: parents[0] }, open);
+    const children = (await page(p, "children_of", { task_id: parents[0], limit: 1 })).next_cursor;
+    await refused("children_of", { task_id: parents[1] }, children);
+    await p.ok("arbeit_task_update", { task_id: parents[0], priority: 1 });
+    const events = (await page(p, "events", { task_id: parents[0], limit: 1 })).next_cursor;
+    await refused("events", { task_id: parents[1] }, events);
+    await refused("events", { task_id: parents[0], event_types: ["task_updated"] }, events);
+    // ready's rows are the caller's (its own claims and assignments are in them): so are its cursors.
+    const mine = (await page(p, "ready", { limit: 1 })).next_cursor;
+    const theirs = await p.call("arbeit_query", { query: "ready", params: { cursor: mine } }, { session: "ses-else" });
+    assert.equal((theirs as any).error?.code, "INVALID_ARGUMENT");
+
+    // The same rows asked for alike page on: another limit or view, filters in another order, or
+    // the list given by the caller instead of named.
+    const next = await page(p, "tasks", { list_id: "front", limit: 10, full: true, cursor: front });
+    assert.equal(next.tasks.length, 3);
+    const statuses = (await page(p, "tasks", { status: ["open", "in_progress"], limit: 1 })).next_cursor;
+    assert.ok((await page(p, "tasks", { status: ["in_progress", "open"], cursor: statuses })).tasks.length > 0);
+    const own = await p.ok("arbeit_query", { query: "tasks", params: { limit: 1 } }, { list_id: "front" });
+    assert.equal((await page(p, "tasks", { list_id: "front", cursor: own.next_cursor })).tasks.length, 3);
+  });
 });

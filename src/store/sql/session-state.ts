@@ -3,7 +3,10 @@ import type { SqlDb } from "./database.js";
 import { perDialect } from "./dialect.js";
 
 const GET = "SELECT session_id, agent, cursor_seq, focus_task_id, updated_at FROM session_state WHERE session_id = ?";
-const SET_FOCUS = `INSERT INTO session_state (session_id, agent, cursor_seq, focus_task_id, updated_at) VALUES (?, ?, 0, ?, ?)
+// A session seen for the first time starts its cursor at the present: what happened before it
+// existed is history for its briefing, not news.
+const SET_FOCUS = `INSERT INTO session_state (session_id, agent, cursor_seq, focus_task_id, updated_at)
+  VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) FROM events), ?, ?)
   ON CONFLICT (session_id) DO UPDATE SET focus_task_id = excluded.focus_task_id, agent = excluded.agent,
     updated_at = excluded.updated_at`;
 
@@ -33,7 +36,7 @@ export function sessionStateStatements(db: SqlDb) {
       await db.run(sql.save, session, state.agent, state.cursor_seq, state.focus_task_id, at);
     },
 
-    /** Moves the session's focus (start_work does), leaving its cursor where it is. */
+    /** Moves the session's focus (start_work does), leaving its cursor where it is (a new one: now). */
     async setFocus(session: string, agent: string | null, taskId: string, at: string): Promise<void> {
       await db.run(SET_FOCUS, session, agent, taskId, at);
     },

@@ -1,0 +1,160 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { runCli } from "../helpers/cli.js";
+import { postgresSkip } from "../helpers/postgres.js";
+import { sharedStore } from "./helpers.js";
+
+/**
+ * Nobody ends or changes another session's live claim without force: every write that would
+ * (a status change, an owner change, a delete, any of these inside a batch) is refused with
+ * ALREADY_CLAIMED naming the holder, leaves the task as it was, and with `force: true` goes
+ * through, the broken claim logged as a forced release naming the holder's session.
+ */
+
+const postgres = { skip: await postgresSkip() };
+let holders = 0;
+/** A session of agent alice of its own, so that work it starts never collides with another test's. */
+const holder = () => ({ session: `holder-${++holders}`, agent: "alice" });
+
+/** A write another session makes to the held task `id`, as arbeit_call arguments. */
+type Takeover = (id: string) => { tool: string; args: Record<string, unknown> };
+
+const TAKEOVERS: Record<string, Takeover> = {
+  "completing it": (id) => ({ tool: "arbeit_task_update", args: { task_id: id, status: "completed" } }),
+  "cancelling it": (id) => ({ tool: "arbeit_task_update", args: { task_id: id, status: "cancelled" } }),
+  "reopening it": (id) => ({ tool: "arbeit_task_update", args: { task_id: id, status: "open" } }),
+  "giving it another owner": (id) => ({ tool: "arbeit_task_update", args: { task_id: id, owner: "bob" } }),
+  "deleting it": (id) => ({ tool: "arbeit_task_delete", args: { task_id: id } }),
+  "cancelling it in a batch": (id) => ({
+    tool: "arbeit_batch",
+    args: { operations: [{ tool: "arbeit_task_update", args: { task_id: id, status: "cancelled" } }] },
+  }),
+  "deleting it in a batch": (id) => ({
+    tool: "arbeit_batch",
+    args: { operations: [{ tool: "arbeit_task_delete", args: { task_id: id } }] },
+  }),
+};
+
+/** `force: true` on the write itself, or on each operation of a batch. */
+function forced({ tool, args }: ReturnType<Takeover>): ReturnType<Takeover> {
+  if (tool !== "arbeit_batch") return { tool, args: { ...args, force: true } };
+  const operations = (args.operations as Array<{ tool: string; args: Record<string, unknown> }>).map((op) => ({
+    ...op,
+    args: { ...op.args, force: true },
+  }));
+  return { tool, args: { operations } };
+}
+
+for (const engine of ["sqlite", "postgres"] as const) {
+  describe(`another session's live claim on ${engine}`, { ...(engine === "postgres" ? postgres : {}) }, () => {
+    const shared = sharedStore(engine, "arbeit_takeover");
+    const { dir, env } = shared;
+
+    /** `arbeit call` as session `other-1` of agent `bob`. */
+    const call = async ({ tool, args }: ReturnType<Takeover>) => {
+      const result = await runCli(["call", tool, JSON.stringify(args), "--session", "other-1", "--agent", "bob"], {
+        cwd: dir,
+        env,
+      });
+      assert.ok(result.json, result.stdout + result.stderr);
+      return result.json;
+    };
+    const read = async (id: string) => (await shared.service.getTask({ task_id: id })).data;
+    const releases = async (id: string) =>
+      (
+        (
+          await shared.service.query(
+            { query: "events", params: { task_id: id, event_types: ["claim_released"] } },
+            { session: null, agent: "check" },
+          )
+        ).data as { events: Array<{ session_id: string; payload: Record<string, unknown> }> }
+      ).events.map((event) => [event.session_id, event.payload.reason, event.payload.session, event.payload.owner]);
+
+    for (const [name, takeover] of Object.entries(TAKEOVERS)) {
+      it(`refuses ${name} without force, and logs the broken claim when forced`, async () => {
+        const alice = holder();
+        const id = (await shared.service.createTask({ title: `held: ${name}` }, alice)).data.task.id;
+        const started = await shared.service.startWork({ task_id: id }, alice);
+        const lease = started.data.task.lease_expires_at;
+        const held = await read(id);
+
+        const refused = await call(takeover(id));
+        assert.equal(refused.success, false);
+        assert.equal(refused.error.code, "ALREADY_CLAIMED", JSON.stringify(refused));
+        assert.equal(refused.error.details.owner, "alice");
+        assert.equal(refused.error.details.lease_expires_at, lease);
+        assert.deepEqual(await read(id), held, "the refused write changed nothing");
+        assert.deepEqual(await releases(id), []);
+
+        const done = await call(forced(takeover(id)));
+        assert.equal(done.success, true, JSON.stringify(done));
+        assert.deepEqual((await releases(id))[0], ["other-1", "forced", alice.session, "alice"]);
+      });
+    }
+
+    it("lets the holder itself reopen and delete its task without force", async () => {
+      const alice = holder();
+      const id = (await shared.service.createTask({ title: "own" }, alice)).data.task.id;
+      await shared.service.startWork({ task_id: id }, alice);
+      const own = async (tool: string, args: Record<string, unknown>) =>
+        (
+          await runCli(["call", tool, JSON.stringify(args), "--session", alice.session, "--agent", alice.agent], {
+            cwd: dir,
+            env,
+          })
+        ).json;
+      assert.equal((await own("arbeit_task_update", { task_id: id, status: "open" })).success, true);
+      assert.equal((await own("arbeit_task_delete", { task_id: id })).success, true);
+      assert.deepEqual(
+        (await releases(id)).filter(([, reason]) => reason === "forced"),
+        [],
+      );
+    });
+
+    it("refuses the writes of a session still working on a task whose claim moved to another", async () => {
+      const alice = holder();
+      const id = (await shared.service.createTask({ title: "moved on" }, alice)).data.task.id;
+      await shared.service.startWork({ task_id: id }, alice);
+      const item = (await shared.service.addProgress({ task_id: id, items: ["Step"] }, alice)).data.items[0]!.id;
+      const person = { session: "oncall", agent: "human:oncall" };
+      await shared.service.claim({ action: "release", task_id: id, force: true }, person);
+      await shared.service.claim({ task_id: id }, { session: "other-1", agent: "bob" });
+      const asAlice = async (tool: string, args: Record<string, unknown>) =>
+        (
+          await runCli(["call", tool, JSON.stringify(args), "--session", alice.session, "--agent", alice.agent], {
+            cwd: dir,
+            env,
+          })
+        ).json;
+
+      for (const [tool, args] of [
+        ["arbeit_context_add", { task_id: id, type: "note", content: "Still at it" }],
+        ["arbeit_progress_add", { task_id: id, items: ["Another step"] }],
+        ["arbeit_progress_complete", { item_ids: [item] }],
+        ["arbeit_task_update", { task_id: id, description: "Mine, I thought" }],
+      ] as const) {
+        const refused = await asAlice(tool, args);
+        assert.equal(refused.error?.code, "ALREADY_CLAIMED", `${tool}: ${JSON.stringify(refused)}`);
+        assert.match(refused.error.message, /no longer this session's: its claim moved to bob/);
+        assert.doesNotMatch(refused.error.suggestions.join(" "), /force/);
+      }
+      // Having stopped, alice is one more collaborator: notes from anyone are welcome.
+      assert.equal((await asAlice("arbeit_task_stop_work", { task_id: id })).success, true);
+      assert.equal(
+        (await asAlice("arbeit_context_add", { task_id: id, type: "note", content: "Handing over" })).success,
+        true,
+      );
+    });
+
+    it("takes no force for a task whose lease ran out", async () => {
+      const alice = holder();
+      const id = (await shared.service.createTask({ title: "lapsed" }, alice)).data.task.id;
+      await shared.service.claim({ task_id: id, lease_seconds: 1 }, alice);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.equal(
+        (await call({ tool: "arbeit_task_update", args: { task_id: id, status: "cancelled" } })).success,
+        true,
+      );
+    });
+  });
+}
