@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { buildUi } from "./build-ui.mjs";
 
@@ -37,6 +37,25 @@ const importMetaUrl = {
         loader: "ts",
       };
     });
+  },
+};
+
+// zod re-exports every translation of its messages (`z.locales`, ~300 kB, a third of the core
+// bundle) though it speaks English unless told otherwise, and Arbeit never tells it otherwise.
+// The CLI's bundles keep only English, so each call reads and deserialises that much less.
+const englishOnlyZod = {
+  name: "english-only-zod",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+        ? { path: join(dirname(args.importer), "..", "locales", "index.js"), namespace: "zod-english" }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "zod-english" }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: dirname(args.path),
+      loader: "js",
+    }));
   },
 };
 
@@ -82,7 +101,9 @@ async function bundleCli(heavyStubs) {
     external: ["bun:sqlite", "pg", "pg-native", "*.node"],
     // import() of a bundled module becomes a lazy init; of an external one, require().
     supported: { "dynamic-import": false },
-    plugins: heavyStubs ? [importMetaUrl, stubHeavyCommands(heavyStubs)] : [importMetaUrl],
+    plugins: heavyStubs
+      ? [importMetaUrl, englishOnlyZod, stubHeavyCommands(heavyStubs)]
+      : [importMetaUrl, englishOnlyZod],
     logLevel: "warning",
   });
   const code = result.outputFiles[0].text.replace(/^#!.*\n/, "");

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
 import { ArbeitError } from "../domain/errors.js";
 
 /**
@@ -11,8 +11,13 @@ import { ArbeitError } from "../domain/errors.js";
 
 export type CursorKey = ReadonlyArray<string | number>;
 
+// node:crypto loads Node's stream modules, a few ms of every CLI call's start; only a call that
+// hands out or reads a cursor pays for it.
+let nodeCrypto: typeof import("node:crypto") | undefined;
+
 function check(payload: string): string {
-  return createHash("sha256").update(`arbeit-cursor:${payload}`).digest("base64url").slice(0, 8);
+  nodeCrypto ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+  return nodeCrypto.createHash("sha256").update(`arbeit-cursor:${payload}`).digest("base64url").slice(0, 8);
 }
 
 export function encodeCursor(query: string, key: CursorKey): string {
