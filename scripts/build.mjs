@@ -40,19 +40,25 @@ const importMetaUrl = {
   },
 };
 
-// zod re-exports every translation of its messages (`z.locales`, ~300 kB, a third of the core
-// bundle) though it speaks English unless told otherwise, and Arbeit never tells it otherwise.
-// The CLI's bundles keep only English, so each call reads and deserialises that much less.
-const englishOnlyZod = {
-  name: "english-only-zod",
+// Two parts of zod that Arbeit never uses cost every CLI call: every translation of its messages
+// (`z.locales`, ~300 kB, a third of the core bundle; zod speaks English unless told otherwise, and
+// Arbeit never tells it otherwise), and `z.fromJSONSchema`, whose module copies all of zod's
+// exports into an object as it loads. The CLI's bundles keep English and leave the other out.
+const ZOD_UNUSED = {
+  "../locales/index.js": 'export { default as en } from "./en.js";',
+  "./from-json-schema.js":
+    "export function fromJSONSchema() { throw new Error('internal: z.fromJSONSchema is left out of the CLI bundle'); }",
+};
+const trimZod = {
+  name: "trim-zod",
   setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+    b.onResolve({ filter: /^\.\.?\/(locales\/index|from-json-schema)\.js$/ }, (args) =>
       /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
-        ? { path: join(dirname(args.importer), "..", "locales", "index.js"), namespace: "zod-english" }
+        ? { path: join(dirname(args.importer), args.path), namespace: "zod-trimmed", pluginData: args.path }
         : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: "zod-english" }, (args) => ({
-      contents: 'export { default as en } from "./en.js";',
+    b.onLoad({ filter: /.*/, namespace: "zod-trimmed" }, (args) => ({
+      contents: ZOD_UNUSED[args.pluginData],
       resolveDir: dirname(args.path),
       loader: "js",
     }));
@@ -102,8 +108,8 @@ async function bundleCli(heavyStubs) {
     // import() of a bundled module becomes a lazy init; of an external one, require().
     supported: { "dynamic-import": false },
     plugins: heavyStubs
-      ? [importMetaUrl, englishOnlyZod, stubHeavyCommands(heavyStubs)]
-      : [importMetaUrl, englishOnlyZod],
+      ? [importMetaUrl, trimZod, stubHeavyCommands(heavyStubs)]
+      : [importMetaUrl, trimZod],
     logLevel: "warning",
   });
   const code = result.outputFiles[0].text.replace(/^#!.*\n/, "");
@@ -129,9 +135,23 @@ const { Script } = require("node:vm");
 const hashes = ${JSON.stringify(hashes)};
 // V8's code cache; Bun (JavaScriptCore) has none.
 const cacheable = process.versions.bun === undefined;
+// V8 rejects a cache written under other V8 flags (--max-old-space-size, say, on the command line
+// or in NODE_OPTIONS), and the rejecting call writes its own over it: calls with and without such
+// flags would each compile the whole bundle and rewrite the cache. Each set of flags has its own.
+function flagsKey() {
+  const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join("\\0");
+  if (flags === "") return "";
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < flags.length; i++) hash = Math.imul(hash ^ flags.charCodeAt(i), 0x01000193);
+  return \`-f\${(hash >>> 0).toString(16)}\`;
+}
 function run(name, full) {
   const bundle = join(__dirname, name + ".cjs");
-  const cacheFile = join(__dirname, ".cache", \`\${name}-\${hashes[name]}-\${process.versions.v8}-\${process.arch}.bin\`);
+  const cacheFile = join(
+    __dirname,
+    ".cache",
+    \`\${name}-\${hashes[name]}-\${process.versions.v8}-\${process.arch}\${flagsKey()}.bin\`,
+  );
   let cachedData;
   try {
     if (cacheable) cachedData = readFileSync(cacheFile);
