@@ -68,6 +68,7 @@ describe("what one CLI call loads", () => {
     ({ dir, cleanup } = tempDir("arbeit-startup-"));
     assert.equal((await runCli(["init"], { cwd: dir })).code, 0);
     taskId = (await runCli(["task", "create", "Measure start-up", "--json"], { cwd: dir })).json.data.task.id;
+    assert.equal((await runCli(["task", "create", "A second page"], { cwd: dir })).code, 0);
   });
   after(() => cleanup());
 
@@ -100,7 +101,8 @@ describe("what one CLI call loads", () => {
   const commands: Array<[string, () => string[]]> = [
     ["arbeit call arbeit_task_get", () => ["call", "arbeit_task_get", JSON.stringify({ task_id: taskId })]],
     ["arbeit task get", () => ["task", "get", taskId]],
-    ["arbeit query ready", () => ["query", "ready"]],
+    // One task a page: the answer hands out a next_cursor, with its check.
+    ["arbeit query ready --limit 1", () => ["query", "ready", "--limit", "1"]],
     ["arbeit status", () => ["status"]],
     ["arbeit --help", () => ["--help"]],
     ["arbeit task create --help", () => ["task", "create", "--help"]],
