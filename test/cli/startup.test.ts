@@ -107,6 +107,8 @@ describe("what one CLI call loads", () => {
     ["arbeit --help", () => ["--help"]],
     ["arbeit task create --help", () => ["task", "create", "--help"]],
     ["arbeit --version", () => ["--version"]],
+    ["arbeit tools", () => ["tools"]],
+    ["arbeit batch --help", () => ["batch", "--help"]],
   ];
   for (const [label, args] of commands) {
     it(`${label} runs in the core bundle alone and loads no stream, network or crypto module`, () => {
