@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -141,5 +141,32 @@ describe("what one CLI call loads", () => {
     const core = readFileSync(join(CLI_DIR, "../../dist/cli/arbeit-core.cjs"), "utf8");
     // Words of zod's German messages, and a keyword only z.fromJSONSchema reads.
     for (const text of ["Eingabe: erwartet", "$dynamicAnchor"]) assert.ok(!core.includes(text), text);
+  });
+});
+
+describe("the CLI's code cache", () => {
+  const CACHE = join(CLI_DIR, "../../dist/cli/.cache");
+
+  function plainCoreCache(): { file: string; ino: number; mtimeMs: number } {
+    const files = readdirSync(CACHE).filter((name) => name.startsWith("arbeit-core-") && name.endsWith(".bin"));
+    const plain = files.filter((name) => !/-f[0-9a-f]+\.bin$/.test(name));
+    assert.equal(plain.length, 1, `one cache of the core bundle for calls without Node flags: ${files.join(", ")}`);
+    const { ino, mtimeMs } = statSync(join(CACHE, plain[0]!));
+    return { file: plain[0]!, ino, mtimeMs };
+  }
+
+  const version = (...nodeFlags: string[]) => {
+    const result = spawnSync(process.execPath, [...nodeFlags, CLI, "--version"], { encoding: "utf8" });
+    assert.equal(result.status, 0, result.stderr);
+  };
+
+  it("a call under other V8 flags keeps a cache of its own and leaves the plain calls' cache alone", () => {
+    version();
+    const before = plainCoreCache();
+    // V8 rejects a cache made under other flags; the rejecting call would write its own over it.
+    version("--max-old-space-size=3000");
+    version("--max-old-space-size=3000");
+    version();
+    assert.deepEqual(plainCoreCache(), before);
   });
 });
