@@ -21,6 +21,8 @@ export interface CliCommand {
   argv: string[];
   /** What the command reads on stdin (a hook's payload); nothing when absent. */
   input?: string;
+  /** Exit codes that are answers, not failures (status exits 1 when something needs attention); [0] when absent. */
+  exitCodes?: readonly number[];
 }
 
 function clockTicksPerSecond(): number {
@@ -73,7 +75,8 @@ export function measureCliCpu(
           stdio: ["pipe", "ignore", "pipe"],
         });
         wall[command.name]!.push(Number(process.hrtime.bigint() - start) / 1e6);
-        if (out.status !== 0) throw new Error(`${command.label} exited ${out.status}: ${out.stderr}`);
+        if (!(command.exitCodes ?? [0]).includes(out.status ?? -1))
+          throw new Error(`${command.label} exited ${out.status}: ${out.stderr}`);
       }
       rounds[command.name]!.push(((childCpuTicks() - before) * tick) / options.callsPerRound);
     }

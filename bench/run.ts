@@ -217,14 +217,26 @@ function measureCli(dataset: Dataset, args: BenchArgs, record: (row: ResultRow) 
       label: "`arbeit call arbeit_task_get '{task_id, include: [context, progress_summary]}'`",
       argv: [node, CLI, "call", "arbeit_task_get", JSON.stringify(briefing), "--db", dataset.working],
     },
+    {
+      name: "task_get",
+      label: "`arbeit task get <id> --json` (a friendly command: flags from the tool's schema)",
+      argv: [node, CLI, "task", "get", dataset.manifest.richLeaves[0]!, "--json", "--db", dataset.working],
+    },
+    {
+      name: "status",
+      label: "`arbeit status --json` (exit 1 when something needs attention)",
+      argv: [node, CLI, "status", "--json", "--db", dataset.working],
+      exitCodes: [0, 1],
+    },
+    { name: "help", label: "`arbeit --help` (every command's usage line)", argv: [node, CLI, "--help"] },
     { name: "version", label: "`arbeit --version` (start-up only)", argv: [node, CLI, "--version"] },
     hookCommand(dataset, node),
   ];
   const rounds = Math.max(3, Math.round(10 * Math.min(1, args.scale * 2)));
   log(`CLI CPU: ${rounds} interleaved rounds of 10 calls per command...`);
   const result = measureCliCpu(commands, { rounds, callsPerRound: 10 });
-  for (const row of cliRows(result, commands, "node_e0", ["query_ready", "hook_post_tool_use"], CLI_TARGET_RATIO))
-    record(row);
+  const headlines = ["query_ready", "call_task_get", "task_get", "status", "help", "hook_post_tool_use"];
+  for (const row of cliRows(result, commands, "node_e0", headlines, CLI_TARGET_RATIO)) record(row);
 }
 
 /**

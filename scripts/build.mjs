@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { buildUi } from "./build-ui.mjs";
 
@@ -37,6 +37,31 @@ const importMetaUrl = {
         loader: "ts",
       };
     });
+  },
+};
+
+// Two parts of zod that Arbeit never uses cost every CLI call: every translation of its messages
+// (`z.locales`, ~300 kB, a third of the core bundle; zod speaks English unless told otherwise, and
+// Arbeit never tells it otherwise), and `z.fromJSONSchema`, whose module copies all of zod's
+// exports into an object as it loads. The CLI's bundles keep English and leave the other out.
+const ZOD_UNUSED = {
+  "../locales/index.js": 'export { default as en } from "./en.js";',
+  "./from-json-schema.js":
+    "export function fromJSONSchema() { throw new Error('internal: z.fromJSONSchema is left out of the CLI bundle'); }",
+};
+const trimZod = {
+  name: "trim-zod",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\/(locales\/index|from-json-schema)\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+        ? { path: join(dirname(args.importer), args.path), namespace: "zod-trimmed", pluginData: args.path }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "zod-trimmed" }, (args) => ({
+      contents: ZOD_UNUSED[args.pluginData],
+      resolveDir: dirname(args.path),
+      loader: "js",
+    }));
   },
 };
 
@@ -82,7 +107,9 @@ async function bundleCli(heavyStubs) {
     external: ["bun:sqlite", "pg", "pg-native", "*.node"],
     // import() of a bundled module becomes a lazy init; of an external one, require().
     supported: { "dynamic-import": false },
-    plugins: heavyStubs ? [importMetaUrl, stubHeavyCommands(heavyStubs)] : [importMetaUrl],
+    plugins: heavyStubs
+      ? [importMetaUrl, trimZod, stubHeavyCommands(heavyStubs)]
+      : [importMetaUrl, trimZod],
     logLevel: "warning",
   });
   const code = result.outputFiles[0].text.replace(/^#!.*\n/, "");
@@ -108,9 +135,23 @@ const { Script } = require("node:vm");
 const hashes = ${JSON.stringify(hashes)};
 // V8's code cache; Bun (JavaScriptCore) has none.
 const cacheable = process.versions.bun === undefined;
+// V8 rejects a cache written under other V8 flags (--max-old-space-size, say, on the command line
+// or in NODE_OPTIONS), and the rejecting call writes its own over it: calls with and without such
+// flags would each compile the whole bundle and rewrite the cache. Each set of flags has its own.
+function flagsKey() {
+  const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join("\\0");
+  if (flags === "") return "";
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < flags.length; i++) hash = Math.imul(hash ^ flags.charCodeAt(i), 0x01000193);
+  return \`-f\${(hash >>> 0).toString(16)}\`;
+}
 function run(name, full) {
   const bundle = join(__dirname, name + ".cjs");
-  const cacheFile = join(__dirname, ".cache", \`\${name}-\${hashes[name]}-\${process.versions.v8}-\${process.arch}.bin\`);
+  const cacheFile = join(
+    __dirname,
+    ".cache",
+    \`\${name}-\${hashes[name]}-\${process.versions.v8}-\${process.arch}\${flagsKey()}.bin\`,
+  );
   let cachedData;
   try {
     if (cacheable) cachedData = readFileSync(cacheFile);

@@ -4,7 +4,7 @@ import { findTool } from "../tools/catalogue.js";
 import { failure, invokeTool } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
-import { printEnvelope, wantsJson } from "./output.js";
+import { printEnvelope, wantsJson, write } from "./output.js";
 import { readStdinSync } from "./stdin.js";
 import { cliToolContext } from "./tool-context.js";
 
@@ -45,7 +45,7 @@ function readFile(path: string): string {
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
   if (options.help) {
-    process.stdout.write(USAGE);
+    write(1, USAGE);
     return 0;
   }
   const { positionals } = maintenanceArgs(argv, { flags: [], positionals: { min: 1, max: 1 } }, USAGE);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { findTool, TOOL_NAMES } from "../tools/catalogue.js";
 import { failure, invokeTool } from "../tools/envelope.js";
 import { flagGuess, type GlobalOptions } from "./global-options.js";
-import { printEnvelope } from "./output.js";
+import { printEnvelope, write } from "./output.js";
 import { readStdinSync } from "./stdin.js";
 import { closest } from "./suggest.js";
 import { cliToolContext } from "./tool-context.js";
@@ -54,8 +54,8 @@ function readArguments(raw: string | undefined): unknown {
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
   const [name, raw, ...extra] = argv;
   if (options.help) {
-    if (name !== undefined && findTool(name)) process.stdout.write(toolHelp(name));
-    else process.stdout.write(`${USAGE}\n${toolList()}\n`);
+    if (name !== undefined && findTool(name)) write(1, toolHelp(name));
+    else write(1, `${USAGE}\n${toolList()}\n`);
     return 0;
   }
   if (name === undefined)

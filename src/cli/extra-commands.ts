@@ -58,8 +58,9 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Configure a host: arbeit setup claude (hooks + MCP) | opencode (plugin)",
     load: () => import("./setup-command.js"),
   },
+  // Not heavy: a person's first look at a project; its modules (the store, host set-up checks)
+  // are small, and handing the call on would load the full bundle after the lean one.
   status: {
-    heavy: true,
     summary: "The store, its tasks, who works on what, set-up hosts; exit 1 when something needs attention",
     load: () => import("./status-command.js"),
   },

@@ -25,13 +25,21 @@ function row(left: string, right: string, column = COLUMN): string {
   return head.length < column ? `${head.padEnd(column)}${right}` : `${head}\n${" ".repeat(column)}${right}`;
 }
 
-function required(schema: z.ZodType): Set<string> {
-  return new Set(flagSpecs(schema).flatMap((spec) => (spec.required ? [spec.key] : [])));
+/**
+ * Which of the command's words the tool requires. Only the words' own fields are converted:
+ * converting every field of every tool's schema was most of what `arbeit --help` cost.
+ */
+function requiredWords(command: ToolCommand): Set<string> {
+  const words = [...command.positionals, ...(command.variadic ? [command.variadic] : [])];
+  if (words.length === 0) return new Set();
+  const mask: Record<string, true> = Object.fromEntries(words.map((word) => [word, true]));
+  const fields = command.tool.input.pick(mask as Parameters<z.ZodObject["pick"]>[0]);
+  return new Set(flagSpecs(fields).flatMap((spec) => (spec.required ? [spec.key] : [])));
 }
 
 /** `task create <title>`: required words in <>, optional ones in []. */
 export function usageLine(command: ToolCommand, name = command.path): string {
-  const needed = required(command.tool.input);
+  const needed = requiredWords(command);
   const words = command.positionals.map((p) => (needed.has(p) ? `<${p}>` : `[${p}]`));
   if (command.variadic)
     words.push(needed.has(command.variadic) ? `<${command.variadic}...>` : `[${command.variadic}...]`);

@@ -7,6 +7,7 @@
  *   arbeit task create "Fix login" --type bug
  *   arbeit call arbeit_query '{"query": "ready"}'
  */
+import { write } from "./direct-write.js";
 import { EXTRA_COMMANDS } from "./extra-commands.js";
 import { extractGlobalOptions, flagGuess } from "./global-options.js";
 import { terminalSafe } from "./terminal-text.js";
@@ -22,7 +23,7 @@ async function main(argv: string[]): Promise<number> {
   const { options, rest } = extractGlobalOptions(argv);
   if (options.version) {
     const { version } = await import("./version.js");
-    process.stdout.write(`${version()}\n`);
+    write(1, `${version()}\n`);
     return 0;
   }
   // `arbeit help task create` is `arbeit task create --help`.
@@ -32,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
   if (first === undefined) {
     const { generalHelp } = await import("./help.js");
     if (options.help) {
-      process.stdout.write(generalHelp());
+      write(1, generalHelp());
       return 0;
     }
     throw new UsageError("Name a command.", generalHelp().trimEnd());
@@ -61,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
 // quietly as the direct writes do (output.ts) instead of printing a stack trace.
 process.on("uncaughtException", (error) => {
   if ((error as NodeJS.ErrnoException).code === "EPIPE") process.exit(0);
-  process.stderr.write(`arbeit: unexpected failure: ${error.stack ?? error.message}\n`);
+  write(2, `arbeit: unexpected failure: ${error.stack ?? error.message}\n`);
   process.exit(1);
 });
 
@@ -74,7 +75,8 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError) {
       const help = error.command ? `arbeit ${error.command} --help` : "arbeit --help";
       // A usage message may quote an argument as typed, control characters and all.
-      process.stderr.write(
+      write(
+        2,
         terminalSafe(`arbeit: ${error.message}\n${error.hint ? `${error.hint}\n` : ""}Run \`${help}\` for usage.\n`, {
           newlines: true,
         }),
@@ -82,7 +84,8 @@ main(process.argv.slice(2)).then(
       process.exitCode = 2;
       return;
     }
-    process.stderr.write(
+    write(
+      2,
       terminalSafe(
         `arbeit: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
         { newlines: true },

@@ -4,7 +4,7 @@ import { invokeTool } from "../tools/envelope.js";
 import { EXTRA_COMMANDS } from "./extra-commands.js";
 import type { GlobalOptions } from "./global-options.js";
 import { commandHelp, groupHelp, oneQueryHelp, queryHelp } from "./help.js";
-import { printEnvelope, wantsJson } from "./output.js";
+import { printEnvelope, wantsJson, write } from "./output.js";
 import { flagSpecs, parseFlags } from "./schema-flags.js";
 import { closest } from "./suggest.js";
 import { commandNames, groups, resolveCommand, type ToolCommand, toolCommands } from "./tool-commands.js";
@@ -54,7 +54,7 @@ export async function runToolCommand(words: string[], options: GlobalOptions): P
   if (!found) {
     const group = groups(commands).get(words[0]!);
     if (group && options.help) {
-      process.stdout.write(groupHelp(words[0]!, group));
+      write(1, groupHelp(words[0]!, group));
       return 0;
     }
     if (group && words.length === 1)
@@ -74,8 +74,8 @@ export async function runToolCommand(words: string[], options: GlobalOptions): P
   const name = command.path.join(" ");
   const query = command.tool.name === "arbeit_query";
   if (options.help) {
-    if (query) process.stdout.write(isQuery(rest[0]) ? oneQueryHelp(rest[0]) : queryHelp(command));
-    else process.stdout.write(commandHelp(command));
+    if (query) write(1, isQuery(rest[0]) ? oneQueryHelp(rest[0]) : queryHelp(command));
+    else write(1, commandHelp(command));
     return 0;
   }
   const args = inCommand(name, () =>

@@ -3,7 +3,7 @@ import { locate } from "../service/project.js";
 import { claudeStatus, opencodeStatus } from "../setup/host-status.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
-import { wantsJson } from "./output.js";
+import { wantsJson, write } from "./output.js";
 import { onProjectStore, storeWhere } from "./project-store.js";
 import { terminalLine, terminalSafe } from "./terminal-text.js";
 
@@ -45,14 +45,14 @@ function renderText(report: StatusReport): string {
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
   if (options.help) {
-    process.stdout.write(USAGE);
+    write(1, USAGE);
     return 0;
   }
   maintenanceArgs(argv, { flags: [], positionals: { min: 0, max: 0 } }, USAGE);
   return onProjectStore(options, async (store) => {
     const root = locate(storeWhere(options))?.root ?? process.cwd();
     const report = await storeStatus(store, [claudeStatus(root), opencodeStatus(root)]);
-    process.stdout.write(wantsJson(options.json) ? `${JSON.stringify(report)}\n` : renderText(report));
+    write(1, wantsJson(options.json) ? `${JSON.stringify(report)}\n` : renderText(report));
     return report.ok ? 0 : 1;
   });
 }

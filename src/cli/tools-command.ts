@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { TOOLS } from "../tools/catalogue.js";
 import type { GlobalOptions } from "./global-options.js";
-import { wantsJson } from "./output.js";
+import { wantsJson, write } from "./output.js";
 
 /** `arbeit tools`: the catalogue as hosts see it. */
 export async function run(_argv: string[], options: GlobalOptions): Promise<number> {
   if (options.help) {
-    process.stdout.write(
+    write(
+      1,
       "Usage: arbeit tools [--json]\n\nLists every tool; with --json, each with its JSON input schema and annotations.\n",
     );
     return 0;
@@ -19,9 +20,9 @@ export async function run(_argv: string[], options: GlobalOptions): Promise<numb
       annotations: tool.annotations,
       input_schema: z.toJSONSchema(tool.input, { io: "input" }),
     }));
-    process.stdout.write(`${JSON.stringify({ tools })}\n`);
+    write(1, `${JSON.stringify({ tools })}\n`);
   } else {
-    for (const tool of TOOLS) process.stdout.write(`${tool.name.padEnd(26)} ${tool.description}\n`);
+    write(1, TOOLS.map((tool) => `${tool.name.padEnd(26)} ${tool.description}\n`).join(""));
   }
   return 0;
 }

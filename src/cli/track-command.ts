@@ -1,7 +1,7 @@
 import { fromDirectory } from "../domain/paths.js";
 import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
-import { printEnvelope, wantsJson } from "./output.js";
+import { printEnvelope, wantsJson, write } from "./output.js";
 import { parseFlags } from "./schema-flags.js";
 import { cliToolContext } from "./tool-context.js";
 import { UsageError } from "./usage-error.js";
@@ -15,7 +15,7 @@ or for a path outside the project; data.tracked says whether it was. Default --o
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
   if (options.help) {
-    process.stdout.write(USAGE);
+    write(1, USAGE);
     return 0;
   }
   const args = parseFlags(

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
@@ -203,6 +202,8 @@ export async function initProject(
  * overwrite each other (linking onto an existing name fails).
  */
 async function createDatabase(dbPath: string): Promise<void> {
+  // Loaded here, not at the top: node:crypto costs every other command a few ms of start-up.
+  const { randomBytes } = await import("node:crypto");
   const scratch = `${dbPath}.init-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     const store = await SqliteTaskStore.open(scratch);

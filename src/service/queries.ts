@@ -36,17 +36,23 @@ const DEFAULT_LIMIT = 50;
 const MAX_LAYERS_SHOWN = 25;
 const DAY_MS = 86_400_000;
 
-const status = z.enum(TASK_STATUSES);
-const statusFilter = z.union([status, z.array(status).max(TASK_STATUSES.length)]);
-const fields = z
-  .array(z.enum(TASK_FIELDS))
-  .max(TASK_FIELDS.length)
-  .describe("Task fields each summary adds as they are, e.g. version, updated_at");
-const full = z.boolean().describe("Whole tasks instead of summaries");
-const cursor = text(1000).describe("The next_cursor of the previous page");
-const shown = { full: full.optional(), fields: fields.optional() };
-const page = { limit: limit.optional(), cursor: cursor.optional(), ...shown };
-const scoped = { list_id: listId.optional() };
+// Shared pieces of the params schemas, built when a query's params are (like the tools' inputs):
+// a call that runs one tool builds no query's schemas.
+const statusFilter = () => {
+  const status = z.enum(TASK_STATUSES);
+  return z.union([status, z.array(status).max(TASK_STATUSES.length)]);
+};
+const shown = () => ({
+  full: z.boolean().describe("Whole tasks instead of summaries").optional(),
+  fields: z
+    .array(z.enum(TASK_FIELDS))
+    .max(TASK_FIELDS.length)
+    .describe("Task fields each summary adds as they are, e.g. version, updated_at")
+    .optional(),
+});
+const cursor = () => text(1000).describe("The next_cursor of the previous page");
+const page = () => ({ limit: limit.optional(), cursor: cursor().optional(), ...shown() });
+const scoped = () => ({ list_id: listId.optional() });
 
 interface QueryContext {
   /** The query's name: its cursors carry it. */
@@ -76,7 +82,7 @@ function define<S extends z.ZodType>(def: Omit<QueryDef<S>, "params"> & { params
   return lazyProperty(def, "params", def.params) as unknown as QueryDef<S>;
 }
 
-function statuses(filter: z.infer<typeof statusFilter> | undefined) {
+function statuses(filter: z.infer<ReturnType<typeof statusFilter>> | undefined) {
   if (filter === undefined) return undefined;
   return Array.isArray(filter) ? filter : [filter];
 }
@@ -140,15 +146,16 @@ async function paged(
   return ok({ tasks: rows.map(shownAs(p, options)), ...rest });
 }
 
-const since = z.union([
-  z.iso.datetime({ offset: true }),
-  z
-    .string()
-    .regex(
-      /^\d{1,6}[mhd]$/,
-      "a duration like 30m, 24h or 7d (at most 6 digits), or an ISO-8601 time like 2026-11-25T09:00:00Z",
-    ),
-]);
+const since = () =>
+  z.union([
+    z.iso.datetime({ offset: true }),
+    z
+      .string()
+      .regex(
+        /^\d{1,6}[mhd]$/,
+        "a duration like 30m, 24h or 7d (at most 6 digits), or an ISO-8601 time like 2026-11-25T09:00:00Z",
+      ),
+  ]);
 
 function resolveSince(value: string, now: Date): string {
   const match = /^(\d+)([mhd])$/.exec(value);
@@ -163,12 +170,12 @@ export const QUERIES = {
     summary: "List tasks; filter by status, parent_id (null = roots), type, owner.",
     params: () =>
       z.strictObject({
-        status: statusFilter.optional(),
+        status: statusFilter().optional(),
         parent_id: taskId.nullable().optional(),
         type: z.enum(TASK_TYPES).optional(),
         owner: identityName.optional(),
-        ...scoped,
-        ...page,
+        ...scoped(),
+        ...page(),
       }),
     run: (ctx, p) =>
       paged(ctx, p, (limit, after) =>
@@ -186,7 +193,7 @@ export const QUERIES = {
   }),
   active_tasks: define({
     summary: "Open and in-progress tasks, optionally under parent_id.",
-    params: () => z.strictObject({ parent_id: taskId.nullable().optional(), ...scoped, ...page }),
+    params: () => z.strictObject({ parent_id: taskId.nullable().optional(), ...scoped(), ...page() }),
     run: (ctx, p) =>
       paged(ctx, p, (limit, after) =>
         ctx.tx.listTasks({
@@ -204,7 +211,8 @@ export const QUERIES = {
     summary:
       "Open, unblocked, unclaimed tasks, best first (priority, age, id); no status shown, all are open. explain: why (or, with task_id, why not).",
     perCaller: true,
-    params: () => z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped, ...page }),
+    params: () =>
+      z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped(), ...page() }),
     run: async (ctx, p) => {
       const now = ctx.tx.databaseNow();
       if (p.task_id) return ok(await explainTask(ctx, p.task_id, now));
@@ -221,7 +229,7 @@ export const QUERIES = {
   next: define({
     brief: ": what to do now (explain: why not)",
     summary: "The single best ready task, in full (what to do next).",
-    params: () => z.strictObject({ ...scoped }),
+    params: () => z.strictObject({ ...scoped() }),
     run: async (ctx, p) => {
       const [task] = await ctx.tx.readyTasks({
         ...readyFor(ctx),
@@ -241,7 +249,7 @@ export const QUERIES = {
     brief: "{parent_id?}",
     summary:
       "The longest chain of unfinished work along blocks edges, optionally under parent_id. Its cursor is a position in the chain as found at each call.",
-    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, ...page }),
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped(), ...page() }),
     run: async (ctx, p) => {
       const filter = graphScope(ctx, p);
       const path = criticalPath(await ctx.tx.blockEdges(filter));
@@ -265,7 +273,7 @@ export const QUERIES = {
     brief: "{parent_id?}",
     summary:
       "Unfinished tasks in dependency layers; each layer can run side by side (layer 0 shows the best to start now). limit caps tasks shown per layer.",
-    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional(), ...shown }),
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped(), limit: limit.optional(), ...shown() }),
     run: async (ctx, p) => {
       const show = shownAs(p);
       const shown = p.limit ?? 20;
@@ -298,7 +306,7 @@ export const QUERIES = {
   bottlenecks: define({
     brief: "{parent_id?}",
     summary: "Unfinished tasks ranked by how much unfinished work they block, directly or transitively.",
-    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional(), ...shown }),
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped(), limit: limit.optional(), ...shown() }),
     run: async (ctx, p) => {
       const show = shownAs(p);
       const ranked = topBottlenecks(await ctx.tx.blockEdges(graphScope(ctx, p)), p.limit ?? 10);
@@ -315,7 +323,7 @@ export const QUERIES = {
     brief: "{parent_id?}",
     summary:
       "Unfinished tasks with a risk or impact set, or that others wait on, ranked by score = (1 + risk + impact) × (1 + dependants) − 1 (high 3, medium 2, low 1, unset 0; dependants: unfinished tasks it blocks, directly or transitively).",
-    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped, limit: limit.optional(), ...shown }),
+    params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped(), limit: limit.optional(), ...shown() }),
     run: async (ctx, p) => {
       const show = shownAs(p);
       const size = p.limit ?? 20;
@@ -344,7 +352,7 @@ export const QUERIES = {
   }),
   blocked_tasks: define({
     summary: "Tasks waiting on an unfinished blocker.",
-    params: () => z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
+    params: () => z.strictObject({ status: statusFilter().optional(), ...scoped(), ...page() }),
     run: (ctx, p) =>
       paged(ctx, p, (limit, after) =>
         ctx.tx.blockedTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset: 0, after }),
@@ -352,7 +360,7 @@ export const QUERIES = {
   }),
   blocking_tasks: define({
     summary: "Unfinished tasks that hold up other unfinished tasks.",
-    params: () => z.strictObject({ status: statusFilter.optional(), ...scoped, ...page }),
+    params: () => z.strictObject({ status: statusFilter().optional(), ...scoped(), ...page() }),
     run: (ctx, p) =>
       paged(ctx, p, (limit, after) =>
         ctx.tx.blockingTasks({ list_id: scope(ctx, p), statuses: statuses(p.status), limit, offset: 0, after }),
@@ -361,7 +369,7 @@ export const QUERIES = {
   children_of: define({
     brief: "{task_id}",
     summary: "Direct children of task_id.",
-    params: () => z.strictObject({ task_id: taskId, ...page }),
+    params: () => z.strictObject({ task_id: taskId, ...page() }),
     run: async (ctx, p) => {
       await requireTask(ctx.tx, p.task_id);
       const { rows, ...rest } = await keyset(
@@ -377,7 +385,7 @@ export const QUERIES = {
   descendants_of: define({
     brief: "{task_id}",
     summary: "All descendants of task_id, with depth.",
-    params: () => z.strictObject({ task_id: taskId, ...page }),
+    params: () => z.strictObject({ task_id: taskId, ...page() }),
     run: async (ctx, p) => {
       await requireTask(ctx.tx, p.task_id);
       const show = shownAs(p);
@@ -394,7 +402,7 @@ export const QUERIES = {
   ancestors_of: define({
     brief: "{task_id}",
     summary: "Ancestors of task_id, nearest first.",
-    params: () => z.strictObject({ task_id: taskId, ...shown }),
+    params: () => z.strictObject({ task_id: taskId, ...shown() }),
     run: async (ctx, p) => {
       await requireTask(ctx.tx, p.task_id);
       const tasks = await ctx.tx.ancestors(p.task_id);
@@ -404,7 +412,7 @@ export const QUERIES = {
   recent_activity: define({
     brief: "{since}",
     summary: "Context entries and progress since a time (ISO or 24h/7d), optionally for task_id.",
-    params: () => z.strictObject({ since, task_id: taskId.optional(), ...scoped, limit: limit.optional() }),
+    params: () => z.strictObject({ since: since(), task_id: taskId.optional(), ...scoped(), limit: limit.optional() }),
     run: async (ctx, p) => {
       if (p.task_id) await requireTask(ctx.tx, p.task_id);
       const filter = {
@@ -423,7 +431,7 @@ export const QUERIES = {
   stale_tasks: define({
     brief: "{days}",
     summary: "Open or in-progress tasks with no activity for `days` days.",
-    params: () => z.strictObject({ days: z.number().min(0).max(36_500), ...scoped, ...page }),
+    params: () => z.strictObject({ days: z.number().min(0).max(36_500), ...scoped(), ...page() }),
     run: async (ctx, p) => {
       const before = new Date(ctx.deps.nowDate().getTime() - p.days * DAY_MS).toISOString();
       const { rows, ...rest } = await keyset(ctx, p, QUIET_ORDER, (limit, after) =>
@@ -444,7 +452,7 @@ export const QUERIES = {
   tasks_for_file: define({
     brief: "{file_path}",
     summary: "Tasks that touched file_path (relative to the project root).",
-    params: () => z.strictObject({ file_path: text(LIMITS.file_path).min(1), ...page }),
+    params: () => z.strictObject({ file_path: text(LIMITS.file_path).min(1), ...page() }),
     run: async (ctx, p) => {
       const path = projectRelative(ctx.deps.projectRoot, p.file_path) ?? p.file_path;
       const show = shownAs(p);
@@ -472,7 +480,7 @@ export const QUERIES = {
         task_id: taskId.optional(),
         event_types: z.array(z.enum(EVENT_TYPES)).max(EVENT_TYPES.length).optional(),
         limit: limit.optional(),
-        cursor: cursor.optional(),
+        cursor: cursor().optional(),
       }),
     run: async (ctx, p) => {
       const { rows, ...rest } = await keyset(

@@ -8,7 +8,7 @@ import { QUERY_NAMES, queryGuide } from "../service/queries.js";
 import { defineTool, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
 
 /** Hosts pass their own session; this lets a caller name another (e.g. resuming a conversation). */
-const sessionArg = name.min(1).optional().describe("Defaults to yours");
+const sessionArg = () => name.min(1).optional().describe("Defaults to yours");
 
 export const init = defineTool({
   name: "arbeit_init",
@@ -26,7 +26,7 @@ export const startWork = defineTool({
   name: "arbeit_task_start_work",
   title: "Start work",
   description: "Work on a task in this session: marks it in_progress, tracks files you touch.",
-  input: () => z.strictObject({ task_id: taskId, session: sessionArg, expected_version: expectedVersion.optional() }),
+  input: () => z.strictObject({ task_id: taskId, session: sessionArg(), expected_version: expectedVersion.optional() }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).startWork(args, ctx.caller),
 });
@@ -35,7 +35,7 @@ export const stopWork = defineTool({
   name: "arbeit_task_stop_work",
   title: "Stop work",
   description: "Pause or end your work on a task; file tracking stops, the status stays.",
-  input: () => z.strictObject({ task_id: taskId, session: sessionArg }),
+  input: () => z.strictObject({ task_id: taskId, session: sessionArg() }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).stopWork(args, ctx.caller),
 });

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 
 /**
  * `arbeit` starts light: main.ts loads only the option parser and the command table; zod, the
@@ -42,5 +45,128 @@ describe("start-up", () => {
     const full = readFileSync(join(CLI_DIR, "../../dist/cli/arbeit.cjs"), "utf8");
     assert.ok(full.includes("FORBIDDEN_HOST"), "the full bundle serves the dashboard");
     assert.ok(!core.includes("FORBIDDEN_HOST"), "the core bundle carries the dashboard's server");
+  });
+});
+
+/**
+ * What one call of the built CLI loads, as the process saw it (test/helpers/load-recorder.cjs):
+ * the bundles its loader compiled, the Node built-ins it loaded beyond a bare `node`, and the
+ * zod schemas it built with a description. Every call below starts in the lean core bundle and
+ * stays there; the full bundle holds the dashboard's server and the MCP SDK.
+ */
+describe("what one CLI call loads", () => {
+  const RECORDER = fileURLToPath(new URL("../helpers/load-recorder.cjs", import.meta.url));
+  // Built-ins whose loading costs a call milliseconds and that none of these commands needs:
+  // streams (process.stdout, node:crypto), the network and terminal stacks, child processes.
+  const HEAVY_BUILTINS =
+    /^(crypto|stream|net|http|https|http2|tls|tty|dgram|child_process|readline|zlib|worker_threads|internal\/streams\/)/;
+  let dir: string;
+  let cleanup: () => void;
+  let taskId: string;
+
+  before(async () => {
+    ({ dir, cleanup } = tempDir("arbeit-startup-"));
+    assert.equal((await runCli(["init"], { cwd: dir })).code, 0);
+    taskId = (await runCli(["task", "create", "Measure start-up", "--json"], { cwd: dir })).json.data.task.id;
+    assert.equal((await runCli(["task", "create", "A second page"], { cwd: dir })).code, 0);
+  });
+  after(() => cleanup());
+
+  function loads(...args: string[]): { bundles: string[]; builtins: string[]; described: string[] } {
+    const record = join(dir, "load-record.json");
+    const env: NodeJS.ProcessEnv = { ...process.env, ARBEIT_LOAD_RECORD: record };
+    for (const key of ARBEIT_SETTINGS) delete env[key];
+    const result = spawnSync(process.execPath, ["-r", RECORDER, CLI, ...args], { cwd: dir, env, encoding: "utf8" });
+    assert.equal(result.status, 0, `arbeit ${args.join(" ")}: ${result.stderr}${result.stdout}`);
+    return JSON.parse(readFileSync(record, "utf8"));
+  }
+
+  /** Every description in a tool's input schema, as `arbeit tools --json` lists it. */
+  async function descriptionsOf(toolName: string): Promise<Set<string>> {
+    const { tools } = (await runCli(["tools", "--json"], { cwd: dir })).json;
+    const found = new Set<string>();
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === "object") {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === "description" && typeof value === "string") found.add(value);
+          else walk(value);
+        }
+      }
+    };
+    walk(tools.find((tool: { name: string }) => tool.name === toolName).input_schema);
+    return found;
+  }
+
+  const commands: Array<[string, () => string[]]> = [
+    ["arbeit call arbeit_task_get", () => ["call", "arbeit_task_get", JSON.stringify({ task_id: taskId })]],
+    ["arbeit task get", () => ["task", "get", taskId]],
+    // One task a page: the answer hands out a next_cursor, with its check.
+    ["arbeit query ready --limit 1", () => ["query", "ready", "--limit", "1"]],
+    ["arbeit status", () => ["status"]],
+    ["arbeit --help", () => ["--help"]],
+    ["arbeit task create --help", () => ["task", "create", "--help"]],
+    ["arbeit --version", () => ["--version"]],
+    ["arbeit tools", () => ["tools"]],
+    ["arbeit batch --help", () => ["batch", "--help"]],
+  ];
+  for (const [label, args] of commands) {
+    it(`${label} runs in the core bundle alone and loads no stream, network or crypto module`, () => {
+      const { bundles, builtins } = loads(...args());
+      assert.deepEqual(bundles, ["arbeit-core.cjs"]);
+      assert.deepEqual(
+        builtins.filter((name) => HEAVY_BUILTINS.test(name)),
+        [],
+      );
+    });
+  }
+
+  it("a plain call builds only the zod schemas of the tool it calls", async () => {
+    const own = await descriptionsOf("arbeit_task_get");
+    for (const args of [
+      ["call", "arbeit_task_get", JSON.stringify({ task_id: taskId })],
+      ["task", "get", taskId],
+    ]) {
+      // Schemas registered with a description; the shared building blocks carry none.
+      const built = loads(...args).described.filter((entry) => !entry.startsWith("{"));
+      assert.deepEqual(
+        built.filter((description) => !own.has(description)),
+        [],
+        `arbeit ${args[0]} built schemas of other tools or queries`,
+      );
+    }
+  });
+
+  it("the core bundle leaves out zod's translations and its JSON-schema importer", () => {
+    const core = readFileSync(join(CLI_DIR, "../../dist/cli/arbeit-core.cjs"), "utf8");
+    // Words of zod's German messages, and a keyword only z.fromJSONSchema reads.
+    for (const text of ["Eingabe: erwartet", "$dynamicAnchor"]) assert.ok(!core.includes(text), text);
+  });
+});
+
+describe("the CLI's code cache", () => {
+  const CACHE = join(CLI_DIR, "../../dist/cli/.cache");
+
+  function plainCoreCache(): { file: string; ino: number; mtimeMs: number } {
+    const files = readdirSync(CACHE).filter((name) => name.startsWith("arbeit-core-") && name.endsWith(".bin"));
+    const plain = files.filter((name) => !/-f[0-9a-f]+\.bin$/.test(name));
+    assert.equal(plain.length, 1, `one cache of the core bundle for calls without Node flags: ${files.join(", ")}`);
+    const { ino, mtimeMs } = statSync(join(CACHE, plain[0]!));
+    return { file: plain[0]!, ino, mtimeMs };
+  }
+
+  const version = (...nodeFlags: string[]) => {
+    const result = spawnSync(process.execPath, [...nodeFlags, CLI, "--version"], { encoding: "utf8" });
+    assert.equal(result.status, 0, result.stderr);
+  };
+
+  it("a call under other V8 flags keeps a cache of its own and leaves the plain calls' cache alone", () => {
+    version();
+    const before = plainCoreCache();
+    // V8 rejects a cache made under other flags; the rejecting call would write its own over it.
+    version("--max-old-space-size=3000");
+    version("--max-old-space-size=3000");
+    version();
+    assert.deepEqual(plainCoreCache(), before);
   });
 });
