@@ -107,9 +107,7 @@ async function bundleCli(heavyStubs) {
     external: ["bun:sqlite", "pg", "pg-native", "*.node"],
     // import() of a bundled module becomes a lazy init; of an external one, require().
     supported: { "dynamic-import": false },
-    plugins: heavyStubs
-      ? [importMetaUrl, trimZod, stubHeavyCommands(heavyStubs)]
-      : [importMetaUrl, trimZod],
+    plugins: heavyStubs ? [importMetaUrl, trimZod, stubHeavyCommands(heavyStubs)] : [importMetaUrl, trimZod],
     logLevel: "warning",
   });
   const code = result.outputFiles[0].text.replace(/^#!.*\n/, "");
