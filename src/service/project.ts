@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
 import { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
 import { openPostgresStore, postgresTarget } from "../store/postgres/target.js";
+import { databaseFileAt } from "../store/sqlite/database-file.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import { storeFailure } from "../store/store-errors.js";
 import { ArbeitService } from "./arbeit-service.js";
@@ -150,6 +151,8 @@ export async function initProject(
   const cwd = resolve(options.cwd);
   const dbPath = options.db ? resolve(cwd, options.db) : join(cwd, ARBEIT_DIR, DB_FILE);
   const folder = dirname(dbPath);
+  // Something other than a database file in its place (a directory, a FIFO) is said as such.
+  if (options.db) databaseFileAt(dbPath);
   if (options.db ? existsSync(dbPath) : isDirectory(folder)) {
     throw new ArbeitError(
       "ALREADY_INITIALIZED",
