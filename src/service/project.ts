@@ -3,10 +3,12 @@ import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, stat
 import { basename, dirname, join, resolve } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
 import { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
-import { openPostgresStore, postgresTarget } from "../store/postgres/target.js";
+import { DEFAULT_SCHEMA } from "../store/postgres/config.js";
+import { openPostgresStore, postgresTarget, projectTarget } from "../store/postgres/target.js";
 import { databaseFileAt } from "../store/sqlite/database-file.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import { storeFailure } from "../store/store-errors.js";
+import { writeStoreRecord } from "../store/store-record.js";
 import { ArbeitService } from "./arbeit-service.js";
 import { resolveLikeKernel } from "./resolve-path.js";
 
@@ -108,7 +110,7 @@ export function notInitialized(options: LocateOptions): ArbeitError {
 export async function openProject(options: LocateOptions & { now?: () => Date }): Promise<ArbeitService> {
   const location = locate(options);
   if (!location) throw notInitialized(options);
-  const postgres = postgresTarget(options);
+  const postgres = projectTarget(options, dirname(location.dbPath));
   const store = postgres
     ? await openPostgresStore(postgres)
     : await SqliteTaskStore.open(location.dbPath, { existing: true });
@@ -186,6 +188,8 @@ export async function initProject(
       mkdirSync(folder, { recursive: true });
       ignoreInGit(folder);
     }
+    // Processes started without ARBEIT_DATABASE_URL then refuse instead of making a SQLite store.
+    writeStoreRecord(folder, { store: "postgres", schema: postgres.schema ?? DEFAULT_SCHEMA });
     return { initialized: true, path: shared.location, root: cwd };
   }
   const made = !existsSync(folder);
