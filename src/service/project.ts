@@ -62,6 +62,8 @@ function mainWorktreeOf(dir: string): string | undefined {
   const worktreeGitDir = resolve(dir, gitdir);
   let common: string;
   try {
+    // Only a regular file is read: a named pipe there would wait for a writer forever.
+    if (!statSync(join(worktreeGitDir, "commondir")).isFile()) return undefined;
     common = resolve(worktreeGitDir, readFileSync(join(worktreeGitDir, "commondir"), "utf8").trim());
   } catch {
     return undefined;

@@ -87,6 +87,7 @@ describe("a checkout initialised on Postgres", { skip }, () => {
     );
     const status = await runCli(["status", "--json"], { cwd: dir, env: { ARBEIT_DATABASE_URL: TEST_DATABASE_URL } });
     assert.equal(status.json.store.engine, "postgres");
+    assert.deepEqual(status.json.store.recorded, { store: "postgres", schema });
     assert.match(status.json.store.location, new RegExp(`schema ${schema}`));
   });
 
