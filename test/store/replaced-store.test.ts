@@ -6,6 +6,7 @@ import { after, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ChildTransport } from "../helpers/child-transport.js";
 import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
+import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
 import { startDashboard } from "../ui/harness.js";
 
@@ -35,9 +36,11 @@ async function titlesSeenByAFreshProcess(dir: string): Promise<string[]> {
 
 async function mcpClient(
   dir: string,
+  settings: Record<string, string> = {},
 ): Promise<{ call(tool: string, args: object): Promise<any>; close(): Promise<void> }> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const key of ARBEIT_SETTINGS) delete env[key];
+  Object.assign(env, settings);
   const child = spawn(process.execPath, [CLI, "mcp"], { cwd: dir, env, stdio: ["pipe", "pipe", "pipe"] });
   const client = new Client({ name: "replaced-store-test", version: "1.0.0" });
   await client.connect(new ChildTransport(child));
@@ -125,5 +128,39 @@ describe("a project's store deleted or initialised again under a running arbeit 
     } finally {
       await dashboard.stop();
     }
+  });
+});
+
+/**
+ * On Postgres the tasks live in the shared schema, not in `.arbeit/`, which only marks (and
+ * records) the checkout. Deleting it deletes no task: a running server's writes still land where
+ * every teammate reads them, so acknowledging them is true. Only new processes in that folder
+ * stop finding a project.
+ */
+describe("a Postgres checkout's .arbeit/ deleted under a running arbeit mcp", { skip: await postgresSkip() }, () => {
+  const schema = uniqueSchema("arbeit_replaced");
+  after(() => dropSchema(schema));
+
+  it("keeps writing to the shared schema, where another checkout sees the writes", async () => {
+    const env = { ARBEIT_DATABASE_URL: TEST_DATABASE_URL, ARBEIT_DATABASE_SCHEMA: schema };
+    const [mine, teammate] = [tempDir(), tempDir()];
+    dirs.push(mine.cleanup, teammate.cleanup);
+    for (const dir of [mine.dir, teammate.dir]) assert.equal((await runCli(["init"], { cwd: dir, env })).code, 0);
+    const mcp = await mcpClient(mine.dir, env);
+    try {
+      assert.equal((await mcp.call("arbeit_task_create", { title: "before" })).success, true);
+      rmSync(`${mine.dir}/.arbeit`, { recursive: true, force: true });
+      const after = await mcp.call("arbeit_task_create", { title: "after the marker went" });
+      assert.equal(after.success, true, JSON.stringify(after));
+    } finally {
+      await mcp.close();
+    }
+    const seen = await runCli(["call", "arbeit_query", '{"query":"tasks"}'], { cwd: teammate.dir, env });
+    assert.deepEqual(seen.json.data.tasks.map((task: { title: string }) => task.title).sort(), [
+      "after the marker went",
+      "before",
+    ]);
+    const fresh = await runCli(["call", "arbeit_query", '{"query":"tasks"}'], { cwd: mine.dir, env });
+    assert.equal(fresh.json.error.code, "NOT_INITIALIZED");
   });
 });
