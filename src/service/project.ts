@@ -108,6 +108,16 @@ export function notInitialized(options: LocateOptions): ArbeitError {
   return new ArbeitError("NOT_INITIALIZED", `${where}: Arbeit is not initialised for this project.`);
 }
 
+/**
+ * Whether `error` means this process has no store it can use here, as when there is no project:
+ * something other than a file where the database belongs, or a checkout recorded on Postgres
+ * without ARBEIT_DATABASE_URL. Hooks stay silent on these, as they do outside a project.
+ */
+export function isNoUsableStore(error: unknown): boolean {
+  const cause = error instanceof ArbeitError ? error.details?.cause : undefined;
+  return cause === "not_a_regular_file" || cause === "database_url_missing";
+}
+
 /** Opens the project's service; NOT_INITIALIZED when there is none. */
 export async function openProject(options: LocateOptions & { now?: () => Date }): Promise<ArbeitService> {
   const location = locate(options);

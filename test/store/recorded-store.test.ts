@@ -66,6 +66,7 @@ describe("a checkout initialised on Postgres", { skip }, () => {
     const hook = await runCli(["hook", "session-start"], { cwd: dir, input: payload });
     assert.equal(hook.code, 0, hook.stderr);
     assert.equal(hook.stdout, "", "the hook tells the agent nothing");
+    assert.equal(hook.stderr, "", "the hook stays silent, as outside a project");
     assert.deepEqual(readdirSync(join(dir, ".arbeit")).sort(), [".gitignore", "config.json"], "no arbeit.db appeared");
   });
 
