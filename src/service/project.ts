@@ -5,7 +5,7 @@ import { ArbeitError } from "../domain/errors.js";
 import { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
 import { DEFAULT_SCHEMA } from "../store/postgres/config.js";
 import { openPostgresStore, postgresTarget, projectTarget } from "../store/postgres/target.js";
-import { databaseFileAt } from "../store/sqlite/database-file.js";
+import { checkStoreFolder, databaseFileAt } from "../store/sqlite/database-file.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import { storeFailure } from "../store/store-errors.js";
 import { writeStoreRecord } from "../store/store-record.js";
@@ -165,8 +165,10 @@ export async function initProject(
   const cwd = resolve(options.cwd);
   const dbPath = options.db ? resolve(cwd, options.db) : join(cwd, ARBEIT_DIR, DB_FILE);
   const folder = dirname(dbPath);
-  // Something other than a database file in its place (a directory, a FIFO) is said as such.
+  // Something other than a database file in its place (a directory, a FIFO), or other than a
+  // folder in its folder's, is said as such.
   if (options.db) databaseFileAt(dbPath);
+  checkStoreFolder(folder);
   if (options.db ? existsSync(dbPath) : isDirectory(folder)) {
     throw new ArbeitError(
       "ALREADY_INITIALIZED",

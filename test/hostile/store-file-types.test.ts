@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -90,4 +90,21 @@ describe("a database path that names something other than a regular file", () =>
     }
     assert.ok(!existsSync(join(dir, ".arbeit", "arbeit.db-wal")), "the driver never opened it");
   });
+
+  for (const kind of ["file", "fifo"] as const) {
+    it(`a ${kind === "fifo" ? "FIFO" : "regular file"} named .arbeit: init says so (STORE_UNAVAILABLE), not INTERNAL_ERROR`, {
+      timeout: 60_000,
+    }, async () => {
+      const dir = join(root, `dot-arbeit-${kind}`);
+      mkdirSync(dir);
+      if (kind === "fifo") execFileSync("mkfifo", [join(dir, ".arbeit")]);
+      else writeFileSync(join(dir, ".arbeit"), "notes\n");
+      const init = await runCli(["init"], { cwd: dir });
+      assert.equal(init.code, 1, init.stdout + init.stderr);
+      assert.equal(init.json.error.code, "STORE_UNAVAILABLE");
+      assert.equal(init.json.error.details.cause, "not_a_directory");
+      assert.doesNotMatch(JSON.stringify(init.json.error.suggestions), /delete|remove|--force/i);
+      assert.deepEqual(readdirSync(dir), [".arbeit"]);
+    });
+  }
 });

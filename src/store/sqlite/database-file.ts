@@ -8,12 +8,44 @@ export interface FileIdentity {
   ino: bigint;
 }
 
-function kindOf(stats: BigIntStats): string {
+/** What a path holds, in words, for a message: "a directory", "a named pipe (FIFO)", ... */
+export function kindOf(stats: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isFile(): boolean;
+}): string {
+  if (stats.isFile()) return "a file";
   if (stats.isDirectory()) return "a directory";
   if (stats.isFIFO()) return "a named pipe (FIFO)";
   if (stats.isSocket()) return "a socket";
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
   return "not a regular file";
+}
+
+/**
+ * Refuses anything but a directory (or nothing) at `folder`, where a store's folder belongs: a
+ * file or a pipe named `.arbeit` is no project, and making the folder there fails.
+ */
+export function checkStoreFolder(folder: string): void {
+  let stats: BigIntStats | undefined;
+  try {
+    stats = statSync(folder, { bigint: true, throwIfNoEntry: false });
+  } catch (error) {
+    rethrowAsStoreFailure(error, folder);
+  }
+  if (stats === undefined || stats.isDirectory()) return;
+  const kind = kindOf(stats);
+  throw new ArbeitError(
+    "STORE_UNAVAILABLE",
+    `${folder} is ${kind}, not a folder; Arbeit's store needs a folder there.`,
+    {
+      suggestions: ["Rename or move what is at that path, then run `arbeit init` again."],
+      details: { path: folder, cause: "not_a_directory", kind },
+    },
+  );
 }
 
 /**
