@@ -4,6 +4,9 @@ import { rmSync } from "node:fs";
 import { request } from "node:http";
 import { after, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ArbeitError } from "../../src/domain/errors.js";
+import { ArbeitService } from "../../src/service/arbeit-service.js";
+import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
 import { ChildTransport } from "../helpers/child-transport.js";
 import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
 import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
@@ -55,6 +58,39 @@ async function mcpClient(
     },
   };
 }
+
+describe("the SQLite store follows the file at its path (each runtime's driver)", () => {
+  it("refuses a write once the file is deleted, and opens the file made in its place", async () => {
+    const { dir, cleanup } = tempDir();
+    dirs.push(cleanup);
+    const path = `${dir}/store.db`;
+    const caller = { session: "ses-follow", agent: "test" };
+    const running = new ArbeitService(await SqliteTaskStore.open(path), { projectRoot: dir });
+    try {
+      await running.createTask({ title: "before" }, caller);
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+      await assert.rejects(
+        running.createTask({ title: "lost" }, caller),
+        (error: unknown) => error instanceof ArbeitError && error.code === "NOT_INITIALIZED",
+      );
+      const fresh = await SqliteTaskStore.open(path);
+      await fresh.close();
+      await running.createTask({ title: "after" }, caller);
+    } finally {
+      await running.close();
+    }
+    const reader = await SqliteTaskStore.open(path, { existing: true });
+    try {
+      const tasks = await reader.read((tx) => tx.listTasks({ limit: 10, offset: 0 }));
+      assert.deepEqual(
+        tasks.map((task) => task.title),
+        ["after"],
+      );
+    } finally {
+      await reader.close();
+    }
+  });
+});
 
 describe("a project's store deleted or initialised again under a running arbeit mcp (SQLite)", () => {
   it("refuses writes and reads once .arbeit/ is gone, then writes to the new store after arbeit init", async () => {
