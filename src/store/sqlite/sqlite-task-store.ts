@@ -130,7 +130,7 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
         `The Arbeit database at ${this.location} was deleted after this process opened it; nothing was written.`,
         {
           suggestions: [
-            "Restore the project's .arbeit/ folder, or run `arbeit init` in the project root to start a new store; this process uses the new store at once.",
+            "Restore the project's .arbeit/ folder (from an `arbeit backup` copy, say); this process opens the database found there at its next call.",
           ],
           details: { path: this.location, cause: "deleted" },
         },
