@@ -4,7 +4,7 @@ import { sessionStartContext } from "../fragments/session-start.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { readCommit } from "../service/git-commit.js";
-import { locate, openProject } from "../service/project.js";
+import { isNoUsableStore, locate, openProject } from "../service/project.js";
 import type { NewsItem } from "../service/session-news.js";
 import { committedSha } from "./git-commit.js";
 import { type HookPayload, isRow, parsePayload, projectDirOf, text, touchFromPostToolUse } from "./hook-payload.js";
@@ -212,6 +212,7 @@ export async function runClaudeHook(
     };
     return { stdout: await HANDLERS[name](service, payload, caller, dir), stderr: "" };
   } catch (error) {
+    if (isNoUsableStore(error)) return { stdout: "", stderr: "" };
     const message = error instanceof Error ? error.message : String(error);
     return { stdout: "", stderr: `arbeit: ${name} hook skipped: ${message}\n` };
   } finally {

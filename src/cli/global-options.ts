@@ -1,3 +1,4 @@
+import { listIdProblem, nameProblem } from "../domain/identity.js";
 import { closest } from "./suggest.js";
 import { UsageError } from "./usage-error.js";
 
@@ -60,4 +61,36 @@ export function extractGlobalOptions(argv: readonly string[]): { options: Global
 /** An ARBEIT_* (or host) variable's value; an empty variable counts as unset, as in most shells' tools. */
 export function envSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return env[name] || undefined;
+}
+
+/** Who acts, as the flags or ARBEIT_* variables name them. */
+export interface CallerNames {
+  session?: string;
+  agent?: string;
+  list?: string;
+}
+
+const CALLER_SETTINGS = [
+  { key: "session", flag: "--session", variable: "ARBEIT_SESSION", problemOf: nameProblem },
+  { key: "agent", flag: "--agent", variable: "ARBEIT_AGENT", problemOf: nameProblem },
+  { key: "list", flag: "--list", variable: "ARBEIT_LIST", problemOf: listIdProblem },
+] as const;
+
+/**
+ * --session, --agent and --list, else ARBEIT_SESSION, ARBEIT_AGENT and ARBEIT_LIST, checked by the
+ * rules the tools apply to the same names (a list must be one a `list_id` argument can name): a
+ * bad one is a usage error naming the rule, before anything is written under it.
+ */
+export function callerNames(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): CallerNames {
+  const names: CallerNames = {};
+  for (const { key, flag, variable, problemOf } of CALLER_SETTINGS) {
+    const fromFlag = options[key];
+    const value = fromFlag ?? envSetting(env, variable);
+    if (value === undefined) continue;
+    const problem = problemOf(value);
+    if (problem)
+      throw new UsageError(`${fromFlag !== undefined ? flag : variable} ${problem}: ${JSON.stringify(value)}.`);
+    names[key] = value;
+  }
+  return names;
 }

@@ -1,4 +1,4 @@
-import { envSetting, type GlobalOptions } from "./global-options.js";
+import { callerNames, envSetting, type GlobalOptions } from "./global-options.js";
 
 const USAGE = `Usage: arbeit mcp [--db <file>] [--session <id>] [--agent <name>] [--list <id>]
 
@@ -23,6 +23,7 @@ export async function run(
     const { UsageError } = await import("./usage-error.js");
     throw new UsageError(`arbeit mcp takes no arguments, not ${JSON.stringify(argv[0])}.`, USAGE);
   }
+  const names = callerNames(options, env);
   const [{ LineTransport }, { createMcpServer }, { version }] = await Promise.all([
     import("../mcp/stdio-transport.js"),
     import("../mcp/server.js"),
@@ -34,9 +35,9 @@ export async function run(
     db: options.db ?? env.ARBEIT_DB,
     // Claude Code gives the MCP servers it starts its conversation's id, the same as its hooks'
     // session_id: MCP calls and hooks of one conversation are one session.
-    session: options.session ?? envSetting(env, "ARBEIT_SESSION") ?? envSetting(env, "CLAUDE_CODE_SESSION_ID"),
-    agent: options.agent ?? envSetting(env, "ARBEIT_AGENT"),
-    listId: options.list ?? envSetting(env, "ARBEIT_LIST"),
+    session: names.session ?? envSetting(env, "CLAUDE_CODE_SESSION_ID"),
+    agent: names.agent,
+    listId: names.list,
   });
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;

@@ -1,6 +1,8 @@
+import { dirname } from "node:path";
 import { type StatusReport, storeStatus } from "../maintenance/status.js";
 import { locate } from "../service/project.js";
 import { claudeStatus, opencodeStatus } from "../setup/host-status.js";
+import { readStoreRecord, type StoreRecord } from "../store/store-record.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
 import { wantsJson, write } from "./output.js";
@@ -17,10 +19,13 @@ no longer exists. Exit 0 when nothing needs attention, 1 when something does (or
 store), so scripts and CI can run it as a check. --json prints the report as JSON.
 `;
 
-function renderText(report: StatusReport): string {
+function renderText(report: StatusReport & { store: { recorded?: StoreRecord } }): string {
   const { store, tasks } = report;
   const lines = [
     `Store:   ${store.location} (${store.engine}, schema ${store.schema_version}${store.read_only ? ", read-only" : ""})`,
+    ...(store.recorded
+      ? [`         recorded in .arbeit/config.json: ${store.recorded.store}, schema ${store.recorded.schema}`]
+      : []),
     `Tasks:   ${tasks.total} (${tasks.open} open, ${tasks.in_progress} in progress, ${tasks.completed} completed, ${tasks.cancelled} cancelled)`,
     `Working: ${report.working.length === 0 ? "nobody" : `${report.working.length} session(s)`}`,
     ...report.working.map(
@@ -50,9 +55,14 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   }
   maintenanceArgs(argv, { flags: [], positionals: { min: 0, max: 0 } }, USAGE);
   return onProjectStore(options, async (store) => {
-    const root = locate(storeWhere(options))?.root ?? process.cwd();
+    const where = storeWhere(options);
+    const location = locate(where);
+    const root = location?.root ?? process.cwd();
     const report = await storeStatus(store, [claudeStatus(root), opencodeStatus(root)]);
-    write(1, wantsJson(options.json) ? `${JSON.stringify(report)}\n` : renderText(report));
+    // What the checkout records (.arbeit/config.json), beside the store it reached.
+    const recorded = location && !where.db ? readStoreRecord(dirname(location.dbPath)) : undefined;
+    const shown = recorded ? { ...report, store: { ...report.store, recorded } } : report;
+    write(1, wantsJson(options.json) ? `${JSON.stringify(shown)}\n` : renderText(shown));
     return report.ok ? 0 : 1;
   });
 }

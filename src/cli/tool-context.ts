@@ -1,7 +1,7 @@
 import type { ArbeitService } from "../service/arbeit-service.js";
 import { openProject } from "../service/project.js";
 import type { ToolContext } from "../tools/define.js";
-import { envSetting, type GlobalOptions } from "./global-options.js";
+import { callerNames, type GlobalOptions } from "./global-options.js";
 
 /**
  * The CLI's caller: flags first, then ARBEIT_* variables. Without a session the CLI acts as the
@@ -14,11 +14,11 @@ export function cliToolContext(
   let service: Promise<ArbeitService> | undefined;
   const db = options.db ?? env.ARBEIT_DB;
   const cwd = process.cwd();
-  const list = options.list ?? envSetting(env, "ARBEIT_LIST");
+  const { session, agent, list } = callerNames(options, env);
   return {
     caller: {
-      session: options.session ?? envSetting(env, "ARBEIT_SESSION") ?? null,
-      agent: options.agent ?? envSetting(env, "ARBEIT_AGENT") ?? "cli",
+      session: session ?? null,
+      agent: agent ?? "cli",
       ...(list ? { list_id: list } : {}),
     },
     cwd,

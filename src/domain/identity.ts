@@ -18,6 +18,16 @@ export function nameProblem(value: string): string | undefined {
   return undefined;
 }
 
+/** What a list id may hold beyond a name's rules: it is typed in filters and URLs. */
+export const LIST_ID_PATTERN = /^[A-Za-z0-9._:/-]+$/;
+
+/** Why `value` is not a valid list id (a name of these characters only); undefined when it is. */
+export function listIdProblem(value: string): string | undefined {
+  return (
+    nameProblem(value) ?? (LIST_ID_PATTERN.test(value) ? undefined : "may hold letters, digits and . _ : / - only")
+  );
+}
+
 /** The session a caller without one acts as: one per agent name. */
 export function agentSession(agent: string | null): string {
   return `agent:${agent ?? "anonymous"}`;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { nameProblem } from "../domain/identity.js";
+import { LIST_ID_PATTERN, listIdProblem, nameProblem } from "../domain/identity.js";
 import { type IdKind, idForm, idPattern } from "../domain/ids.js";
 import { jsonBytes } from "./json-size.js";
 import { LIMITS } from "./limits.js";
@@ -74,25 +74,22 @@ export const metadata = jsonValue(z.record(z.string(), z.unknown()), LIMITS.meta
 
 export const name = text(LIMITS.name);
 
-function nameSchema(extra?: { pattern: RegExp; message: string }) {
+function nameSchema(problemOf: (value: string) => string | undefined, pattern?: RegExp) {
   return z
     .string()
     .superRefine((value, ctx) => {
-      const problem = nameProblem(value) ?? (extra && !extra.pattern.test(value) ? extra.message : undefined);
+      const problem = problemOf(value);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     })
-    .meta({ minLength: 1, maxLength: LIMITS.identity_name, ...(extra ? { pattern: extra.pattern.source } : {}) });
+    .meta({ minLength: 1, maxLength: LIMITS.identity_name, ...(pattern ? { pattern: pattern.source } : {}) });
 }
 
 /**
  * An agent, session or list name: 1-128 characters, no control characters, valid Unicode. Every
  * failure is INVALID_ARGUMENT (a name is not content to shorten).
  */
-export const identityName = nameSchema();
-export const listId = nameSchema({
-  pattern: /^[A-Za-z0-9._:/-]+$/,
-  message: "may hold letters, digits and . _ : / - only",
-});
+export const identityName = nameSchema(nameProblem);
+export const listId = nameSchema(listIdProblem, LIST_ID_PATTERN);
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -1,6 +1,6 @@
 import { withArticle } from "../domain/article.js";
 import { ArbeitError } from "../domain/errors.js";
-import { agentSession, nameProblem } from "../domain/identity.js";
+import { agentSession, listIdProblem, nameProblem } from "../domain/identity.js";
 
 /**
  * Who is calling. The session is the caller's conversation (OpenCode's sessionID, Claude Code's
@@ -27,9 +27,9 @@ export interface Identity extends Caller {
 
 export const ANONYMOUS: Caller = { session: null, agent: null };
 
-function check(field: string, value: string | null | undefined): void {
+function check(field: string, value: string | null | undefined, problemOf = nameProblem): void {
   if (value === null || value === undefined) return;
-  const problem = typeof value === "string" ? nameProblem(value) : "must be a string";
+  const problem = typeof value === "string" ? problemOf(value) : "must be a string";
   if (problem) {
     throw new ArbeitError("INVALID_ARGUMENT", `The caller's ${field} ${problem}.`, {
       details: { field },
@@ -42,7 +42,9 @@ function check(field: string, value: string | null | undefined): void {
 export function identify(caller: Caller): Identity {
   check("agent", caller.agent);
   check("session", caller.session);
-  check("list", caller.list_id);
+  // The tools' own list_id rule: a list the caller could not name in a call would hold tasks
+  // nobody can ever filter by again.
+  check("list", caller.list_id, listIdProblem);
   for (const parent of caller.parents ?? []) check("parent session", parent);
   return { ...caller, session: caller.session ?? agentSession(caller.agent) };
 }

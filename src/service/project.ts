@@ -2,9 +2,12 @@ import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, stat
 import { basename, dirname, join, resolve } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
 import { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
-import { openPostgresStore, postgresTarget } from "../store/postgres/target.js";
+import { DEFAULT_SCHEMA } from "../store/postgres/config.js";
+import { openPostgresStore, postgresTarget, projectTarget } from "../store/postgres/target.js";
+import { checkStoreFolder, databaseFileAt } from "../store/sqlite/database-file.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import { storeFailure } from "../store/store-errors.js";
+import { writeStoreRecord } from "../store/store-record.js";
 import { ArbeitService } from "./arbeit-service.js";
 import { resolveLikeKernel } from "./resolve-path.js";
 
@@ -58,6 +61,8 @@ function mainWorktreeOf(dir: string): string | undefined {
   const worktreeGitDir = resolve(dir, gitdir);
   let common: string;
   try {
+    // Only a regular file is read: a named pipe there would wait for a writer forever.
+    if (!statSync(join(worktreeGitDir, "commondir")).isFile()) return undefined;
     common = resolve(worktreeGitDir, readFileSync(join(worktreeGitDir, "commondir"), "utf8").trim());
   } catch {
     return undefined;
@@ -102,11 +107,21 @@ export function notInitialized(options: LocateOptions): ArbeitError {
   return new ArbeitError("NOT_INITIALIZED", `${where}: Arbeit is not initialised for this project.`);
 }
 
+/**
+ * Whether `error` means this process has no store it can use here, as when there is no project:
+ * something other than a file where the database belongs, or a checkout recorded on Postgres
+ * without ARBEIT_DATABASE_URL. Hooks stay silent on these, as they do outside a project.
+ */
+export function isNoUsableStore(error: unknown): boolean {
+  const cause = error instanceof ArbeitError ? error.details?.cause : undefined;
+  return cause === "not_a_regular_file" || cause === "database_url_missing";
+}
+
 /** Opens the project's service; NOT_INITIALIZED when there is none. */
 export async function openProject(options: LocateOptions & { now?: () => Date }): Promise<ArbeitService> {
   const location = locate(options);
   if (!location) throw notInitialized(options);
-  const postgres = postgresTarget(options);
+  const postgres = projectTarget(options, dirname(location.dbPath));
   const store = postgres
     ? await openPostgresStore(postgres)
     : await SqliteTaskStore.open(location.dbPath, { existing: true });
@@ -149,6 +164,10 @@ export async function initProject(
   const cwd = resolve(options.cwd);
   const dbPath = options.db ? resolve(cwd, options.db) : join(cwd, ARBEIT_DIR, DB_FILE);
   const folder = dirname(dbPath);
+  // Something other than a database file in its place (a directory, a FIFO), or other than a
+  // folder in its folder's, is said as such.
+  if (options.db) databaseFileAt(dbPath);
+  checkStoreFolder(folder);
   if (options.db ? existsSync(dbPath) : isDirectory(folder)) {
     throw new ArbeitError(
       "ALREADY_INITIALIZED",
@@ -179,6 +198,8 @@ export async function initProject(
       mkdirSync(folder, { recursive: true });
       ignoreInGit(folder);
     }
+    // Processes started without ARBEIT_DATABASE_URL then refuse instead of making a SQLite store.
+    writeStoreRecord(folder, { store: "postgres", schema: postgres.schema ?? DEFAULT_SCHEMA });
     return { initialized: true, path: shared.location, root: cwd };
   }
   const made = !existsSync(folder);

@@ -6,11 +6,21 @@ export const DEFAULT_SCHEMA = "arbeit";
 /** Unquoted-identifier shape: the name goes into SQL text (search_path), so nothing else is let in. */
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
+/** Postgres's own schemas (information_schema, pg_catalog, pg_toast, pg_temp_N, ...): never Arbeit's. */
+const SYSTEM_SCHEMA = /^(information_schema$|pg_)/i;
+
 export function checkSchemaName(schema: string): string {
   if (!SCHEMA_NAME.test(schema)) {
     throw new ArbeitError("INVALID_ARGUMENT", `${JSON.stringify(schema)} is not a usable Postgres schema name.`, {
       suggestions: ["Use letters, digits and underscores (at most 63, not starting with a digit), e.g. arbeit."],
     });
+  }
+  if (SYSTEM_SCHEMA.test(schema)) {
+    throw new ArbeitError(
+      "INVALID_ARGUMENT",
+      `${schema} is one of Postgres's system schemas (information_schema, pg_*); Arbeit's tables do not belong there.`,
+      { suggestions: ["Set ARBEIT_DATABASE_SCHEMA to a schema of Arbeit's own, e.g. arbeit (the default)."] },
+    );
   }
   return schema;
 }

@@ -35,7 +35,7 @@ export async function applyPostgresMigrations(
   const latest = migrations.length;
   // A schema already up to date needs no lock: a reader must not wait behind a long write (an
   // import holds the write lock for its whole transaction).
-  const settled = await currentVersion(client, quoted);
+  const settled = await currentVersion(client, schema);
   if (settled !== undefined && settled >= latest) {
     if (settled > latest) throw schemaTooNew(quoted, settled, latest);
     return latest;
@@ -46,9 +46,22 @@ export async function applyPostgresMigrations(
     const exists = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
     if (exists.rows.length === 0) await client.query(`CREATE SCHEMA ${quoted}`);
     await client.query(`SET LOCAL search_path TO ${quoted}`);
-    const table = await client.query("SELECT to_regclass($1) AS oid", [`${quoted}.schema_migrations`]);
-    if (table.rows[0]?.oid === null) await client.query(VERSION_TABLE);
-    const current = (await currentVersion(client, quoted)) ?? 0;
+    if ((await currentVersion(client, schema)) === undefined) {
+      // A schema that already holds tables but no migration table of ours is another
+      // application's: Arbeit's tables would be mixed into it.
+      const held = await client.query(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 ORDER BY c.relname LIMIT 3",
+        [schema],
+      );
+      if (held.rows.length > 0) {
+        throw foreignSchema(
+          schema,
+          held.rows.map((row) => String(row.relname)),
+        );
+      }
+      await client.query(VERSION_TABLE);
+    }
+    const current = (await currentVersion(client, schema)) ?? 0;
     if (current > latest) throw schemaTooNew(quoted, current, latest);
     for (const migration of migrations.slice(current)) {
       await client.query(readFileSync(migration.path, "utf8"));
@@ -70,12 +83,32 @@ export async function applyPostgresMigrations(
   }
 }
 
-/** The schema's version, or undefined when it has no version table yet. */
-async function currentVersion(client: Queryable, quoted: string): Promise<number | undefined> {
-  const table = await client.query("SELECT to_regclass($1) AS oid", [`${quoted}.schema_migrations`]);
-  if (table.rows[0]?.oid === null || table.rows[0]?.oid === undefined) return undefined;
+/**
+ * The schema's version, or undefined when it has no version table yet. A `schema_migrations`
+ * that is not Arbeit's (another tool's, without `applied_at`) is refused, not read as a version.
+ */
+async function currentVersion(client: Queryable, schema: string): Promise<number | undefined> {
+  const quoted = `"${schema}"`;
+  const table = await client.query(
+    `SELECT to_regclass($1) IS NOT NULL AS present,
+            EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'applied_at' AND NOT attisdropped) AS ours`,
+    [`${quoted}.schema_migrations`],
+  );
+  if (table.rows[0]?.present !== true) return undefined;
+  if (table.rows[0]?.ours !== true) throw foreignSchema(schema, ["schema_migrations"]);
   const row = await client.query(`SELECT COALESCE(MAX(version), 0) AS version FROM ${quoted}.schema_migrations`);
   return Number(row.rows[0]?.version ?? 0);
+}
+
+function foreignSchema(schema: string, tables: string[]): ArbeitError {
+  return new ArbeitError(
+    "INVALID_ARGUMENT",
+    `The Postgres schema ${schema} already holds tables that are not Arbeit's (${tables.join(", ")}${tables.length >= 3 ? ", ..." : ""}); Arbeit will not add its own to them. Nothing was created.`,
+    {
+      suggestions: ["Set ARBEIT_DATABASE_SCHEMA to a schema of Arbeit's own (a new or empty one), e.g. arbeit."],
+      details: { schema, cause: "foreign_schema" },
+    },
+  );
 }
 
 function schemaTooNew(quoted: string, current: number, latest: number): ArbeitError {

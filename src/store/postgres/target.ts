@@ -1,6 +1,7 @@
 import { ArbeitError } from "../../domain/errors.js";
+import { readStoreRecord } from "../store-record.js";
 import type { TaskStore } from "../task-store.js";
-import { isPostgresUrl } from "./config.js";
+import { describeLocation, isPostgresUrl } from "./config.js";
 
 /** A Postgres database to keep a project's tasks in, instead of `.arbeit/arbeit.db`. */
 export interface PostgresTarget {
@@ -26,6 +27,50 @@ export function postgresTarget(
     });
   }
   return { url, schema: options.databaseSchema || env.ARBEIT_DATABASE_SCHEMA || undefined };
+}
+
+/**
+ * The Postgres database of the project whose `.arbeit/` folder is `folder`, if it uses one. A
+ * checkout whose folder records Postgres never falls back to SQLite: without ARBEIT_DATABASE_URL
+ * it is STORE_UNAVAILABLE, and ARBEIT_DATABASE_SCHEMA naming another schema than the recorded one
+ * (which is used when it is unset) is refused, since either
+ * would write where the project's tasks are not. Without a record, ARBEIT_DATABASE_URL decides,
+ * as it did before checkouts kept one. An explicit SQLite file (--db / ARBEIT_DB) wins.
+ */
+export function projectTarget(
+  options: { db?: string | undefined; databaseUrl?: string | undefined; databaseSchema?: string | undefined },
+  folder: string,
+  env: Record<string, string | undefined> = process.env,
+): PostgresTarget | undefined {
+  if (options.db) return undefined;
+  const target = postgresTarget(options, env);
+  const recorded = readStoreRecord(folder);
+  if (recorded === undefined) return target;
+  if (target === undefined) {
+    throw new ArbeitError(
+      "STORE_UNAVAILABLE",
+      `This checkout keeps its tasks in Postgres (schema ${recorded.schema}, recorded in ${folder}), but ARBEIT_DATABASE_URL is not set; nothing was read or written.`,
+      {
+        suggestions: [
+          "Set ARBEIT_DATABASE_URL to the team's postgres:// URL in this environment (the shell, the CI job, the agent host's settings) and retry.",
+        ],
+        details: { path: folder, cause: "database_url_missing", schema: recorded.schema },
+      },
+    );
+  }
+  // A teammate needs only the URL: the schema comes from the record.
+  const schema = target.schema ?? recorded.schema;
+  if (schema !== recorded.schema) {
+    throw new ArbeitError(
+      "STORE_UNAVAILABLE",
+      `This checkout keeps its tasks in the Postgres schema ${recorded.schema} (recorded in ${folder}), but ARBEIT_DATABASE_SCHEMA names ${schema}; nothing was read or written.`,
+      {
+        suggestions: [`Set ARBEIT_DATABASE_SCHEMA=${recorded.schema}, or unset it, and retry.`],
+        details: { path: describeLocation(target.url, schema), cause: "schema_mismatch", schema: recorded.schema },
+      },
+    );
+  }
+  return { url: target.url, schema };
 }
 
 /** Opens (and migrates) the target; the Postgres code and the pg driver load only now. */

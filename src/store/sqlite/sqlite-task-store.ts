@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { accessSync, closeSync, constants, existsSync, openSync, readSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ArbeitError } from "../../domain/errors.js";
 import { Mutex, mutexForFile } from "../mutex.js";
@@ -8,6 +8,7 @@ import { sqliteDialect } from "../sql/dialect.js";
 import { sqlStoreTx } from "../sql/sql-tx.js";
 import { rethrowAsStoreFailure } from "../store-errors.js";
 import type { StoreTx, TaskStore } from "../task-store.js";
+import { checkDatabaseFile, databaseFileAt, type FileIdentity, sameFile } from "./database-file.js";
 import { isBusyError, type SqlDriver } from "./driver.js";
 import { applyMigrations, listMigrations, schemaVersion } from "./migrate.js";
 import { openDriver } from "./open-driver.js";
@@ -44,9 +45,11 @@ export interface SqliteStoreOptions {
 export class SqliteTaskStore implements TaskStore, SqlStore {
   readonly location: string;
   readonly dialect = sqliteDialect;
-  readonly #db: SqlDb;
-  readonly #driver: SqlDriver;
-  readonly #tx: StoreTx;
+  #db: SqlDb;
+  #driver: SqlDriver;
+  #tx: StoreTx;
+  /** The file opened (undefined for ":memory:"), to notice it deleted or replaced. */
+  #identity: FileIdentity | undefined;
   /** One transaction at a time on this connection. */
   readonly #mutex = new Mutex();
   /** One writer at a time per file in this process (reads need no such turn in WAL mode). */
@@ -64,15 +67,16 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
   /** The database's time, read when the open transaction began. */
   #now = "";
   /** Why nothing can be written here (a read-only file or file system), when that is so. */
-  readonly readOnly: string | undefined;
+  readOnly: string | undefined;
 
-  private constructor(driver: SqlDriver, location: string, clock: () => Date, readOnly: string | undefined) {
-    this.#driver = driver;
+  private constructor(opened: OpenedFile, location: string, clock: () => Date) {
     this.location = location;
     this.#clock = clock;
-    this.readOnly = readOnly;
     this.#writers = location === ":memory:" ? new Mutex() : mutexForFile(resolve(location));
-    this.#db = new SqliteDb(driver);
+    this.#driver = opened.driver;
+    this.#identity = opened.identity;
+    this.readOnly = opened.readOnly;
+    this.#db = new SqliteDb(opened.driver);
     this.#tx = sqlStoreTx(this.#db, () => this.#now);
   }
 
@@ -85,18 +89,10 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
    */
   static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteTaskStore> {
     if (options.existing && path !== ":memory:") checkDatabaseFile(path);
-    const { driver, readOnly } = await openWritableOrNot(path).catch((error) => rethrowAsStoreFailure(error, path));
+    const opened = await openConfigured(path);
+    const { driver, readOnly } = opened;
     try {
-      driver.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      if (path !== ":memory:" && !readOnly) driver.exec("PRAGMA journal_mode = WAL");
-      driver.exec("PRAGMA synchronous = NORMAL");
-      // Checkpoint every ~40 MB of WAL rather than SQLite's ~4 MB: agents' writes keep dirtying
-      // the same hot pages (the head of the ready index, the tail of the event log), and a longer
-      // interval copies each of them into the database once instead of over and over. The WAL
-      // file grows to that size between checkpoints.
-      driver.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
-      driver.exec("PRAGMA foreign_keys = ON");
-      const store = new SqliteTaskStore(driver, path, options.clock ?? (() => new Date()), readOnly);
+      const store = new SqliteTaskStore(opened, path, options.clock ?? (() => new Date()));
       const current = schemaVersion(driver);
       const latest = listMigrations().length;
       if (current !== latest) {
@@ -116,6 +112,60 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
       driver.close();
       rethrowAsStoreFailure(error, path);
     }
+  }
+
+  /**
+   * The file at this store's path must still be the one it opened. Deleted (the project's
+   * `.arbeit/` removed): NOT_INITIALIZED, since whatever was written would vanish with the
+   * unlinked file. Replaced (removed and initialised again): the new file is opened in its place,
+   * so this process writes where every new process does. Checked as each transaction begins: a
+   * stat, far cheaper than the transaction itself.
+   */
+  async #followFile(): Promise<void> {
+    if (this.#identity === undefined) return;
+    const now = databaseFileAt(this.location);
+    if (now === undefined) {
+      throw new ArbeitError(
+        "NOT_INITIALIZED",
+        `The Arbeit database at ${this.location} was deleted after this process opened it; nothing was written.`,
+        {
+          suggestions: [
+            "Restore the project's .arbeit/ folder (from an `arbeit backup` copy, say); this process opens the database found there at its next call.",
+          ],
+          details: { path: this.location, cause: "deleted" },
+        },
+      );
+    }
+    if (sameFile(now, this.#identity)) return;
+    const opened = await openConfigured(this.location);
+    const current = schemaVersion(opened.driver);
+    const latest = listMigrations().length;
+    if (current !== latest) {
+      opened.driver.close();
+      throw new ArbeitError(
+        "STORE_UNAVAILABLE",
+        `The Arbeit database at ${this.location} was replaced by one at schema version ${current} (this process knows ${latest}); nothing was written.`,
+        {
+          suggestions: ["Restart this process (arbeit mcp, arbeit ui, the host) so that it opens the new database."],
+          details: { path: this.location, cause: "replaced", database_version: current, supported_version: latest },
+        },
+      );
+    }
+    const old = this.#driver;
+    this.#use(opened);
+    try {
+      old.close();
+    } catch {
+      // The old file is gone from the project; nothing of it is needed any more.
+    }
+  }
+
+  #use(opened: OpenedFile): void {
+    this.#driver = opened.driver;
+    this.#identity = opened.identity;
+    this.readOnly = opened.readOnly;
+    this.#db = new SqliteDb(opened.driver);
+    this.#tx = sqlStoreTx(this.#db, () => this.#now);
   }
 
   get driver(): SqlDriver {
@@ -155,6 +205,7 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
     return this.#mutex.run(() =>
       this.#inTransaction.run("read", async () => {
         this.#assertOpen();
+        await this.#followFile();
         try {
           this.#driver.exec("BEGIN");
         } catch (error) {
@@ -201,6 +252,7 @@ export class SqliteTaskStore implements TaskStore, SqlStore {
 
   async #immediate<T>(fn: () => Promise<T>): Promise<T> {
     this.#assertOpen();
+    await this.#followFile();
     await this.#begin();
     this.#now = this.#clock().toISOString();
     let result: T;
@@ -267,48 +319,39 @@ function rollback(driver: SqlDriver): void {
   }
 }
 
-const SQLITE_HEADER = "SQLite format 3\0";
-
-/**
- * A project's database file must be a database: an empty file (a crash while it was created, a
- * copy that failed) would otherwise become a new, empty store and hide what was lost.
- */
-function checkDatabaseFile(path: string): void {
-  let header: Buffer;
-  try {
-    const fd = openSync(path, "r");
-    try {
-      header = Buffer.alloc(16);
-      header = header.subarray(0, readSync(fd, header, 0, 16, 0));
-    } finally {
-      closeSync(fd);
-    }
-  } catch (error) {
-    // A missing file is created as a new store, as a first open always does.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    rethrowAsStoreFailure(error, path);
-  }
-  if (header.length === 0) {
-    throw new ArbeitError(
-      "STORE_DAMAGED",
-      `The Arbeit database at ${path} is an empty file (0 bytes), not a database.`,
-      {
-        details: { path, cause: "empty_file" },
-      },
-    );
-  }
-  if (header.toString("latin1") !== SQLITE_HEADER) {
-    throw new ArbeitError("STORE_DAMAGED", `The file at ${path} is not an SQLite database.`, {
-      details: { path, cause: "not_a_database" },
-    });
-  }
-}
-
 /**
  * Opens the file for writing when it can be written, else for reading: a file on a read-only file
  * system (where the WAL's shared-memory file cannot be made, so only an immutable open reads it)
  * or one the user may read but not write.
  */
+interface OpenedFile {
+  driver: SqlDriver;
+  readOnly: string | undefined;
+  identity: FileIdentity | undefined;
+}
+
+/** Opens `path` and sets the connection up as every store of ours runs. */
+async function openConfigured(path: string): Promise<OpenedFile> {
+  const memory = path === ":memory:";
+  if (!memory) databaseFileAt(path);
+  const { driver, readOnly } = await openWritableOrNot(path).catch((error) => rethrowAsStoreFailure(error, path));
+  try {
+    driver.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    if (!memory && !readOnly) driver.exec("PRAGMA journal_mode = WAL");
+    driver.exec("PRAGMA synchronous = NORMAL");
+    // Checkpoint every ~40 MB of WAL rather than SQLite's ~4 MB: agents' writes keep dirtying
+    // the same hot pages (the head of the ready index, the tail of the event log), and a longer
+    // interval copies each of them into the database once instead of over and over. The WAL
+    // file grows to that size between checkpoints.
+    driver.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
+    driver.exec("PRAGMA foreign_keys = ON");
+    return { driver, readOnly, identity: memory ? undefined : databaseFileAt(path) };
+  } catch (error) {
+    driver.close();
+    rethrowAsStoreFailure(error, path);
+  }
+}
+
 async function openWritableOrNot(path: string): Promise<{ driver: SqlDriver; readOnly: string | undefined }> {
   const blocker = path === ":memory:" || !existsSync(path) ? undefined : writeBlocker(path);
   if (blocker === undefined) return { driver: await openDriver(path), readOnly: undefined };
