@@ -86,11 +86,10 @@ export function removeInstructions(path: string): (report: SetupReport) => void 
   const next = text === undefined ? null : withoutBlock(text, path);
   return (report) => {
     if (next === null) record(report, path, "unchanged", "no Arbeit block");
-    else if (next.text === undefined) {
-      removeFile(path, report.dir);
+    else if (next.text === undefined && removeFile(path, report.dir)) {
       record(report, path, "removed", "held only the Arbeit block");
     } else {
-      writeFileSync(path, next.text);
+      writeFileSync(path, next.text ?? "");
       record(report, path, "updated", "Arbeit block removed");
     }
   };

@@ -48,7 +48,7 @@ export function writeJson(file: JsonFile, value: JsonObject): FileAction {
 
 /**
  * Writes what is left of a file once Arbeit's entries are taken out, or deletes the file when
- * nothing else is left in it (`empty`); setup created it, or it held only Arbeit's entries.
+ * nothing else is left in it (`empty`) and setup created it; a file of the user's is kept.
  */
 export function writeRemainder(
   file: JsonFile,
@@ -56,7 +56,6 @@ export function writeRemainder(
   projectDir: string,
   empty: (value: JsonObject) => boolean = (v) => Object.keys(v).length === 0,
 ): FileAction {
-  if (!empty(value)) return writeJson(file, value);
-  removeFile(file.path, projectDir);
-  return "removed";
+  if (empty(value) && removeFile(file.path, projectDir)) return "removed";
+  return writeJson(file, value);
 }

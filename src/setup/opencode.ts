@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { rememberCreated, toBeCreated } from "./created-files.js";
 import { readText, removeFile } from "./files.js";
 import { projectHasArbeit } from "./installation.js";
 import { addInstructions, removeInstructions } from "./instruction-file.js";
@@ -45,6 +46,9 @@ export interface SetupOpencodeOptions {
 export async function setupOpencode(options: SetupOpencodeOptions): Promise<SetupReport> {
   const report = newReport("opencode", options.dir);
   const configPath = join(options.dir, "opencode.json");
+  const creating = [configPath, join(options.dir, PLUGIN_FILE), join(options.dir, "AGENTS.md")].flatMap((path) =>
+    toBeCreated(options.dir, path),
+  );
   const localFiles = [PLUGIN_FILE, ...OTHER_PLUGIN_FILES].filter((file) => existsSync(join(options.dir, file)));
   const instructions = addInstructions(join(options.dir, "AGENTS.md"));
 
@@ -69,6 +73,10 @@ export async function setupOpencode(options: SetupOpencodeOptions): Promise<Setu
   }
   instructions(report);
   await ensureInitialized(report);
+  rememberCreated(
+    options.dir,
+    creating.filter((path) => existsSync(path)),
+  );
   return report;
 }
 
@@ -87,7 +95,7 @@ export function removeOpencode(options: { dir: string; force?: boolean }): Setup
 
   if (source === undefined) record(report, pluginPath, "unchanged", "no plugin file");
   else if (isSetupPluginFile(source) || options.force) {
-    removeFile(pluginPath, options.dir);
+    removeFile(pluginPath, options.dir, true);
     record(report, pluginPath, "removed", isSetupPluginFile(source) ? "written by setup" : "--force");
   } else {
     record(report, pluginPath, "unchanged", "not written by setup");
