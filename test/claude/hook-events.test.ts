@@ -206,6 +206,40 @@ describe("Claude Code hooks: prompts, commits, failures, sub-agents, compaction,
     );
   });
 
+  it("post-tool-use records no commit the Bash call did not make: echoed, quoted, a here-document, a dry run, a failed commit", async () => {
+    // Someone else's commit, made just before each call: HEAD is new, but not the session's.
+    writeFileSync(join(dir, "src", "other.ts"), "export const other = 1;\n");
+    git(dir, "add", ".");
+    git(dir, "commit", "-q", "-m", "A commit by someone else");
+    writeFileSync(join(dir, "src", "other.ts"), "export const other = 2;\n");
+    const bash = (command: string, stdout: string, stderr = "") =>
+      payload(dir, "PostToolUse", {
+        tool_name: "Bash",
+        tool_input: { command },
+        tool_response: { stdout, stderr, interrupted: false, isImage: false },
+        duration_ms: 30,
+      });
+    const dryRun = git(dir, "commit", "--dry-run", "-am", "x");
+    await quiet("post-tool-use", bash("echo 'git commit -m x'", "git commit -m x\n"), dir);
+    await quiet("post-tool-use", bash("cat > notes.md <<'EOF'\ngit commit -am x\nEOF", ""), dir);
+    await quiet("post-tool-use", bash(`grep -rn "git commit" src || true`, ""), dir);
+    await quiet("post-tool-use", bash("git commit --dry-run -am x", dryRun), dir);
+    await quiet(
+      "post-tool-use",
+      bash(
+        "git commit -m x nope; echo done",
+        "done\n",
+        "error: pathspec 'nope' did not match any file(s) known to git\n",
+      ),
+      dir,
+    );
+    const { commits } = await call(dir, PERSON, "arbeit_task_get", { task_id: taskId, include: ["commits"] });
+    assert.deepEqual(
+      commits.map((commit: any) => commit.subject),
+      ["Set the cookie to SameSite=Lax", "Name the SameSite value"],
+    );
+  });
+
   it("post-tool-use-failure records a failed call as an attempt on the active task, at most one per tool a minute", async () => {
     const failure = (tool: string, input: object, error: string, extra: object = {}) =>
       payload(dir, "PostToolUseFailure", {
