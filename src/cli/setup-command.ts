@@ -1,3 +1,4 @@
+import { ArbeitError } from "../domain/errors.js";
 import { removeClaude, setupClaude } from "../setup/claude.js";
 import { SetupError } from "../setup/json-file.js";
 import { removeOpencode, setupOpencode } from "../setup/opencode.js";
@@ -110,6 +111,10 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     return 0;
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
+    if (wantsJson(options.json)) {
+      const refused = new ArbeitError("SETUP_REFUSED", error.message);
+      process.stdout.write(`${JSON.stringify({ success: false, error: refused.toBody() })}\n`);
+    }
     process.stderr.write(
       terminalSafe(`arbeit: setup ${flags.target}${flags.remove ? " --remove" : ""} refused: ${error.message}\n`, {
         newlines: true,

@@ -8,6 +8,7 @@ import {
   removeMcpServer,
 } from "./claude-config.js";
 import { rememberCreated, toBeCreated } from "./created-files.js";
+import { checkWritable } from "./files.js";
 import { addInstructions, removeInstructions } from "./instruction-file.js";
 import { readJsonObject, writeJson, writeRemainder } from "./json-file.js";
 import { ensureInitialized, newReport, noteDatabaseKept, record, type SetupReport } from "./report.js";
@@ -27,11 +28,13 @@ export async function setupClaude(options: { dir: string; command?: string }): P
   const settings = mergeClaudeSettings(settingsFile.value, command);
   const mcp = mergeMcpConfig(mcpFile.value, command);
   const instructions = addInstructions(paths[2]);
-
   const changes = [
     settings.added.length > 0 ? `hooks: ${settings.added.join(", ")}` : "",
     settings.updated.length > 0 ? `now running ${command.summary}: ${settings.updated.join(", ")}` : "",
   ].filter(Boolean);
+  const mcpWrites = mcp.action === "added" || mcp.action === "updated";
+  checkAllWritable(options.dir, [changes.length > 0, mcpWrites, instructions.writes], paths);
+
   if (changes.length > 0)
     record(report, settingsFile.path, writeJson(settingsFile, settings.value), changes.join("; "));
   else record(report, settingsFile.path, "unchanged", "Arbeit hooks already present");
@@ -61,6 +64,13 @@ export async function setupClaude(options: { dir: string; command?: string }): P
   return report;
 }
 
+/** Checks, before any is written, each file of `paths` that will be written (`writes`). */
+function checkAllWritable(dir: string, writes: boolean[], paths: string[]): void {
+  paths.forEach((path, at) => {
+    if (writes[at]) checkWritable(path, dir);
+  });
+}
+
 /** The files setup claude writes: settings, MCP servers, instructions. */
 function claudeFiles(dir: string): [string, string, string] {
   return [join(dir, ".claude", "settings.json"), join(dir, ".mcp.json"), join(dir, "CLAUDE.md")];
@@ -76,6 +86,7 @@ export function removeClaude(options: { dir: string; command?: string }): SetupR
   const settings = removeClaudeHooks(settingsFile.value, explicit);
   const mcp = removeMcpServer(mcpFile.value, explicit);
   const instructions = removeInstructions(paths[2]);
+  checkAllWritable(options.dir, [settings.removed.length > 0, mcp.removed, instructions.writes], paths);
 
   if (settings.removed.length > 0) {
     const action = writeRemainder(settingsFile, settings.value, options.dir);

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLAUDE_HOOKS, isArbeitHook, PROJECT_DIR } from "./claude-config.js";
+import { readText } from "./files.js";
 import { projectHasArbeit } from "./installation.js";
 import { BLOCK_END, BLOCK_START, instructionBlock } from "./instructions.js";
 import { isObject, type JsonObject, readJsonObject, SetupError } from "./json-file.js";
@@ -34,14 +35,19 @@ export interface HostStatus {
   problems: HostProblem[];
 }
 
-function readConfig(path: string, problems: HostProblem[]): JsonObject {
+/** `read(path)`, or `fallback` with a problem noted when setup would refuse the file. */
+function readOr<T>(read: (path: string) => T, path: string, fallback: T, problems: HostProblem[]): T {
   try {
-    return readJsonObject(path).value;
+    return read(path);
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
     problems.push({ code: "HOST_CONFIG_UNREADABLE", message: error.message });
-    return {};
+    return fallback;
   }
+}
+
+function readConfig(path: string, problems: HostProblem[]): JsonObject {
+  return readOr((file) => readJsonObject(file).value, path, {}, problems);
 }
 
 /** The program a command starts, when it names a file (not a bare name found on PATH). */
@@ -72,7 +78,8 @@ function missingProgram(host: string, command: string, root: string): HostProble
  */
 function instructions(root: string, file: string, setup: string, problems: HostProblem[]): string {
   const path = join(root, file);
-  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  // A folder or a pipe by that name is reported, never opened: a pipe would block the read.
+  const text = readOr(readText, path, undefined, problems) ?? "";
   const start = text.indexOf(BLOCK_START);
   if (start === -1) return "";
   const end = text.indexOf(BLOCK_END, start);
@@ -132,9 +139,10 @@ export function opencodeStatus(root: string): HostStatus {
   const file = join(root, PLUGIN_FILE);
   const config = readConfig(join(root, "opencode.json"), problems);
   const listed = listsArbeitPlugin(config);
-  const hasFile = existsSync(file);
+  const source = readOr(readText, file, undefined, problems);
+  const hasFile = source !== undefined;
   if (hasFile) {
-    const specifier = /from\s+"([^"]+)"/.exec(readFileSync(file, "utf8"))?.[1];
+    const specifier = /from\s+"([^"]+)"/.exec(source)?.[1];
     const gone =
       specifier?.startsWith("file:") === true
         ? !existsSync(fileURLToPath(specifier))
@@ -143,7 +151,7 @@ export function opencodeStatus(root: string): HostStatus {
       problems.push({
         code: "HOST_COMMAND_MISSING",
         message: `${PLUGIN_FILE} imports ${specifier}, which this project cannot load.`,
-        hint: "Install arbeit in the project (`npm install --save-dev arbeit`) and run `arbeit setup opencode --force`.",
+        hint: "Install arbeit in the project (`npm install --save-dev arbeit`) and run `arbeit setup opencode` again.",
       });
     }
   }

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { removeFile } from "./files.js";
+import { readText, removeFile } from "./files.js";
 
 /** A configuration file setup refuses to touch (not JSON, or not shaped as documented). */
 export class SetupError extends Error {
@@ -24,8 +24,8 @@ export interface JsonFile {
 
 /** Reads a JSON object file; refuses (SetupError) anything that does not parse as one. */
 export function readJsonObject(path: string): JsonFile {
-  if (!existsSync(path)) return { path, value: {}, existed: false };
-  const text = readFileSync(path, "utf8");
+  const text = readText(path);
+  if (text === undefined) return { path, value: {}, existed: false };
   if (text.trim() === "") return { path, value: {}, existed: true };
   let value: unknown;
   try {

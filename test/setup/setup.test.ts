@@ -428,24 +428,31 @@ describe("arbeit setup opencode", () => {
     cleanup();
   });
 
-  it("imports this installation by path when the project cannot resolve arbeit, and says so", async () => {
+  it("imports this installation by path when the project cannot resolve arbeit, and says so; once installed, setup switches to the package", async () => {
     const { dir, cleanup } = project();
     const result = await setup(dir, "opencode");
     assert.equal(result.code, 0, result.stderr);
     const source = read(pluginPath(dir));
     const specifier = /from "(.*)";/.exec(source)![1]!;
     assert.equal(fileURLToPath(specifier), join(REPO, "dist", "opencode", "server.js"));
-    assert.match(result.json.data.notes[0], /not installed in this project/);
+    assert.match(result.json.data.notes[0], /not installed in this project.*`arbeit setup opencode` again/);
+    assert.doesNotMatch(result.json.data.notes[0], /--force/);
+    installInto(dir);
+    const again = await setup(dir, "opencode");
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.json.data.files[0].action, "updated");
+    assert.match(read(pluginPath(dir)), /^export \{ default \} from "arbeit\/opencode";$/m);
     cleanup();
   });
 
-  it("refuses to replace a plugin file that differs, unless --force", async () => {
+  it("refuses to replace a plugin file of the user's, suggesting no --force, unless --force is given", async () => {
     const { dir, cleanup } = project();
     mkdirSync(join(dir, ".opencode", "plugin"), { recursive: true });
     writeFileSync(pluginPath(dir), "export default { id: 'mine', server: async () => ({}) };\n");
     const refused = await setup(dir, "opencode");
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /exists with other content; run again with --force/);
+    assert.match(refused.stderr, /exists and is not the file setup writes; it was left as it is/);
+    assert.doesNotMatch(refused.stderr, /--force/);
     assert.match(read(pluginPath(dir)), /mine/);
     const forced = await setup(dir, "opencode", "--force");
     assert.equal(forced.code, 0, forced.stderr);
