@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CLAUDE_HOOKS, isArbeitHook, PROJECT_DIR } from "./claude-config.js";
+import { arbeitHookProgram, CLAUDE_HOOKS, isArbeitHook, PROJECT_DIR } from "./claude-config.js";
 import { readText } from "./files.js";
 import { projectHasArbeit } from "./installation.js";
 import { BLOCK_END, BLOCK_START, instructionBlock } from "./instructions.js";
@@ -50,20 +50,15 @@ function readConfig(path: string, problems: HostProblem[]): JsonObject {
   return readOr((file) => readJsonObject(file).value, path, {}, problems);
 }
 
-/** The program a command starts, when it names a file (not a bare name found on PATH). */
-function programFile(command: string, root: string): string | undefined {
-  const text = command.trim();
-  const program = text.startsWith(PROJECT_DIR)
-    ? join(root, text.slice(PROJECT_DIR.length).split(/\s/)[0] ?? "")
-    : text.startsWith("'")
-      ? text.slice(1, text.indexOf("'", 1))
-      : (text.split(/\s/)[0] ?? "");
-  if (!program.includes("/")) return undefined;
-  return isAbsolute(program) ? program : resolve(root, program);
+/** The file a program names (not a bare name found on PATH), in the project when it starts with its folder. */
+function programFile(program: string, root: string): string | undefined {
+  const path = program.startsWith(PROJECT_DIR) ? join(root, program.slice(PROJECT_DIR.length)) : program;
+  if (isAbsolute(path)) return path;
+  return path.includes("/") && !/\s/.test(path) ? resolve(root, path) : undefined;
 }
 
-function missingProgram(host: string, command: string, root: string): HostProblem | undefined {
-  const file = programFile(command, root);
+function missingProgram(host: string, program: string, root: string): HostProblem | undefined {
+  const file = programFile(program, root);
   if (file === undefined || existsSync(file)) return undefined;
   return {
     code: "HOST_COMMAND_MISSING",
@@ -98,19 +93,20 @@ export function claudeStatus(root: string): HostStatus {
   const settings = readConfig(join(root, ".claude", "settings.json"), problems);
   const mcp = readConfig(join(root, ".mcp.json"), problems);
   const hooks = isObject(settings.hooks) ? settings.hooks : {};
-  const commands: string[] = [];
+  const programs: string[] = [];
   const missing: string[] = [];
   for (const spec of CLAUDE_HOOKS) {
     const groups = Array.isArray(hooks[spec.event]) ? (hooks[spec.event] as unknown[]) : [];
     const found = groups
       .flatMap((group) => (isObject(group) && Array.isArray(group.hooks) ? group.hooks : []))
       .find((hook) => isArbeitHook(hook, spec.name));
-    if (found) commands.push(found.command);
+    // The program, not the command: a guarded hook starts with `[`.
+    if (found) programs.push(arbeitHookProgram(found.command, spec.name)!);
     else missing.push(spec.event);
   }
   const servers = isObject(mcp.mcpServers) ? mcp.mcpServers : {};
   const server = isObject(servers.arbeit) ? servers.arbeit : undefined;
-  const installed = commands.length > 0 || server !== undefined;
+  const installed = programs.length > 0 || server !== undefined;
   if (installed && (missing.length > 0 || server === undefined)) {
     const gaps = [
       ...(missing.length > 0 ? [`no Arbeit hook for ${missing.join(", ")}`] : []),
@@ -123,13 +119,13 @@ export function claudeStatus(root: string): HostStatus {
     });
   }
   const serverCommand = typeof server?.command === "string" ? server.command : undefined;
-  for (const command of new Set([...commands, ...(serverCommand ? [serverCommand] : [])])) {
-    const problem = missingProgram("Claude Code", command, root);
+  for (const program of new Set([...programs, ...(serverCommand ? [serverCommand] : [])])) {
+    const problem = missingProgram("Claude Code", program, root);
     if (problem) problems.push(problem);
   }
   const block = instructions(root, "CLAUDE.md", "arbeit setup claude", problems);
   const detail = installed
-    ? `${commands.length} of ${CLAUDE_HOOKS.length} hooks${server ? ", MCP server" : ""}${block}`
+    ? `${programs.length} of ${CLAUDE_HOOKS.length} hooks${server ? ", MCP server" : ""}${block}`
     : "not set up";
   return { host: "claude-code", installed, detail, problems };
 }

@@ -384,6 +384,23 @@ describe("arbeit setup claude touches only what is Arbeit's", () => {
     cleanup();
   });
 
+  it("status names the missing program of a guarded hook, which Claude Code no longer shows failing", async () => {
+    const { dir: parent, cleanup } = project();
+    const dir = join(parent, "app");
+    mkdirSync(dir);
+    assert.equal((await setup(dir, "claude")).code, 0);
+    const settingsPath = join(dir, ".claude", "settings.json");
+    const gone = join(parent, "gone install", "dist", "cli", "main.js");
+    writeFileSync(settingsPath, read(settingsPath).replaceAll(INSTALLED, `'${gone}'`));
+    const status = await runCli(["status", "--json"], { cwd: dir });
+    const missing = status.json.attention.filter((item: any) => item.code === "HOST_COMMAND_MISSING");
+    assert.deepEqual(
+      missing.map((item: any) => item.message),
+      [`Claude Code runs ${gone}, which does not exist (moved or uninstalled since setup wrote it).`],
+    );
+    cleanup();
+  });
+
   it("a hook setup wrote exits 0 silently where its program is missing (a teammate without Arbeit), also in a folder with spaces", async () => {
     const { dir: parent, cleanup } = project();
     const dir = join(parent, "my app");
