@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runCli } from "../helpers/cli.js";
+import { installArbeitInto } from "../helpers/install.js";
 import { requirement } from "../helpers/requirements.js";
-import { type ClaudeRun, type ClaudeSandbox, claudeMissing, createSandbox, REPO, runClaude } from "./claude-harness.js";
+import { type ClaudeRun, type ClaudeSandbox, claudeMissing, createSandbox, runClaude } from "./claude-harness.js";
 import { type FakeAnthropic, startFakeAnthropic, toolNames, toolResults } from "./fake-anthropic.js";
 
 /**
@@ -26,10 +27,7 @@ describe("Claude Code, real binary, in a clone where Arbeit is not installed", {
   before(async () => {
     sandbox = createSandbox();
     const project = sandbox.project;
-    writeFileSync(join(project, "package.json"), '{"name": "clone", "private": true}\n');
-    mkdirSync(join(project, "node_modules", ".bin"), { recursive: true });
-    symlinkSync(REPO, join(project, "node_modules", "arbeit"), "dir");
-    symlinkSync("../arbeit/bin/arbeit.cjs", join(project, "node_modules", ".bin", "arbeit"));
+    installArbeitInto(project);
     const setup = await runCli(["setup", "claude", "--json"], { cwd: project });
     assert.equal(setup.code, 0, setup.stderr);
     // What the teammate has: the committed files, nothing installed.

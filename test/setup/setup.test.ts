@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CLI, type CliResult, runCli } from "../helpers/cli.js";
+import { installArbeitInto } from "../helpers/install.js";
 import { tempDir } from "../helpers/temp.js";
 
 /** `arbeit setup claude | opencode` against real project folders, through the built CLI. */
@@ -19,14 +20,6 @@ const guarded = (program: string, name: string) => `[ ! -x ${program} ] || ${pro
 const PROJECT_BIN = '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/arbeit';
 /** The MCP server of a project with its own copy, as setup writes it into .mcp.json. */
 const PROJECT_MCP = { command: "sh", args: ["-c", `exec ${PROJECT_BIN} mcp`] };
-
-/** Arbeit installed in a project as npm does it: the package folder and its bin link. */
-function installInto(dir: string): void {
-  writeFileSync(join(dir, "package.json"), '{"name": "app", "private": true}\n');
-  mkdirSync(join(dir, "node_modules", ".bin"), { recursive: true });
-  symlinkSync(REPO, join(dir, "node_modules", "arbeit"), "dir");
-  symlinkSync("../arbeit/dist/cli/main.js", join(dir, "node_modules", ".bin", "arbeit"));
-}
 
 /** A hook command run as Claude Code runs it: `sh -c`, with the project in CLAUDE_PROJECT_DIR. */
 function runHook(command: string, cwd: string, projectDir: string, payload = "{}") {
@@ -115,7 +108,7 @@ describe("arbeit setup claude", () => {
 
   it("with arbeit installed in the project, writes portable commands that run the project's copy from any folder", async () => {
     const { dir, cleanup } = project();
-    installInto(dir);
+    installArbeitInto(dir);
     const result = await setup(dir, "claude");
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(result.json.data.notes, []);
@@ -315,7 +308,7 @@ describe("arbeit setup claude", () => {
 describe("arbeit setup claude touches only what is Arbeit's", () => {
   it("keeps a user's hooks that merely end in `hook <event>`, and an arbeit server of the user's; --remove keeps them too", async () => {
     const { dir, cleanup } = project();
-    installInto(dir);
+    installArbeitInto(dir);
     const settingsPath = join(dir, ".claude", "settings.json");
     const mcpPath = join(dir, ".mcp.json");
     const lookAlikes = {
@@ -367,7 +360,7 @@ describe("arbeit setup claude touches only what is Arbeit's", () => {
 
   it("brings hooks and the server an older setup wrote for the project's copy up to the current commands", async () => {
     const { dir, cleanup } = project();
-    installInto(dir);
+    installArbeitInto(dir);
     const settingsPath = join(dir, ".claude", "settings.json");
     const older = `${PROJECT_BIN} hook session-start`;
     writeJson(settingsPath, { hooks: { SessionStart: [{ hooks: [{ type: "command", command: older }] }] } });
@@ -405,7 +398,7 @@ describe("arbeit setup claude touches only what is Arbeit's", () => {
     const { dir: parent, cleanup } = project();
     const dir = join(parent, "my app");
     mkdirSync(dir);
-    installInto(dir);
+    installArbeitInto(dir);
     assert.equal((await setup(dir, "claude")).code, 0);
     const { hooks } = readJson(join(dir, ".claude", "settings.json"));
     const start = JSON.stringify({ hook_event_name: "SessionStart", session_id: "s-1", cwd: dir, source: "startup" });
@@ -454,7 +447,7 @@ describe("arbeit setup opencode", () => {
     assert.equal(fileURLToPath(specifier), join(REPO, "dist", "opencode", "server.js"));
     assert.match(result.json.data.notes[0], /not installed in this project.*`arbeit setup opencode` again/);
     assert.doesNotMatch(result.json.data.notes[0], /--force/);
-    installInto(dir);
+    installArbeitInto(dir);
     const again = await setup(dir, "opencode");
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.json.data.files[0].action, "updated");
