@@ -102,6 +102,8 @@ async function main(): Promise<void> {
   await latencyPhase(undefined, dataset, args, wanted, record);
   // The CLI's start-up is the same whatever the store; it is measured on SQLite.
   if (!args.noCli && args.engine === "sqlite" && wanted("cli")) measureCli(dataset, args, record);
+  if (!args.noCli && wanted("mcp_start"))
+    (await (await import("./mcp-start.js")).measureMcpStart(Math.max(5, Math.round(15 * args.scale)))).forEach(record);
   if (wanted("claim_throughput")) await measureClaims(dataset, args, record);
   await latencyPhase("after-claims", dataset, args, wanted, record);
   if (wanted("answer_sizes")) await measureSizes(record);

@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import { activeBriefingText } from "../fragments/briefing-text.js";
-import { sessionStartContext } from "../fragments/session-start.js";
+import { lastWorkedOnText, sessionStartContext } from "../fragments/session-start.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { readCommit } from "../service/git-commit.js";
@@ -48,7 +48,6 @@ export interface HookOutcome {
 export const CLAUDE_AGENT = "claude-code";
 /** A prompt is logged for the task's history, not kept whole: a pasted log can run to megabytes. */
 export const PROMPT_CHARS = 2_000;
-const RESUMABLE_END = "other";
 
 type Handler = (service: ArbeitService, payload: HookPayload, caller: Caller, dir: string) => Promise<string>;
 
@@ -147,7 +146,10 @@ const HANDLERS: Record<HookName, Handler> = {
   "pre-compact": async (service, _payload, caller) => {
     await collectMemory(service, caller);
     if (!caller.session) return "";
-    const text = await activeBriefingText(service, caller.session);
+    // A `claude -p /compact` run compacts a conversation whose previous run ended (and stopped) its
+    // work: the task it last worked on is still what the summary must keep.
+    const text =
+      (await activeBriefingText(service, caller.session)) ?? (await lastWorkedOnText(service, caller.session));
     return text ? `Preserve this task briefing in the summary.\n${text}\n` : "";
   },
   "post-compact": async (service, payload, caller) => {
@@ -162,10 +164,10 @@ const HANDLERS: Record<HookName, Handler> = {
   },
   "session-end": async (service, payload, caller) => {
     const reason = payload.reason ?? "other";
-    // `other` is how every `claude -p` run ends, and `--resume` continues the same session: its
-    // work and claim stay (the lease runs out by itself if no run follows). Every other reason
-    // (exit, /clear, logout) ends the conversation, and the work with it.
-    await service.endSession({ reason, stop: reason !== RESUMABLE_END }, caller);
+    // Every end stops the work and hands the claim back, `claude -p`'s end of each run (`other`)
+    // included: a run that is never resumed must not hold the task for the lease's length. A
+    // `--resume` is briefed on the task it last worked on, with the call that starts it again.
+    await service.endSession({ reason, stop: true }, caller);
     await collectMemory(service, caller);
     return "";
   },

@@ -13,9 +13,10 @@ Claude Code command hooks: read the hook's JSON on stdin (arbeit setup claude co
   post-tool-use-failure  records a failed tool call as an attempt on the active task (rate-limited)
   subagent-start         records the sub-agent; prints its parent's task briefing to it
   subagent-stop          stops the sub-agent's work (with a handoff note) and records it
-  pre-compact            prints the active task's briefing for the compaction summary
+  pre-compact            prints the active (else last worked on) task's briefing for the compaction summary
   post-compact           records the compaction on the active task
-  session-end            writes a handoff note on the active task and stops the work
+  session-end            writes a handoff note on the active task, stops the work and hands back its claim
+                         (at every end, each \`claude -p\` run's included)
 Arbeit-side problems never fail the hook: they are noted on stderr and the exit code stays 0.
 `;
 

@@ -1,3 +1,4 @@
+import { ArbeitError } from "../domain/errors.js";
 import { removeClaude, setupClaude } from "../setup/claude.js";
 import { SetupError } from "../setup/json-file.js";
 import { removeOpencode, setupOpencode } from "../setup/opencode.js";
@@ -9,23 +10,26 @@ import { UsageError } from "./usage-error.js";
 
 const USAGE = `Usage: arbeit setup claude [--command <cmd>] [--dir <path>]
        arbeit setup opencode [--npm] [--force] [--dir <path>]
-       arbeit setup claude --remove [--dir <path>]
+       arbeit setup claude --remove [--command <cmd>] [--dir <path>]
        arbeit setup opencode --remove [--force] [--dir <path>]
 
 claude    adds Arbeit's hooks to .claude/settings.json, its MCP server to .mcp.json and a
           short block of instructions to CLAUDE.md. Hooks and server run the project's own
           arbeit (node_modules/.bin) when it has one, else this installation by absolute
-          path. --command <cmd>: run <cmd> instead, in the hooks and the MCP server alike
-          (split on spaces), e.g. --command arbeit for a global install
+          path; such a hook does nothing, silently, where that program is missing.
+          --command <cmd>: run <cmd> instead, in the hooks and the MCP server alike (split
+          on spaces), e.g. --command arbeit for a global install
 opencode  writes .opencode/plugin/arbeit.js, which loads the installed arbeit package, and
           the block of instructions to AGENTS.md (--npm: list the "arbeit" npm plugin in
           opencode.json instead of the file, for when Arbeit is on the npm registry, which it
           is not yet; --force: replace a plugin file that differs)
---remove  takes out what setup added and nothing else: Arbeit's hooks and MCP server, the
-          plugin file when it is the one setup writes (--force: whatever it holds), "arbeit"
-          in opencode.json's plugin list, the instruction block. A file left with nothing
-          else in it is deleted; the database (.arbeit/) is kept.
-Existing files are merged, never overwritten: every key, hook and server is kept, Arbeit's
+--remove  takes out what setup added and nothing else: hooks and MCP server whose command is
+          one setup writes (--command <cmd>: also those running <cmd>), the plugin file
+          when it is the one setup writes (--force: whatever it holds), "arbeit" in
+          opencode.json's plugin list, the instruction block. A file setup created and
+          left with nothing else in it is deleted; the database (.arbeit/) is kept.
+Existing files are merged, never overwritten: every key, hook and server is kept (a hook or
+an arbeit server is Arbeit's only when its command is exactly one setup writes), Arbeit's
 own entries are pointed at the command above, and running setup twice changes nothing. JSON
 files are written with 2-space indentation. The instructions sit between <!-- arbeit:start -->
 and <!-- arbeit:end -->: appended when missing, replaced there when they differ, the text around
@@ -64,7 +68,7 @@ function parse(argv: string[]): SetupFlags {
     else throw new UsageError(`Unknown option ${JSON.stringify(token)} for setup ${target}.`, USAGE);
   }
   // What to write has no meaning when taking out: refused rather than silently ignored.
-  const writing = flags.command !== undefined ? "--command" : flags.npm ? "--npm" : undefined;
+  const writing = flags.npm ? "--npm" : undefined;
   if (flags.remove && writing) throw new UsageError(`${writing} does not go with --remove.`, USAGE);
   return flags;
 }
@@ -96,7 +100,9 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   try {
     let report: SetupReport;
     if (flags.target === "claude")
-      report = flags.remove ? removeClaude({ dir }) : await setupClaude({ dir, command: flags.command });
+      report = flags.remove
+        ? removeClaude({ dir, command: flags.command })
+        : await setupClaude({ dir, command: flags.command });
     else
       report = flags.remove
         ? removeOpencode({ dir, force: flags.force })
@@ -106,6 +112,10 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     return 0;
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
+    if (wantsJson(options.json)) {
+      const refused = new ArbeitError("SETUP_REFUSED", error.message);
+      process.stdout.write(`${JSON.stringify({ success: false, error: refused.toBody() })}\n`);
+    }
     process.stderr.write(
       terminalSafe(`arbeit: setup ${flags.target}${flags.remove ? " --remove" : ""} refused: ${error.message}\n`, {
         newlines: true,

@@ -62,6 +62,9 @@ export const ERROR_SUGGESTIONS = {
   STORE_UNAVAILABLE: [
     "The database could not be reached or written (disk full, permissions, server down). Fix that and retry; nothing was written.",
   ],
+  SETUP_REFUSED: [
+    "Setup wrote no file. Make the file the message names a readable, writable regular file (or fix its JSON), then run setup again.",
+  ],
   INTERNAL_ERROR: ["This is a bug in Arbeit; nothing was written. Retry once, then report it."],
 } as const satisfies Record<string, readonly string[]>;
 

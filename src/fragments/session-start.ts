@@ -49,14 +49,19 @@ export async function sessionTaskText(service: ArbeitService, caller: Caller): P
   if (session) {
     const active = await activeBriefingText(service, session, caller.parents ?? []);
     if (active) return active;
-    const last = await service.sessionTask(session);
-    const task = last ? (await service.getTask({ task_id: last.task_id })).data.task : undefined;
-    if (task && (task.status === "open" || task.status === "in_progress")) {
-      const text = await briefingText(service, task.id, "Arbeit: this session last worked on");
-      return `${text}\nResume it with arbeit_task_start_work {"task_id": "${task.id}"}. ${KEEP_CURRENT}`;
-    }
+    const last = await lastWorkedOnText(service, session);
+    if (last) return last;
   }
   return readyNote(service, caller);
+}
+
+/** The briefing of the task the session last worked on, with the call that resumes it, while it is unfinished. */
+export async function lastWorkedOnText(service: ArbeitService, session: string): Promise<string | undefined> {
+  const last = await service.sessionTask(session);
+  const task = last ? (await service.getTask({ task_id: last.task_id })).data.task : undefined;
+  if (!task || (task.status !== "open" && task.status !== "in_progress")) return undefined;
+  const text = await briefingText(service, task.id, "Arbeit: this session last worked on");
+  return `${text}\nResume it with arbeit_task_start_work {"task_id": "${task.id}"}. ${KEEP_CURRENT}`;
 }
 
 const memoryLines = (packet: ResumePacket) =>

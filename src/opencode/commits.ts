@@ -14,5 +14,7 @@ export function commitOfToolCall(tool: string, args: unknown, output: unknown): 
         ? output.metadata.output
         : ""
     : "";
-  return commitMade({ command: args.command, output: printed });
+  // OpenCode's bash tool reports the exit code in its metadata: a failed command made no commit.
+  const exit = isRow(output) && isRow(output.metadata) ? output.metadata.exit : undefined;
+  return commitMade({ command: args.command, output: printed, failed: typeof exit === "number" && exit !== 0 });
 }

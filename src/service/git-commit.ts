@@ -1,43 +1,70 @@
 import { execFileSync } from "node:child_process";
 import type { CommitInput } from "./commits.js";
+import { programOf, simpleCommands } from "./shell-commands.js";
 
 /**
  * A `git commit` an agent ran through a host's shell tool (Claude Code's Bash, OpenCode's bash).
- * The hosts run their hook after every shell call, so deciding costs two regular expressions over
- * what the host already holds; git is asked only after a commit succeeded, which git says on its
- * first line of output: `[<branch> <sha>] <subject>` (also `[<branch> (root-commit) <sha>]`).
+ * The hosts run their hook after every shell call, so deciding costs a scan of the command line
+ * and a regular expression over what the host already holds; git is asked only after a commit
+ * succeeded, which git says on its first line of output: `[<branch> <sha>] <subject>` (also
+ * `[<branch> (root-commit) <sha>]`).
  */
-const RUNS_GIT_COMMIT = /\bgit\b[^\n;&|]*\scommit\b/;
 const COMMITTED = /^\[[^\]\n]*?\b([0-9a-f]{7,40})\] /m;
-/** What git says when `commit` made nothing: the call succeeded, no commit. */
-const NOTHING = /nothing (?:added )?to commit|no changes added to commit/;
+/**
+ * What git says when `commit` made nothing: there was nothing to commit, or it failed (a line that
+ * a compound command such as `git commit -m x; true` leaves in an otherwise successful call).
+ */
+const NOTHING = /nothing (?:added )?to commit|no changes added to commit|^(?:error|fatal): |^Aborting commit/m;
 const GIT_TIMEOUT_MS = 3_000;
-/** A quiet commit is HEAD only if git made it during the call (plus this much clock slack). */
-const QUIET_SLACK_MS = 5_000;
+/** A commit counts only if git made it during the call (plus this much clock slack). */
+const CLOCK_SLACK_MS = 5_000;
+/** git's options that take the next word as their value (`git -C dir commit`). */
+const GIT_OPTION_VALUES = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"]);
+/** `commit` options after which nothing is committed. */
+const NO_COMMIT = new Set(["--dry-run", "--help", "-h"]);
 
 export interface ShellCall {
   command: string;
   /** What the command printed (stdout, and stderr where the host keeps it apart). */
   output: string;
   interrupted?: boolean;
+  /** The host says the command failed (a non-zero exit). */
+  failed?: boolean;
+}
+
+/**
+ * True when one of the line's commands is `git [options] commit` itself, not a dry run: not a
+ * `git commit` quoted, echoed, in a here-document or a comment, and not `git log` printing one.
+ */
+export function runsGitCommit(command: string): boolean {
+  return simpleCommands(command).some((words) => {
+    const run = programOf(words);
+    if (!run || (run.program !== "git" && !run.program.endsWith("/git"))) return false;
+    let at = 0;
+    while (at < run.args.length && run.args[at]!.startsWith("-")) at += GIT_OPTION_VALUES.has(run.args[at]!) ? 2 : 1;
+    return run.args[at] === "commit" && !run.args.slice(at + 1).some((arg) => NO_COMMIT.has(arg));
+  });
 }
 
 /**
  * The commit a successful `git commit` made: the sha it printed, or `HEAD` when it printed
- * nothing (`-q`), which readCommit then checks by its time; undefined for any other call.
+ * nothing (`-q`); readCommit then keeps it only if git made it during the call. Undefined for any
+ * other call, a failed or interrupted one included.
  */
 export function commitMade(call: ShellCall): string | undefined {
-  if (!RUNS_GIT_COMMIT.test(call.command) || call.interrupted === true) return undefined;
+  if (call.interrupted === true || call.failed === true || !runsGitCommit(call.command)) return undefined;
   const sha = COMMITTED.exec(call.output)?.[1];
   if (sha) return sha;
   return NOTHING.test(call.output) ? undefined : "HEAD";
 }
 
 /**
- * The commit as git records it in the repository at `dir`: full sha, subject, changed files.
- * `HEAD` is taken only when it was committed at or after `since` (ms); else undefined.
+ * The commit as git records it in the repository at `dir`: full sha, subject, changed files;
+ * undefined unless it was committed at or after `since` (ms), when the call started: a commit
+ * the call did not make (HEAD after a commit that failed, a sha printed by something else) is
+ * not the session's.
  */
-export function readCommit(dir: string, sha: string, since = 0): CommitInput | undefined {
+export function readCommit(dir: string, sha: string, since: number): CommitInput | undefined {
   const out = execFileSync("git", ["show", "--no-color", "--name-only", "--format=%H%x1f%ct%x1f%s", sha, "--"], {
     cwd: dir,
     encoding: "utf8",
@@ -46,6 +73,6 @@ export function readCommit(dir: string, sha: string, since = 0): CommitInput | u
   });
   const [head = "", ...files] = out.split("\n");
   const [full = sha, seconds = "0", subject = ""] = head.split("\x1f");
-  if (sha === "HEAD" && Number(seconds) * 1000 < since - QUIET_SLACK_MS) return undefined;
+  if (Number(seconds) * 1000 < since - CLOCK_SLACK_MS) return undefined;
   return { sha: full, subject, files: files.filter((line) => line !== "") };
 }

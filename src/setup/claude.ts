@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
   claudeCommand,
@@ -6,6 +7,8 @@ import {
   removeClaudeHooks,
   removeMcpServer,
 } from "./claude-config.js";
+import { rememberCreated, toBeCreated } from "./created-files.js";
+import { checkWritable } from "./files.js";
 import { addInstructions, removeInstructions } from "./instruction-file.js";
 import { readJsonObject, writeJson, writeRemainder } from "./json-file.js";
 import { ensureInitialized, newReport, noteDatabaseKept, record, type SetupReport } from "./report.js";
@@ -18,21 +21,30 @@ import { ensureInitialized, newReport, noteDatabaseKept, record, type SetupRepor
 export async function setupClaude(options: { dir: string; command?: string }): Promise<SetupReport> {
   const report = newReport("claude", options.dir);
   const command = claudeCommand(options.dir, options.command);
-  const settingsFile = readJsonObject(join(options.dir, ".claude", "settings.json"));
-  const mcpFile = readJsonObject(join(options.dir, ".mcp.json"));
+  const paths = claudeFiles(options.dir);
+  const creating = paths.flatMap((path) => toBeCreated(options.dir, path));
+  const settingsFile = readJsonObject(paths[0]);
+  const mcpFile = readJsonObject(paths[1]);
   const settings = mergeClaudeSettings(settingsFile.value, command);
   const mcp = mergeMcpConfig(mcpFile.value, command);
-  const instructions = addInstructions(join(options.dir, "CLAUDE.md"));
-
+  const instructions = addInstructions(paths[2]);
   const changes = [
     settings.added.length > 0 ? `hooks: ${settings.added.join(", ")}` : "",
     settings.updated.length > 0 ? `now running ${command.summary}: ${settings.updated.join(", ")}` : "",
   ].filter(Boolean);
+  const mcpWrites = mcp.action === "added" || mcp.action === "updated";
+  checkAllWritable(options.dir, [changes.length > 0, mcpWrites, instructions.writes], paths);
+
   if (changes.length > 0)
     record(report, settingsFile.path, writeJson(settingsFile, settings.value), changes.join("; "));
   else record(report, settingsFile.path, "unchanged", "Arbeit hooks already present");
   if (mcp.action === "unchanged") record(report, mcpFile.path, "unchanged", "MCP server arbeit already present");
-  else {
+  else if (mcp.action === "kept") {
+    record(report, mcpFile.path, "unchanged", "an MCP server arbeit of your own");
+    report.notes.push(
+      ".mcp.json has an `arbeit` server setup did not write; it was kept. Claude Code runs that one for the arbeit_* tools.",
+    );
+  } else {
     const detail = mcp.action === "added" ? "MCP server arbeit" : `MCP server arbeit now running ${command.summary}`;
     record(report, mcpFile.path, writeJson(mcpFile, mcp.value), detail);
   }
@@ -45,24 +57,46 @@ export async function setupClaude(options: { dir: string; command?: string }): P
   }
 
   await ensureInitialized(report);
+  rememberCreated(
+    options.dir,
+    creating.filter((path) => existsSync(path)),
+  );
   return report;
 }
 
+/** Checks, before any is written, each file of `paths` that will be written (`writes`). */
+function checkAllWritable(dir: string, writes: boolean[], paths: string[]): void {
+  paths.forEach((path, at) => {
+    if (writes[at]) checkWritable(path, dir);
+  });
+}
+
+/** The files setup claude writes: settings, MCP servers, instructions. */
+function claudeFiles(dir: string): [string, string, string] {
+  return [join(dir, ".claude", "settings.json"), join(dir, ".mcp.json"), join(dir, "CLAUDE.md")];
+}
+
 /** `arbeit setup claude --remove`: takes out Arbeit's hooks, server and block, and nothing else. */
-export function removeClaude(options: { dir: string }): SetupReport {
+export function removeClaude(options: { dir: string; command?: string }): SetupReport {
   const report = newReport("claude", options.dir, "remove");
-  const settingsFile = readJsonObject(join(options.dir, ".claude", "settings.json"));
-  const mcpFile = readJsonObject(join(options.dir, ".mcp.json"));
-  const settings = removeClaudeHooks(settingsFile.value);
-  const mcp = removeMcpServer(mcpFile.value);
-  const instructions = removeInstructions(join(options.dir, "CLAUDE.md"));
+  const explicit = options.command?.trim();
+  const paths = claudeFiles(options.dir);
+  const settingsFile = readJsonObject(paths[0]);
+  const mcpFile = readJsonObject(paths[1]);
+  const settings = removeClaudeHooks(settingsFile.value, explicit);
+  const mcp = removeMcpServer(mcpFile.value, explicit);
+  const instructions = removeInstructions(paths[2]);
+  checkAllWritable(options.dir, [settings.removed.length > 0, mcp.removed, instructions.writes], paths);
 
   if (settings.removed.length > 0) {
     const action = writeRemainder(settingsFile, settings.value, options.dir);
     record(report, settingsFile.path, action, `hooks: ${settings.removed.join(", ")}`);
   } else record(report, settingsFile.path, "unchanged", "no Arbeit hooks");
   if (mcp.removed) record(report, mcpFile.path, writeRemainder(mcpFile, mcp.value, options.dir), "MCP server arbeit");
-  else record(report, mcpFile.path, "unchanged", "no MCP server arbeit");
+  else if (mcp.kept) {
+    record(report, mcpFile.path, "unchanged", "an MCP server arbeit of your own");
+    report.notes.push(".mcp.json has an `arbeit` server setup did not write; it was kept.");
+  } else record(report, mcpFile.path, "unchanged", "no MCP server arbeit");
   instructions(report);
   noteDatabaseKept(report);
   return report;

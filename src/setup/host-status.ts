@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CLAUDE_HOOKS, isArbeitHook, PROJECT_DIR } from "./claude-config.js";
+import { arbeitHookProgram, CLAUDE_HOOKS, isArbeitHook, PROJECT_DIR } from "./claude-config.js";
+import { readText } from "./files.js";
 import { projectHasArbeit } from "./installation.js";
 import { BLOCK_END, BLOCK_START, instructionBlock } from "./instructions.js";
 import { isObject, type JsonObject, readJsonObject, SetupError } from "./json-file.js";
@@ -34,30 +35,30 @@ export interface HostStatus {
   problems: HostProblem[];
 }
 
-function readConfig(path: string, problems: HostProblem[]): JsonObject {
+/** `read(path)`, or `fallback` with a problem noted when setup would refuse the file. */
+function readOr<T>(read: (path: string) => T, path: string, fallback: T, problems: HostProblem[]): T {
   try {
-    return readJsonObject(path).value;
+    return read(path);
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
     problems.push({ code: "HOST_CONFIG_UNREADABLE", message: error.message });
-    return {};
+    return fallback;
   }
 }
 
-/** The program a command starts, when it names a file (not a bare name found on PATH). */
-function programFile(command: string, root: string): string | undefined {
-  const text = command.trim();
-  const program = text.startsWith(PROJECT_DIR)
-    ? join(root, text.slice(PROJECT_DIR.length).split(/\s/)[0] ?? "")
-    : text.startsWith("'")
-      ? text.slice(1, text.indexOf("'", 1))
-      : (text.split(/\s/)[0] ?? "");
-  if (!program.includes("/")) return undefined;
-  return isAbsolute(program) ? program : resolve(root, program);
+function readConfig(path: string, problems: HostProblem[]): JsonObject {
+  return readOr((file) => readJsonObject(file).value, path, {}, problems);
 }
 
-function missingProgram(host: string, command: string, root: string): HostProblem | undefined {
-  const file = programFile(command, root);
+/** The file a program names (not a bare name found on PATH), in the project when it starts with its folder. */
+function programFile(program: string, root: string): string | undefined {
+  const path = program.startsWith(PROJECT_DIR) ? join(root, program.slice(PROJECT_DIR.length)) : program;
+  if (isAbsolute(path)) return path;
+  return path.includes("/") && !/\s/.test(path) ? resolve(root, path) : undefined;
+}
+
+function missingProgram(host: string, program: string, root: string): HostProblem | undefined {
+  const file = programFile(program, root);
   if (file === undefined || existsSync(file)) return undefined;
   return {
     code: "HOST_COMMAND_MISSING",
@@ -72,7 +73,8 @@ function missingProgram(host: string, command: string, root: string): HostProble
  */
 function instructions(root: string, file: string, setup: string, problems: HostProblem[]): string {
   const path = join(root, file);
-  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  // A folder or a pipe by that name is reported, never opened: a pipe would block the read.
+  const text = readOr(readText, path, undefined, problems) ?? "";
   const start = text.indexOf(BLOCK_START);
   if (start === -1) return "";
   const end = text.indexOf(BLOCK_END, start);
@@ -91,19 +93,20 @@ export function claudeStatus(root: string): HostStatus {
   const settings = readConfig(join(root, ".claude", "settings.json"), problems);
   const mcp = readConfig(join(root, ".mcp.json"), problems);
   const hooks = isObject(settings.hooks) ? settings.hooks : {};
-  const commands: string[] = [];
+  const programs: string[] = [];
   const missing: string[] = [];
   for (const spec of CLAUDE_HOOKS) {
     const groups = Array.isArray(hooks[spec.event]) ? (hooks[spec.event] as unknown[]) : [];
     const found = groups
       .flatMap((group) => (isObject(group) && Array.isArray(group.hooks) ? group.hooks : []))
       .find((hook) => isArbeitHook(hook, spec.name));
-    if (found) commands.push(found.command);
+    // The program, not the command: a guarded hook starts with `[`.
+    if (found) programs.push(arbeitHookProgram(found.command, spec.name)!);
     else missing.push(spec.event);
   }
   const servers = isObject(mcp.mcpServers) ? mcp.mcpServers : {};
   const server = isObject(servers.arbeit) ? servers.arbeit : undefined;
-  const installed = commands.length > 0 || server !== undefined;
+  const installed = programs.length > 0 || server !== undefined;
   if (installed && (missing.length > 0 || server === undefined)) {
     const gaps = [
       ...(missing.length > 0 ? [`no Arbeit hook for ${missing.join(", ")}`] : []),
@@ -116,13 +119,13 @@ export function claudeStatus(root: string): HostStatus {
     });
   }
   const serverCommand = typeof server?.command === "string" ? server.command : undefined;
-  for (const command of new Set([...commands, ...(serverCommand ? [serverCommand] : [])])) {
-    const problem = missingProgram("Claude Code", command, root);
+  for (const program of new Set([...programs, ...(serverCommand ? [serverCommand] : [])])) {
+    const problem = missingProgram("Claude Code", program, root);
     if (problem) problems.push(problem);
   }
   const block = instructions(root, "CLAUDE.md", "arbeit setup claude", problems);
   const detail = installed
-    ? `${commands.length} of ${CLAUDE_HOOKS.length} hooks${server ? ", MCP server" : ""}${block}`
+    ? `${programs.length} of ${CLAUDE_HOOKS.length} hooks${server ? ", MCP server" : ""}${block}`
     : "not set up";
   return { host: "claude-code", installed, detail, problems };
 }
@@ -132,9 +135,10 @@ export function opencodeStatus(root: string): HostStatus {
   const file = join(root, PLUGIN_FILE);
   const config = readConfig(join(root, "opencode.json"), problems);
   const listed = listsArbeitPlugin(config);
-  const hasFile = existsSync(file);
+  const source = readOr(readText, file, undefined, problems);
+  const hasFile = source !== undefined;
   if (hasFile) {
-    const specifier = /from\s+"([^"]+)"/.exec(readFileSync(file, "utf8"))?.[1];
+    const specifier = /from\s+"([^"]+)"/.exec(source)?.[1];
     const gone =
       specifier?.startsWith("file:") === true
         ? !existsSync(fileURLToPath(specifier))

@@ -70,30 +70,34 @@ export function withoutBlock(text: string, path: string): { text: string | undef
   return { text: rest.trim() === "" ? undefined : rest };
 }
 
+/** A change worked out now and made later: `writes` says whether making it writes the file. */
+export type FileStep = ((report: SetupReport) => void) & { path: string; writes: boolean };
+
 /**
  * Reads `path` and works out the change now, so that a refusal comes before any file of the
  * run is written; the returned step writes it and reports it.
  */
-export function addInstructions(path: string): (report: SetupReport) => void {
+export function addInstructions(path: string): FileStep {
   const next = withBlock(readText(path), instructionBlock(), path);
-  return (report) => {
+  const step = (report: SetupReport) => {
     if (next.action !== "unchanged") writeFileSync(path, next.text);
     record(report, path, next.action, next.action === "unchanged" ? "Arbeit block already current" : "Arbeit block");
   };
+  return Object.assign(step, { path, writes: next.action !== "unchanged" });
 }
 
 /** As addInstructions, taking the block out; a file left with nothing else in it is deleted. */
-export function removeInstructions(path: string): (report: SetupReport) => void {
+export function removeInstructions(path: string): FileStep {
   const text = readText(path);
   const next = text === undefined ? null : withoutBlock(text, path);
-  return (report) => {
+  const step = (report: SetupReport) => {
     if (next === null) record(report, path, "unchanged", "no Arbeit block");
-    else if (next.text === undefined) {
-      removeFile(path, report.dir);
+    else if (next.text === undefined && removeFile(path, report.dir)) {
       record(report, path, "removed", "held only the Arbeit block");
     } else {
-      writeFileSync(path, next.text);
+      writeFileSync(path, next.text ?? "");
       record(report, path, "updated", "Arbeit block removed");
     }
   };
+  return Object.assign(step, { path, writes: next !== null });
 }

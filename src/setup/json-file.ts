@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { removeFile } from "./files.js";
+import { readText, removeFile } from "./files.js";
 
 /** A configuration file setup refuses to touch (not JSON, or not shaped as documented). */
 export class SetupError extends Error {
@@ -24,8 +24,8 @@ export interface JsonFile {
 
 /** Reads a JSON object file; refuses (SetupError) anything that does not parse as one. */
 export function readJsonObject(path: string): JsonFile {
-  if (!existsSync(path)) return { path, value: {}, existed: false };
-  const text = readFileSync(path, "utf8");
+  const text = readText(path);
+  if (text === undefined) return { path, value: {}, existed: false };
   if (text.trim() === "") return { path, value: {}, existed: true };
   let value: unknown;
   try {
@@ -48,7 +48,7 @@ export function writeJson(file: JsonFile, value: JsonObject): FileAction {
 
 /**
  * Writes what is left of a file once Arbeit's entries are taken out, or deletes the file when
- * nothing else is left in it (`empty`); setup created it, or it held only Arbeit's entries.
+ * nothing else is left in it (`empty`) and setup created it; a file of the user's is kept.
  */
 export function writeRemainder(
   file: JsonFile,
@@ -56,7 +56,6 @@ export function writeRemainder(
   projectDir: string,
   empty: (value: JsonObject) => boolean = (v) => Object.keys(v).length === 0,
 ): FileAction {
-  if (!empty(value)) return writeJson(file, value);
-  removeFile(file.path, projectDir);
-  return "removed";
+  if (empty(value) && removeFile(file.path, projectDir)) return "removed";
+  return writeJson(file, value);
 }

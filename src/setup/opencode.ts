@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { readText, removeFile } from "./files.js";
+import { rememberCreated, toBeCreated } from "./created-files.js";
+import { checkWritable, readText, removeFile } from "./files.js";
 import { projectHasArbeit } from "./installation.js";
 import { addInstructions, removeInstructions } from "./instruction-file.js";
 import { readJsonObject, SetupError, writeJson, writeRemainder } from "./json-file.js";
@@ -45,8 +46,12 @@ export interface SetupOpencodeOptions {
 export async function setupOpencode(options: SetupOpencodeOptions): Promise<SetupReport> {
   const report = newReport("opencode", options.dir);
   const configPath = join(options.dir, "opencode.json");
+  const creating = [configPath, join(options.dir, PLUGIN_FILE), join(options.dir, "AGENTS.md")].flatMap((path) =>
+    toBeCreated(options.dir, path),
+  );
   const localFiles = [PLUGIN_FILE, ...OTHER_PLUGIN_FILES].filter((file) => existsSync(join(options.dir, file)));
   const instructions = addInstructions(join(options.dir, "AGENTS.md"));
+  if (instructions.writes) checkWritable(instructions.path, options.dir);
 
   if (options.npm) {
     if (!existsSync(configPath) && existsSync(join(options.dir, "opencode.jsonc"))) {
@@ -56,6 +61,7 @@ export async function setupOpencode(options: SetupOpencodeOptions): Promise<Setu
     }
     const file = readJsonObject(configPath);
     const merged = mergeOpencodeConfig(file.value);
+    if (merged.added) checkWritable(configPath, options.dir);
     if (merged.added) record(report, configPath, writeJson(file, merged.value), 'plugin "arbeit"');
     else record(report, configPath, "unchanged", 'plugin "arbeit" already listed');
     if (localFiles.length > 0) {
@@ -64,13 +70,17 @@ export async function setupOpencode(options: SetupOpencodeOptions): Promise<Setu
       );
     }
   } else {
-    writePluginFile(report, options);
+    pluginFileStep(report, options)(report);
     if (existsSync(configPath) && listsArbeitPlugin(readJsonObject(configPath).value)) {
       report.notes.push(`opencode.json also lists the "arbeit" npm plugin; remove one so it is not loaded twice.`);
     }
   }
   instructions(report);
   await ensureInitialized(report);
+  rememberCreated(
+    options.dir,
+    creating.filter((path) => existsSync(path)),
+  );
   return report;
 }
 
@@ -86,14 +96,16 @@ export function removeOpencode(options: { dir: string; force?: boolean }): Setup
   const configFile = readJsonObject(join(options.dir, "opencode.json"));
   const config = removeOpencodePlugin(configFile.value);
   const instructions = removeInstructions(join(options.dir, "AGENTS.md"));
+  if (config.removed) checkWritable(configFile.path, options.dir);
+  if (instructions.writes) checkWritable(instructions.path, options.dir);
 
   if (source === undefined) record(report, pluginPath, "unchanged", "no plugin file");
   else if (isSetupPluginFile(source) || options.force) {
-    removeFile(pluginPath, options.dir);
+    removeFile(pluginPath, options.dir, true);
     record(report, pluginPath, "removed", isSetupPluginFile(source) ? "written by setup" : "--force");
   } else {
     record(report, pluginPath, "unchanged", "not written by setup");
-    report.notes.push(`${PLUGIN_FILE} is not the file setup writes; it was kept, with whatever it holds.`);
+    report.notes.push(`${PLUGIN_FILE} is not the file setup writes, so it is taken as yours and was kept.`);
   }
   if (config.removed) {
     const action = writeRemainder(configFile, config.value, options.dir, isBareOpencodeConfig);
@@ -104,27 +116,29 @@ export function removeOpencode(options: { dir: string; force?: boolean }): Setup
   return report;
 }
 
-function writePluginFile(report: SetupReport, options: SetupOpencodeOptions): void {
+/** Works out the plugin file (refusing one of other content without --force) and checks it can be written. */
+function pluginFileStep(report: SetupReport, options: SetupOpencodeOptions): (report: SetupReport) => void {
   const path = join(options.dir, PLUGIN_FILE);
   const { specifier, portable } = pluginSpecifier(options.dir);
   const source = pluginFileSource(specifier);
-  const existing = existsSync(path) ? readFileSync(path, "utf8") : undefined;
+  const existing = readText(path);
   if (!portable) {
     report.notes.push(
       `arbeit is not installed in this project, so ${PLUGIN_FILE} imports it from ${specifier}. ` +
         "For a setup you can commit, install arbeit in the project (`npm install --save-dev <path to an Arbeit checkout or its packed tarball>`, see README.md) and run `arbeit setup opencode` again.",
     );
   }
-  if (existing === source) {
-    record(report, path, "unchanged");
-    return;
-  }
-  if (existing !== undefined && !options.force) {
+  if (existing === source) return (report) => record(report, path, "unchanged");
+  // A file setup wrote for another installation is setup's to update; any other is the user's.
+  if (existing !== undefined && !isSetupPluginFile(existing) && !options.force) {
     throw new SetupError(
-      `${path} exists with other content, which was left as it is. Check what it holds; \`arbeit setup opencode --help\` says how a person replaces it.`,
+      `${path} exists and is not the file setup writes; it was left as it is. To load Arbeit through opencode.json instead, run \`arbeit setup opencode --npm\`.`,
     );
   }
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, source);
-  record(report, path, existing === undefined ? "created" : "updated", `imports ${specifier}`);
+  checkWritable(path, options.dir);
+  return (report) => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, source);
+    record(report, path, existing === undefined ? "created" : "updated", `imports ${specifier}`);
+  };
 }

@@ -134,6 +134,19 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
   }
 
   /** The scripted model: each turn is chosen from the prompt and the tool results that came back. */
+  const finishedRacers = new Set<string>();
+  const bothFinished: Array<() => void> = [];
+  /** Resolves once every racer has had its start_work and claim answered (or after 60 s). */
+  function racersFinished(tag: string): Promise<void> {
+    finishedRacers.add(tag);
+    if (finishedRacers.size === RACERS.length) for (const release of bothFinished.splice(0)) release();
+    if (finishedRacers.size === RACERS.length) return Promise.resolve();
+    return new Promise((resolve) => {
+      bothFinished.push(resolve);
+      setTimeout(resolve, 60_000).unref();
+    });
+  }
+
   function script(request: MessagesRequest): Turn | Promise<Turn> {
     const done = toolResults(request);
     const call = (id: string, name: string, input: Record<string, unknown>): Turn => ({ tools: [{ id, name, input }] });
@@ -145,7 +158,8 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
       const key = tag.toLowerCase().replace("-", "_");
       if (!done.has(`toolu_${key}_start`)) return call(`toolu_${key}_start`, START_WORK, { task_id: raceTaskId });
       if (!done.has(`toolu_${key}_claim`)) return call(`toolu_${key}_claim`, CLAIM, { task_id: raceTaskId });
-      return { text: `${tag}-DONE` };
+      // Both conversations run until both have tried: a run's end hands its claim back.
+      return racersFinished(tag).then(() => ({ text: `${tag}-DONE` }));
     }
     if (first.includes("ASK-PROMPT")) {
       if (lastUserText(request).includes("ASK-AGAIN-PROMPT")) return { text: "ASK-AGAIN-DONE" };
@@ -223,9 +237,10 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     sandbox?.cleanup();
   });
 
-  it("setup points the hooks at the project's node_modules/.bin/arbeit and the MCP server at `npx --no-install arbeit`, both this checkout's launcher", () => {
+  it("setup points the hooks and the MCP server at the project's node_modules/.bin/arbeit, this checkout's launcher", () => {
+    const bin = '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/arbeit';
     const mcp = JSON.parse(readFileSync(join(project, ".mcp.json"), "utf8"));
-    assert.deepEqual(mcp.mcpServers.arbeit, { command: "npx", args: ["--no-install", "arbeit", "mcp"] });
+    assert.deepEqual(mcp.mcpServers.arbeit, { command: "sh", args: ["-c", `exec ${bin} mcp`] });
     const { hooks } = JSON.parse(readFileSync(join(project, ".claude", "settings.json"), "utf8"));
     for (const [event, name] of [
       ["SessionStart", "session-start"],
@@ -233,7 +248,7 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
       ["PreCompact", "pre-compact"],
     ] as const) {
       const commands = hooks[event].flatMap((group: any) => group.hooks.map((hook: any) => hook.command));
-      assert.deepEqual(commands, [`"$CLAUDE_PROJECT_DIR"/node_modules/.bin/arbeit hook ${name}`], event);
+      assert.deepEqual(commands, [`[ ! -x ${bin} ] || ${bin} hook ${name}`], event);
     }
     assert.equal(realpathSync(join(project, "node_modules", ".bin", "arbeit")), join(REPO, "bin", "arbeit.cjs"));
   });
@@ -265,9 +280,11 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     const data = await getTask(taskId);
     const task: Task = data.task;
     assert.equal(task.status, "in_progress");
-    assert.equal(task.claim_session, sessionId);
-    assert.equal(task.owner, "claude-code");
-    assert.ok(task.lease_expires_at && Date.parse(task.lease_expires_at) > Date.now(), "a live lease");
+    // The claim was the conversation's while it ran (start_work's answer above); the run's
+    // SessionEnd handed it back.
+    assert.equal(started.data.task.claim_session, sessionId);
+    assert.equal(started.data.task.owner, "claude-code");
+    assert.equal(task.claim_session, null);
     assert.deepEqual(
       data.sessions!.map((link) => [link.session_id, link.agent]),
       [[sessionId, "claude-code"]],
@@ -314,12 +331,13 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     const attempts = data.context!.filter((entry) => entry.type === "attempt");
     assert.equal(attempts.length, 1, JSON.stringify(data.context));
     assert.match(attempts[0]!.content, new RegExp(`^Bash failed: ${FAILING_COMMAND}\nOutcome: .*no-such-file`, "s"));
-    // `claude -p` ends each run with SessionEnd (reason other): a handoff, and the work kept for --resume.
+    // `claude -p` ends each run with SessionEnd (reason other): a handoff, and the work stopped, its
+    // claim handed back, so that a run never resumed holds nothing.
     const handoffs = data.context!.filter((entry) => entry.metadata?.handoff === true);
     assert.equal(handoffs.length, 1);
     assert.match(handoffs[0]!.content, new RegExp(`^Handoff: session ${sessionId} ended \\(other\\)`));
     assert.match(handoffs[0]!.content, /Files touched:\n- limiter\.ts \(written\)\n- router\.ts \(read\)/);
-    assert.equal(data.task.claim_session, sessionId);
+    assert.equal(data.task.claim_session, null);
   });
 
   it("--resume: the SessionStart hook briefs the model on the task, with its intent and plan", async () => {
@@ -334,7 +352,8 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
 
     const [context] = sessionStartContexts(run, "resume");
     assert.ok(context, "SessionStart(resume) answered with additionalContext");
-    assert.match(context, /^Arbeit: this session is working on:/);
+    assert.match(context, /^Arbeit: this session last worked on:/);
+    assert.ok(context.includes(`Resume it with arbeit_task_start_work {"task_id": "${taskId}"}`), context);
     for (const part of [taskId, TASK.title, `intent: ${TASK.intent}`, `plan: ${TASK.plan}`, WRITTEN, READ]) {
       assert.ok(context.includes(part), `the briefing has ${JSON.stringify(part)}:\n${context}`);
     }
@@ -368,7 +387,7 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     for (const request of summaryRequests) {
       const instructions = lastUserText(request);
       const at = instructions.indexOf(
-        "Preserve this task briefing in the summary.\nArbeit: this session is working on:",
+        "Preserve this task briefing in the summary.\nArbeit: this session last worked on:",
       );
       assert.ok(at >= 0, instructions.slice(-2000));
       const briefing = instructions.slice(at);
@@ -378,7 +397,7 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     }
     const [compactContext] = sessionStartContexts(run, "compact");
     assert.ok(compactContext, "SessionStart(compact) answered with additionalContext");
-    assert.match(compactContext, /^Arbeit: this session is working on:/);
+    assert.match(compactContext, /^Arbeit: this session last worked on:/);
     for (const part of [taskId, `intent: ${TASK.intent}`, `plan: ${TASK.plan}`]) {
       assert.ok(compactContext.includes(part), `the compact briefing has ${JSON.stringify(part)}`);
     }
@@ -388,8 +407,9 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
       service.store.read((tx) => tx.listEvents({ after_seq: 0, event_types: ["session_compacted"], limit: 10 })),
     );
     assert.deepEqual(
+      // The previous run's end stopped the work: the compaction is the session's, on no task.
       compacted.map((event) => [event.entity_id, event.task_id, event.payload.trigger]),
-      [[sessionId, taskId, "manual"]],
+      [[sessionId, null, "manual"]],
     );
 
     // A -p `/compact` makes no request after compacting: the briefing reaches the next one. A
@@ -473,15 +493,17 @@ describe("Claude Code, real binary, with Arbeit set up: sessions, briefings, fil
     }
 
     const data = await getTask(raceTaskId);
-    assert.equal(data.task.claim_session, winner.session);
+    // The winner held it while both ran; its run's end handed the claim back.
+    assert.equal(claimed.data.task.claim_session, winner.session);
+    assert.equal(data.task.claim_session, null);
     assert.equal(data.task.status, "in_progress");
     assert.deepEqual(
       data.sessions!.map((link) => link.session_id),
       [winner.session],
       "only the holder works on it",
     );
-    // Conversation 1 still holds its own task.
-    assert.equal((await getTask(taskId)).task.claim_session, sessionId);
+    // Conversation 1's runs ended: its task is claimed by nobody, the racers included.
+    assert.equal((await getTask(taskId)).task.claim_session, null);
     assert.deepEqual(fake.errors, []);
   });
 

@@ -206,6 +206,40 @@ describe("Claude Code hooks: prompts, commits, failures, sub-agents, compaction,
     );
   });
 
+  it("post-tool-use records no commit the Bash call did not make: echoed, quoted, a here-document, a dry run, a failed commit", async () => {
+    // Someone else's commit, made just before each call: HEAD is new, but not the session's.
+    writeFileSync(join(dir, "src", "other.ts"), "export const other = 1;\n");
+    git(dir, "add", ".");
+    git(dir, "commit", "-q", "-m", "A commit by someone else");
+    writeFileSync(join(dir, "src", "other.ts"), "export const other = 2;\n");
+    const bash = (command: string, stdout: string, stderr = "") =>
+      payload(dir, "PostToolUse", {
+        tool_name: "Bash",
+        tool_input: { command },
+        tool_response: { stdout, stderr, interrupted: false, isImage: false },
+        duration_ms: 30,
+      });
+    const dryRun = git(dir, "commit", "--dry-run", "-am", "x");
+    await quiet("post-tool-use", bash("echo 'git commit -m x'", "git commit -m x\n"), dir);
+    await quiet("post-tool-use", bash("cat > notes.md <<'EOF'\ngit commit -am x\nEOF", ""), dir);
+    await quiet("post-tool-use", bash(`grep -rn "git commit" src || true`, ""), dir);
+    await quiet("post-tool-use", bash("git commit --dry-run -am x", dryRun), dir);
+    await quiet(
+      "post-tool-use",
+      bash(
+        "git commit -m x nope; echo done",
+        "done\n",
+        "error: pathspec 'nope' did not match any file(s) known to git\n",
+      ),
+      dir,
+    );
+    const { commits } = await call(dir, PERSON, "arbeit_task_get", { task_id: taskId, include: ["commits"] });
+    assert.deepEqual(
+      commits.map((commit: any) => commit.subject),
+      ["Set the cookie to SameSite=Lax", "Name the SameSite value"],
+    );
+  });
+
   it("post-tool-use-failure records a failed call as an attempt on the active task, at most one per tool a minute", async () => {
     const failure = (tool: string, input: object, error: string, extra: object = {}) =>
       payload(dir, "PostToolUseFailure", {
@@ -266,7 +300,7 @@ describe("Claude Code hooks: prompts, commits, failures, sub-agents, compaction,
     assert.deepEqual([compacted?.task_id, compacted?.payload], [taskId, { trigger: "manual", summary_chars: 8 }]);
   });
 
-  it("session-end after a `claude -p` run (reason other) leaves a handoff note and keeps the work for --resume", async () => {
+  it("session-end after a `claude -p` run (reason other) leaves a handoff note, stops the work and hands the claim back", async () => {
     const items = (
       await call(dir, SESSION, "arbeit_progress_add", {
         task_id: taskId,
@@ -283,7 +317,8 @@ describe("Claude Code hooks: prompts, commits, failures, sub-agents, compaction,
     await quiet("post-tool-use", payload(dir, "PostToolUse", write), dir);
     await quiet("session-end", payload(dir, "SessionEnd", { reason: "other" }), dir);
     const { task, context } = await call(dir, PERSON, "arbeit_task_get", { task_id: taskId, include: ["context"] });
-    assert.equal(task.claim_session, SESSION);
+    // A run that is never resumed holds nothing: another session may take the task at once.
+    assert.equal(task.claim_session, null);
     const note = context.at(-1);
     assert.equal(note.type, "note");
     assert.deepEqual(note.metadata, { handoff: true, session: SESSION, reason: "other" });
@@ -293,6 +328,21 @@ describe("Claude Code hooks: prompts, commits, failures, sub-agents, compaction,
       note.content,
       /\nLatest decisions:\n- Keep the session cookie\nFiles touched:\n- src\/app.ts \(written\)$/,
     );
+  });
+
+  it("after a `claude -p` run: --resume is told how to start the work again, and /compact keeps its briefing", async () => {
+    const resumed = contextOf(
+      await hook("session-start", payload(dir, "SessionStart", { source: "resume" }), dir),
+      "SessionStart",
+    );
+    assert.match(resumed, new RegExp(`^Arbeit: this session last worked on:\nTask ${taskId}`));
+    assert.ok(resumed.includes(`Resume it with arbeit_task_start_work {"task_id": "${taskId}"}`), resumed);
+    const compacting = await hook("pre-compact", payload(dir, "PreCompact", { trigger: "manual" }), dir);
+    assert.match(
+      compacting.stdout,
+      /^Preserve this task briefing in the summary\.\nArbeit: this session last worked on:/,
+    );
+    await call(dir, SESSION, "arbeit_task_start_work", { task_id: taskId });
   });
 
   it("session-end on exit supersedes the session's earlier handoff and stops the work, handing the claim back", async () => {

@@ -297,6 +297,24 @@ describe("PostToolUse Bash payloads to the sha of a commit made", () => {
     ["interrupted", bash("git commit -m x", made, true), undefined],
     ["another tool", { ...bash("git commit -m x", made), tool_name: "Read" }, undefined],
     ["no tool_response", { tool_name: "Bash", tool_input: { command: "git commit" } }, undefined],
+    ["with an assignment and env before git", bash("GIT_AUTHOR_NAME=x env A=1 git commit -m x", made), "3f2a1b9"],
+    ["git with -c and --no-pager", bash("cd src && git -c user.name=x --no-pager commit -am x", made), "3f2a1b9"],
+    ["a commit in an if", bash("if git commit -m x; then echo ok; fi", made), "3f2a1b9"],
+    ["quiet", bash("git commit -qm x", ""), "HEAD"],
+    ["echoed", bash("echo 'git commit -m x'", "git commit -m x\n"), undefined],
+    ["echoed without quotes", bash("echo git commit -m x", "git commit -m x\n"), undefined],
+    ["in a quoted argument", bash(`grep -r "git commit" docs`, ""), undefined],
+    ["in a here-document", bash("cat > notes.md <<'EOF'\nrun git commit -m x\ngit commit -m y\nEOF", ""), undefined],
+    ["in a comment", bash("npm test # then git commit -m x", ""), undefined],
+    ["a dry run", bash("git commit --dry-run -am x", "On branch main\nChanges to be committed:\n"), undefined],
+    [
+      "a commit that failed inside a command that succeeded",
+      {
+        ...bash("git commit -m x nope; true", ""),
+        tool_response: { stdout: "", stderr: "error: pathspec 'nope' did not match any file(s) known to git\n" },
+      },
+      undefined,
+    ],
   ];
   for (const [label, fields, expected] of cases) {
     it(label, () => assert.equal(committedSha(fields), expected));

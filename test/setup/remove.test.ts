@@ -155,6 +155,47 @@ describe("arbeit setup claude --remove", () => {
     cleanup();
   });
 
+  it("never deletes a file it did not create, even one that held only Arbeit's entries", async () => {
+    const ours = json({
+      hooks: { SessionEnd: [{ hooks: [{ type: "command", command: "npx arbeit hook session-end" }] }] },
+    });
+    const { dir, cleanup } = project({
+      ".claude/settings.json": ours,
+      ".mcp.json": json({ mcpServers: { arbeit: { command: "npx", args: ["--no-install", "arbeit", "mcp"] } } }),
+      "CLAUDE.md": "",
+    });
+    assert.equal((await setup(dir, "claude")).code, 0);
+    const result = await setup(dir, "claude", "--remove");
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(actions(result), [
+      [".claude/settings.json", "updated"],
+      [".mcp.json", "updated"],
+      ["CLAUDE.md", "updated"],
+    ]);
+    assert.equal(read(join(dir, ".claude", "settings.json")), json({}));
+    assert.equal(read(join(dir, ".mcp.json")), json({}));
+    assert.equal(read(join(dir, "CLAUDE.md")), "");
+    cleanup();
+  });
+
+  it("takes out hooks and a server written with --command when given the same --command", async () => {
+    const { dir, cleanup } = project({});
+    assert.equal((await setup(dir, "claude", "--command", "node ./tools/arb.js")).code, 0);
+    const kept = await setup(dir, "claude", "--remove");
+    assert.deepEqual(actions(kept).slice(0, 2), [
+      [".claude/settings.json", "unchanged"],
+      [".mcp.json", "unchanged"],
+    ]);
+    const removed = await setup(dir, "claude", "--remove", "--command", "node ./tools/arb.js");
+    assert.deepEqual(actions(removed), [
+      [".claude/settings.json", "removed"],
+      [".mcp.json", "removed"],
+      ["CLAUDE.md", "unchanged"],
+    ]);
+    assert.equal(existsSync(join(dir, ".claude")), false);
+    cleanup();
+  });
+
   it("refuses a file that is not valid JSON, touching no file", async () => {
     const { dir, cleanup } = project({ "CLAUDE.md": USER_NOTES });
     await setup(dir, "claude", "--command", "arbeit");
@@ -210,7 +251,7 @@ describe("arbeit setup opencode --remove", () => {
     assert.deepEqual(actions(kept)[0], [PLUGIN, "unchanged"]);
     assert.match(
       kept.json.data.notes.join("\n"),
-      /arbeit\.js is not the file setup writes; it was kept, with whatever it holds/,
+      /arbeit\.js is not the file setup writes, so it is taken as yours and was kept/,
     );
     assert.equal(read(join(dir, PLUGIN)), mine);
     const forced = await setup(dir, "opencode", "--remove", "--force");
@@ -219,12 +260,12 @@ describe("arbeit setup opencode --remove", () => {
     cleanup();
   });
 
-  it("--remove takes no --npm and setup claude no --force", async () => {
+  it("--remove takes no --npm and setup claude no --force, but takes --command", async () => {
     const { dir, cleanup } = project({});
     assert.equal((await setup(dir, "opencode", "--remove")).code, 0);
     assert.equal((await setup(dir, "opencode", "--remove", "--npm")).code, 2);
     assert.equal((await setup(dir, "claude", "--remove", "--force")).code, 2);
-    assert.equal((await setup(dir, "claude", "--remove", "--command", "x")).code, 2);
+    assert.equal((await setup(dir, "claude", "--remove", "--command", "x")).code, 0);
     cleanup();
   });
 });

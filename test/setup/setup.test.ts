@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CLI, type CliResult, runCli } from "../helpers/cli.js";
+import { installArbeitInto } from "../helpers/install.js";
 import { tempDir } from "../helpers/temp.js";
 
 /** `arbeit setup claude | opencode` against real project folders, through the built CLI. */
@@ -12,15 +15,11 @@ import { tempDir } from "../helpers/temp.js";
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 /** This checkout's CLI, which setup writes when the project has no Arbeit of its own. */
 const INSTALLED = realpathSync(CLI);
-const VERSION = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version;
-
-/** Arbeit installed in a project as npm does it: the package folder and its bin link. */
-function installInto(dir: string): void {
-  writeFileSync(join(dir, "package.json"), '{"name": "app", "private": true}\n');
-  mkdirSync(join(dir, "node_modules", ".bin"), { recursive: true });
-  symlinkSync(REPO, join(dir, "node_modules", "arbeit"), "dir");
-  symlinkSync("../arbeit/dist/cli/main.js", join(dir, "node_modules", ".bin", "arbeit"));
-}
+/** A hook command setup writes: silent when its program is missing. */
+const guarded = (program: string, name: string) => `[ ! -x ${program} ] || ${program} hook ${name}`;
+const PROJECT_BIN = '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/arbeit';
+/** The MCP server of a project with its own copy, as setup writes it into .mcp.json. */
+const PROJECT_MCP = { command: "sh", args: ["-c", `exec ${PROJECT_BIN} mcp`] };
 
 /** A hook command run as Claude Code runs it: `sh -c`, with the project in CLAUDE_PROJECT_DIR. */
 function runHook(command: string, cwd: string, projectDir: string, payload = "{}") {
@@ -66,12 +65,12 @@ describe("arbeit setup claude", () => {
     assert.deepEqual(hooks.SessionStart, [
       {
         matcher: "startup|resume|clear|compact",
-        hooks: [{ type: "command", command: `${INSTALLED} hook session-start`, timeout: 10 }],
+        hooks: [{ type: "command", command: guarded(INSTALLED, "session-start"), timeout: 10 }],
       },
     ]);
     assert.equal(hooks.PostToolUse[0].matcher, "Read|Write|Edit|MultiEdit|NotebookEdit|Bash");
-    assert.equal(hooks.PostToolUse[0].hooks[0].command, `${INSTALLED} hook post-tool-use`);
-    assert.equal(hooks.PreCompact[0].hooks[0].command, `${INSTALLED} hook pre-compact`);
+    assert.equal(hooks.PostToolUse[0].hooks[0].command, guarded(INSTALLED, "post-tool-use"));
+    assert.equal(hooks.PreCompact[0].hooks[0].command, guarded(INSTALLED, "pre-compact"));
     // One hook per event; only the tool events and SessionStart are narrowed by a matcher.
     assert.deepEqual(
       Object.entries(hooks).map(([event, groups]: [string, any]) => [
@@ -80,16 +79,16 @@ describe("arbeit setup claude", () => {
         groups[0].hooks[0].command,
       ]),
       [
-        ["SessionStart", "startup|resume|clear|compact", `${INSTALLED} hook session-start`],
-        ["UserPromptSubmit", undefined, `${INSTALLED} hook user-prompt-submit`],
-        ["PreToolUse", "mcp__arbeit__.*", `${INSTALLED} hook pre-tool-use`],
-        ["PostToolUse", "Read|Write|Edit|MultiEdit|NotebookEdit|Bash", `${INSTALLED} hook post-tool-use`],
-        ["PostToolUseFailure", undefined, `${INSTALLED} hook post-tool-use-failure`],
-        ["SubagentStart", undefined, `${INSTALLED} hook subagent-start`],
-        ["SubagentStop", undefined, `${INSTALLED} hook subagent-stop`],
-        ["PreCompact", undefined, `${INSTALLED} hook pre-compact`],
-        ["PostCompact", undefined, `${INSTALLED} hook post-compact`],
-        ["SessionEnd", undefined, `${INSTALLED} hook session-end`],
+        ["SessionStart", "startup|resume|clear|compact", guarded(INSTALLED, "session-start")],
+        ["UserPromptSubmit", undefined, guarded(INSTALLED, "user-prompt-submit")],
+        ["PreToolUse", "mcp__arbeit__.*", guarded(INSTALLED, "pre-tool-use")],
+        ["PostToolUse", "Read|Write|Edit|MultiEdit|NotebookEdit|Bash", guarded(INSTALLED, "post-tool-use")],
+        ["PostToolUseFailure", undefined, guarded(INSTALLED, "post-tool-use-failure")],
+        ["SubagentStart", undefined, guarded(INSTALLED, "subagent-start")],
+        ["SubagentStop", undefined, guarded(INSTALLED, "subagent-stop")],
+        ["PreCompact", undefined, guarded(INSTALLED, "pre-compact")],
+        ["PostCompact", undefined, guarded(INSTALLED, "post-compact")],
+        ["SessionEnd", undefined, guarded(INSTALLED, "session-end")],
       ],
     );
     assert.deepEqual(readJson(join(dir, ".mcp.json")), {
@@ -112,17 +111,14 @@ describe("arbeit setup claude", () => {
 
   it("with arbeit installed in the project, writes portable commands that run the project's copy from any folder", async () => {
     const { dir, cleanup } = project();
-    installInto(dir);
+    installArbeitInto(dir);
     const result = await setup(dir, "claude");
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(result.json.data.notes, []);
     const { hooks } = readJson(join(dir, ".claude", "settings.json"));
     const command = hooks.PostToolUse[0].hooks[0].command;
-    assert.equal(command, '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/arbeit hook post-tool-use');
-    assert.deepEqual(readJson(join(dir, ".mcp.json")).mcpServers.arbeit, {
-      command: "npx",
-      args: ["--no-install", "arbeit", "mcp"],
-    });
+    assert.equal(command, guarded(PROJECT_BIN, "post-tool-use"));
+    assert.deepEqual(readJson(join(dir, ".mcp.json")).mcpServers.arbeit, PROJECT_MCP);
     mkdirSync(join(dir, "src"));
     const payload = {
       hook_event_name: "PostToolUse",
@@ -136,18 +132,21 @@ describe("arbeit setup claude", () => {
     const start = JSON.stringify({ hook_event_name: "SessionStart", session_id: "s-1", cwd: dir, source: "startup" });
     const briefed = runHook(hooks.SessionStart[0].hooks[0].command, join(dir, "src"), dir, start);
     assert.equal(JSON.parse(briefed.stdout).hookSpecificOutput.hookEventName, "SessionStart", briefed.stderr);
-    // `npx --no-install` finds the project's copy from a subfolder and fetches nothing.
-    const server = spawnSync(
-      "npx",
-      [...readJson(join(dir, ".mcp.json")).mcpServers.arbeit.args.slice(0, 2), "--version"],
-      {
+    // The server as Claude Code starts it: the command of .mcp.json, with CLAUDE_PROJECT_DIR set,
+    // from a subfolder; it answers tools/list with Arbeit's tools.
+    const { command: program, args } = readJson(join(dir, ".mcp.json")).mcpServers.arbeit;
+    const client = new Client({ name: "setup-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: program,
+        args,
         cwd: join(dir, "src"),
-        encoding: "utf8",
-        env: { ...process.env, npm_config_offline: "true" },
-      },
+        env: { PATH: process.env.PATH ?? "", CLAUDE_PROJECT_DIR: dir },
+      }),
     );
-    assert.equal(server.status, 0, server.stderr);
-    assert.equal(server.stdout.trim(), VERSION);
+    const { tools } = await client.listTools();
+    await client.close();
+    assert.ok(tools.some((tool) => tool.name === "arbeit_resume"));
     cleanup();
   });
 
@@ -192,7 +191,7 @@ describe("arbeit setup claude", () => {
     const { dir, cleanup } = project();
     const settingsPath = join(dir, ".claude", "settings.json");
     const older = "Read|Write|Edit|MultiEdit|NotebookEdit";
-    const ours = { type: "command", command: `${INSTALLED} hook post-tool-use`, timeout: 10 };
+    const ours = { type: "command", command: guarded(INSTALLED, "post-tool-use"), timeout: 10 };
     writeJson(settingsPath, { hooks: { PostToolUse: [{ matcher: older, hooks: [ours] }] } });
     assert.equal((await setup(dir, "claude")).code, 0);
     assert.deepEqual(readJson(settingsPath).hooks.PostToolUse, [{ matcher: `${older}|Bash`, hooks: [ours] }]);
@@ -224,9 +223,9 @@ describe("arbeit setup claude", () => {
     assert.deepEqual(merged.env, settings.env);
     assert.deepEqual(merged.hooks.Stop, [greet]);
     assert.deepEqual(merged.hooks.PostToolUse[0], prettier);
-    assert.equal(merged.hooks.PostToolUse[1].hooks[0].command, `${INSTALLED} hook post-tool-use`);
+    assert.equal(merged.hooks.PostToolUse[1].hooks[0].command, guarded(INSTALLED, "post-tool-use"));
     assert.deepEqual(merged.hooks.SessionStart[0], greet);
-    assert.equal(merged.hooks.SessionStart[1].hooks[0].command, `${INSTALLED} hook session-start`);
+    assert.equal(merged.hooks.SessionStart[1].hooks[0].command, guarded(INSTALLED, "session-start"));
     assert.equal(merged.hooks.PreCompact.length, 1);
     const mergedMcp = readJson(mcpPath);
     assert.deepEqual(mergedMcp.mcpServers.github, mcp.mcpServers.github);
@@ -309,6 +308,123 @@ describe("arbeit setup claude", () => {
   });
 });
 
+describe("arbeit setup claude touches only what is Arbeit's", () => {
+  it("keeps a user's hooks that merely end in `hook <event>`, and an arbeit server of the user's; --remove keeps them too", async () => {
+    const { dir, cleanup } = project();
+    installArbeitInto(dir);
+    const settingsPath = join(dir, ".claude", "settings.json");
+    const mcpPath = join(dir, ".mcp.json");
+    const lookAlikes = {
+      hooks: {
+        SessionStart: [{ hooks: [{ type: "command", command: "node tools/domain.js hook session-start" }] }],
+        PostToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              { type: "command", command: "my-wrapper arbeit hook post-tool-use" },
+              { type: "command", command: "/opt/tools/dist/cli/main.js hook post-tool-use" },
+            ],
+          },
+        ],
+      },
+    };
+    // /opt/tools/dist/cli/main.js exists and is not Arbeit: a tool of the user's by that layout.
+    mkdirSync(join(dir, "opt", "dist", "cli"), { recursive: true });
+    writeFileSync(join(dir, "opt", "package.json"), '{"name": "domain-tools"}\n');
+    writeFileSync(join(dir, "opt", "dist", "cli", "main.js"), "");
+    lookAlikes.hooks.PostToolUse[0]!.hooks[1]!.command =
+      `${join(dir, "opt", "dist", "cli", "main.js")} hook post-tool-use`;
+    writeJson(settingsPath, lookAlikes);
+    const remote = { type: "http", url: "https://arbeit.example.com/mcp" };
+    writeJson(mcpPath, { mcpServers: { arbeit: remote } });
+    const mcpBefore = read(mcpPath);
+
+    const result = await setup(dir, "claude");
+    assert.equal(result.code, 0, result.stderr);
+    const { hooks } = readJson(settingsPath);
+    assert.deepEqual(hooks.SessionStart[0], lookAlikes.hooks.SessionStart[0]);
+    assert.deepEqual(hooks.SessionStart[1].hooks[0].command, guarded(PROJECT_BIN, "session-start"));
+    assert.deepEqual(hooks.PostToolUse[0], lookAlikes.hooks.PostToolUse[0]);
+    assert.deepEqual(hooks.PostToolUse[1].hooks[0].command, guarded(PROJECT_BIN, "post-tool-use"));
+    assert.equal(read(mcpPath), mcpBefore);
+    assert.deepEqual(result.json.data.files[1], {
+      path: ".mcp.json",
+      action: "unchanged",
+      detail: "an MCP server arbeit of your own",
+    });
+    assert.match(result.json.data.notes.join("\n"), /`arbeit` server setup did not write; it was kept/);
+
+    const removed = await setup(dir, "claude", "--remove");
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal(read(settingsPath), `${JSON.stringify(lookAlikes, null, 2)}\n`);
+    assert.equal(read(mcpPath), mcpBefore);
+    cleanup();
+  });
+
+  it("brings hooks and the server an older setup wrote for the project's copy up to the current commands", async () => {
+    const { dir, cleanup } = project();
+    installArbeitInto(dir);
+    const settingsPath = join(dir, ".claude", "settings.json");
+    const older = `${PROJECT_BIN} hook session-start`;
+    writeJson(settingsPath, { hooks: { SessionStart: [{ hooks: [{ type: "command", command: older }] }] } });
+    writeJson(join(dir, ".mcp.json"), {
+      mcpServers: { arbeit: { command: "npx", args: ["--no-install", "arbeit", "mcp"] } },
+    });
+    const result = await setup(dir, "claude");
+    assert.equal(result.code, 0, result.stderr);
+    const { hooks } = readJson(settingsPath);
+    assert.deepEqual(hooks.SessionStart, [
+      { hooks: [{ type: "command", command: guarded(PROJECT_BIN, "session-start") }] },
+    ]);
+    assert.deepEqual(readJson(join(dir, ".mcp.json")).mcpServers.arbeit, PROJECT_MCP);
+    cleanup();
+  });
+
+  it("status names the missing program of a guarded hook, which Claude Code no longer shows failing", async () => {
+    const { dir: parent, cleanup } = project();
+    const dir = join(parent, "app");
+    mkdirSync(dir);
+    assert.equal((await setup(dir, "claude")).code, 0);
+    const settingsPath = join(dir, ".claude", "settings.json");
+    const gone = join(parent, "gone install", "dist", "cli", "main.js");
+    writeFileSync(settingsPath, read(settingsPath).replaceAll(INSTALLED, `'${gone}'`));
+    const status = await runCli(["status", "--json"], { cwd: dir });
+    const missing = status.json.attention.filter((item: any) => item.code === "HOST_COMMAND_MISSING");
+    assert.deepEqual(
+      missing.map((item: any) => item.message),
+      [`Claude Code runs ${gone}, which does not exist (moved or uninstalled since setup wrote it).`],
+    );
+    cleanup();
+  });
+
+  it("a hook setup wrote exits 0 silently where its program is missing (a teammate without Arbeit), also in a folder with spaces", async () => {
+    const { dir: parent, cleanup } = project();
+    const dir = join(parent, "my app");
+    mkdirSync(dir);
+    installArbeitInto(dir);
+    assert.equal((await setup(dir, "claude")).code, 0);
+    const { hooks } = readJson(join(dir, ".claude", "settings.json"));
+    const start = JSON.stringify({ hook_event_name: "SessionStart", session_id: "s-1", cwd: dir, source: "startup" });
+    const briefed = runHook(hooks.SessionStart[0].hooks[0].command, dir, dir, start);
+    assert.equal(JSON.parse(briefed.stdout).hookSpecificOutput.hookEventName, "SessionStart", briefed.stderr);
+    // The teammate's clone: the committed settings, no node_modules.
+    rmSync(join(dir, "node_modules"), { recursive: true });
+    for (const [event, groups] of Object.entries(hooks) as [string, any][]) {
+      const hook = runHook(groups[0].hooks[0].command, dir, dir, JSON.stringify({ hook_event_name: event }));
+      assert.deepEqual([event, hook.status, hook.stdout, hook.stderr], [event, 0, "", ""]);
+    }
+    // Without setup's own installation too: the absolute path it writes when the project has none.
+    const { dir: other, cleanup: cleanupOther } = project();
+    assert.equal((await setup(other, "claude")).code, 0);
+    const command = readJson(join(other, ".claude", "settings.json")).hooks.PostToolUse[0].hooks[0].command;
+    const moved = command.replaceAll(INSTALLED, join(parent, "gone", "dist", "cli", "main.js"));
+    const hook = runHook(moved, other, other, "{}");
+    assert.deepEqual([hook.status, hook.stdout, hook.stderr], [0, "", ""]);
+    cleanupOther();
+    cleanup();
+  });
+});
+
 describe("arbeit setup opencode", () => {
   const pluginPath = (dir: string) => join(dir, ".opencode", "plugin", "arbeit.js");
 
@@ -325,24 +441,31 @@ describe("arbeit setup opencode", () => {
     cleanup();
   });
 
-  it("imports this installation by path when the project cannot resolve arbeit, and says so", async () => {
+  it("imports this installation by path when the project cannot resolve arbeit, and says so; once installed, setup switches to the package", async () => {
     const { dir, cleanup } = project();
     const result = await setup(dir, "opencode");
     assert.equal(result.code, 0, result.stderr);
     const source = read(pluginPath(dir));
     const specifier = /from "(.*)";/.exec(source)![1]!;
     assert.equal(fileURLToPath(specifier), join(REPO, "dist", "opencode", "server.js"));
-    assert.match(result.json.data.notes[0], /not installed in this project/);
+    assert.match(result.json.data.notes[0], /not installed in this project.*`arbeit setup opencode` again/);
+    assert.doesNotMatch(result.json.data.notes[0], /--force/);
+    installArbeitInto(dir);
+    const again = await setup(dir, "opencode");
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.json.data.files[0].action, "updated");
+    assert.match(read(pluginPath(dir)), /^export \{ default \} from "arbeit\/opencode";$/m);
     cleanup();
   });
 
-  it("refuses to replace a plugin file that differs, unless --force", async () => {
+  it("refuses to replace a plugin file of the user's, suggesting no --force, unless --force is given", async () => {
     const { dir, cleanup } = project();
     mkdirSync(join(dir, ".opencode", "plugin"), { recursive: true });
     writeFileSync(pluginPath(dir), "export default { id: 'mine', server: async () => ({}) };\n");
     const refused = await setup(dir, "opencode");
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /exists with other content, which was left as it is/);
+    assert.match(refused.stderr, /exists and is not the file setup writes; it was left as it is/);
+    assert.doesNotMatch(refused.stderr, /--force/);
     assert.match(read(pluginPath(dir)), /mine/);
     const forced = await setup(dir, "opencode", "--force");
     assert.equal(forced.code, 0, forced.stderr);

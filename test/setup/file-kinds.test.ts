@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { CLI, type CliResult, runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
+
+/**
+ * Host configuration files of the wrong kind: setup checks every file it will write before it
+ * writes any, and refuses with SETUP_REFUSED naming the file and what is wrong; `arbeit status`
+ * reports them. A named pipe is never opened (reading one waits for a writer forever).
+ */
+
+/** A hang is a failure too: each run is given this long. */
+const RUN_TIMEOUT_MS = 60_000;
+
+function setup(dir: string, ...args: string[]): Promise<CliResult> {
+  return runCli(["setup", ...args, "--json"], { cwd: dir });
+}
+
+function refusal(result: CliResult, pattern: RegExp): void {
+  assert.equal(result.code, 1, result.stdout + result.stderr);
+  assert.equal(result.json?.success, false, result.stdout);
+  assert.equal(result.json.error.code, "SETUP_REFUSED");
+  assert.match(result.json.error.message, pattern);
+  assert.match(result.stderr, /setup claude (?:--remove )?refused: /);
+  assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+}
+
+/** The project's entries: a refused setup leaves exactly what was there. */
+const entries = (dir: string) => readdirSync(dir).sort();
+
+function project(prepare: (dir: string) => void): { dir: string; cleanup(): void } {
+  const made = tempDir("arbeit-kinds-");
+  prepare(made.dir);
+  return made;
+}
+
+const cases: Array<[string, (dir: string) => void, RegExp]> = [
+  ["CLAUDE.md is a folder", (dir) => mkdirSync(join(dir, "CLAUDE.md")), /CLAUDE\.md is a folder, not a file/],
+  [
+    ".claude is a file",
+    (dir) => writeFileSync(join(dir, ".claude"), "notes\n"),
+    /\.claude is a file, not a folder, so setup cannot write \.claude\/settings\.json/,
+  ],
+  [".mcp.json is a folder", (dir) => mkdirSync(join(dir, ".mcp.json")), /\.mcp\.json is a folder, not a file/],
+  [
+    ".mcp.json is a named pipe",
+    (dir) => spawnSync("mkfifo", [join(dir, ".mcp.json")]),
+    /\.mcp\.json is a named pipe \(FIFO\), not a file/,
+  ],
+  [
+    ".claude/settings.json is a named pipe",
+    (dir) => {
+      mkdirSync(join(dir, ".claude"));
+      spawnSync("mkfifo", [join(dir, ".claude", "settings.json")]);
+    },
+    /settings\.json is a named pipe \(FIFO\), not a file/,
+  ],
+];
+
+describe("arbeit setup claude with configuration files of the wrong kind", () => {
+  for (const [label, prepare, pattern] of cases) {
+    it(`${label}: refused with SETUP_REFUSED, and no file written`, { timeout: RUN_TIMEOUT_MS }, async () => {
+      const { dir, cleanup } = project(prepare);
+      const before = entries(dir);
+      refusal(await setup(dir, "claude"), pattern);
+      assert.deepEqual(entries(dir), before);
+      // --remove reads the same files; a file it cannot read is refused too. (`.claude` a file
+      // holds no settings: there is nothing to take out.)
+      const removed = await setup(dir, "claude", "--remove");
+      if (label === ".claude is a file") assert.equal(removed.code, 0, removed.stderr);
+      else refusal(removed, pattern);
+      assert.deepEqual(entries(dir), before);
+      cleanup();
+    });
+  }
+
+  it("CLAUDE.md not writable: refused before .claude/settings.json or .mcp.json is written", async () => {
+    const { dir, cleanup } = project((dir) => writeFileSync(join(dir, "CLAUDE.md"), "# Our notes\n"));
+    chmodSync(join(dir, "CLAUDE.md"), 0o444);
+    // As root every file is writable: the CLI then runs as nobody, who owns the project.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) {
+      chmodSync(dir, 0o755);
+      chownSync(dir, 65534, 65534);
+      chownSync(join(dir, "CLAUDE.md"), 65534, 65534);
+    }
+    const command = asRoot
+      ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath]
+      : [process.execPath];
+    const run = spawnSync(command[0]!, [...command.slice(1), CLI, "setup", "claude", "--json"], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: RUN_TIMEOUT_MS,
+      env: { PATH: process.env.PATH ?? "", HOME: dir },
+    });
+    let json: any;
+    try {
+      json = JSON.parse(run.stdout);
+    } catch {
+      json = undefined;
+    }
+    refusal({ code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr, json }, /CLAUDE\.md cannot be written/);
+    assert.deepEqual(entries(dir), ["CLAUDE.md"]);
+    cleanup();
+  });
+});
+
+describe("arbeit status with configuration files of the wrong kind", () => {
+  it("reports a named pipe or a folder instead of waiting on it", { timeout: RUN_TIMEOUT_MS }, async () => {
+    const { dir, cleanup } = project((dir) => {
+      spawnSync("mkfifo", [join(dir, ".mcp.json")]);
+      spawnSync("mkfifo", [join(dir, "CLAUDE.md")]);
+      mkdirSync(join(dir, ".opencode", "plugin", "arbeit.js"), { recursive: true });
+    });
+    assert.equal((await runCli(["init"], { cwd: dir })).code, 0);
+    const result = await runCli(["status", "--json"], { cwd: dir });
+    assert.equal(result.code, 1, result.stderr);
+    const unreadable = result.json.attention.filter((item: any) => item.code === "HOST_CONFIG_UNREADABLE");
+    assert.deepEqual(
+      unreadable.map((item: any) => item.message.replace(`${dir}/`, "")),
+      [
+        ".mcp.json is a named pipe (FIFO), not a file; move it aside, then run again.",
+        "CLAUDE.md is a named pipe (FIFO), not a file; move it aside, then run again.",
+        ".opencode/plugin/arbeit.js is a folder, not a file; move it aside, then run again.",
+      ],
+    );
+    cleanup();
+  });
+});
