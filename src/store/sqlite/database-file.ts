@@ -42,7 +42,9 @@ export function checkStoreFolder(folder: string): void {
     "STORE_UNAVAILABLE",
     `${folder} is ${kind}, not a folder; Arbeit's store needs a folder there.`,
     {
-      suggestions: ["Rename or move what is at that path, then run `arbeit init` again."],
+      suggestions: [
+        "Look at what is at that path: Arbeit keeps its store in a folder of that name and leaves anything else there alone.",
+      ],
       details: { path: folder, cause: "not_a_directory", kind },
     },
   );
