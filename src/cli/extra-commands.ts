@@ -63,6 +63,11 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "The store, its tasks, who works on what, set-up hosts; exit 1 when something needs attention",
     load: () => import("./status-command.js"),
   },
+  token: {
+    heavy: true,
+    summary: "Tokens for arbeit serve: arbeit token create --agent NAME | --person NAME, list, revoke",
+    load: () => import("./token-command.js"),
+  },
   tools: { summary: "List the tools (--json: with their input schemas)", load: () => import("./tools-command.js") },
   track: {
     summary: "Record a file read/write for the session's active task: arbeit track <path> [--op read|write]",
