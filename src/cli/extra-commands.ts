@@ -53,6 +53,11 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Serve every tool over MCP on stdio (setup: docs/mcp.md)",
     load: () => import("./mcp-command.js"),
   },
+  serve: {
+    heavy: true,
+    summary: "One service for a team: MCP over HTTP and a tool-call endpoint, with tokens (docs/team.md)",
+    load: () => import("./serve-command.js"),
+  },
   setup: {
     heavy: true,
     summary: "Configure a host: arbeit setup claude (hooks + MCP) | opencode (plugin)",

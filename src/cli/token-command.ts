@@ -1,10 +1,10 @@
-import { parseArgs } from "node:util";
 import { openProject } from "../service/project.js";
 import type { SqlStore } from "../store/sql/database.js";
 import { expiryFrom, type Token } from "../team/token-rules.js";
 import { createToken, listTokens, revokeTokens } from "../team/tokens.js";
 import { failure } from "../tools/envelope.js";
-import { flagGuess, type GlobalOptions } from "./global-options.js";
+import { commandFlags } from "./command-flags.js";
+import type { GlobalOptions } from "./global-options.js";
 import { printEnvelope, wantsJson, write } from "./output.js";
 import { UsageError } from "./usage-error.js";
 
@@ -28,23 +28,12 @@ store directly manages them; nothing here goes over the service.
 const usage = (message: string) => new UsageError(message, USAGE, "token");
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      options: {
-        person: { type: "string" },
-        "read-only": { type: "boolean" },
-        expires: { type: "string" },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    const flag = /'(-[^']*)'/.exec((error as Error).message)?.[1];
-    if ((error as NodeJS.ErrnoException).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag)
-      throw usage(`Unknown flag ${flag}.${flagGuess(flag, ["--agent", "--person", "--read-only", "--expires"])}`);
-    throw usage((error as Error).message.split("\n")[0]!);
-  }
+  const options = {
+    person: { type: "string" },
+    "read-only": { type: "boolean" },
+    expires: { type: "string" },
+  } as const;
+  return commandFlags(argv, options, USAGE, true);
 }
 
 const forHuman = (token: Token & { state?: string }) =>
