@@ -358,3 +358,29 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
     });
   });
 }
+
+describe("arbeit serve on an address other machines reach", () => {
+  let project: UiProject;
+  before(async () => {
+    project = await uiProject("sqlite");
+  });
+  after(() => project?.close());
+
+  it("refuses without --insecure-no-tls (usage error, exit 2), since there is no TLS yet", async () => {
+    const result = await runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { cwd: project.dir });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--insecure-no-tls/);
+  });
+
+  it("with --insecure-no-tls it serves, and warns that tokens cross the network in clear text", async () => {
+    const service = await startService(project, ["--host", "0.0.0.0", "--insecure-no-tls"]);
+    try {
+      const port = new URL(service.url).port;
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      assert.equal(health.status, 200);
+      assert.match(service.stderr(), /WARNING: listening on 0\.0\.0\.0 without TLS/);
+    } finally {
+      assert.equal(await service.stop(), 0);
+    }
+  });
+});
