@@ -131,6 +131,16 @@ export function callRefusal(
     const refusal = sessionRefusal(token, args.session);
     if (refusal) return refusal;
   }
+  if (
+    tool.name === "arbeit_memory" &&
+    (args.action === "set" || args.action === "delete") &&
+    args.scope === "agent" &&
+    typeof args.scope_id === "string" &&
+    args.scope_id !== actingAgent(token)
+  )
+    return forbidden(`Another agent's memory is its own; this token writes only ${actingAgent(token)}'s.`, {
+      tool: tool.name,
+    });
   if (token.kind === "agent") {
     if (tool.name === "arbeit_task_claim" && args.force === true)
       return forbidden(

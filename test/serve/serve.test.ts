@@ -156,7 +156,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       }
     });
 
-    it("an agent token cannot act as another agent or a person, force a release or answer a question", async () => {
+    it("an agent token cannot act as another agent or a person, write another's memory, force a release or answer a question", async () => {
       const task = (await apiCall(service, carol, { tool: "arbeit_task_create", args: { title: "Held by carol" } }))
         .body.data.task.id;
       await apiCall(service, carol, { tool: "arbeit_task_claim", args: { task_id: task }, session: "carol-desk" });
@@ -164,6 +164,10 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       const refusals = [
         await apiCall(service, alice, { tool: "arbeit_query", args: { query: "tasks" }, session: "agent:bob" }),
         await apiCall(service, alice, { tool: "arbeit_resume", args: { session: "agent:human:carol" } }),
+        await apiCall(service, alice, {
+          tool: "arbeit_memory",
+          args: { action: "set", scope: "agent", scope_id: "bob", key: "k", value: 1 },
+        }),
         await apiCall(service, alice, {
           tool: "arbeit_task_claim",
           args: { action: "release", task_id: task, force: true },

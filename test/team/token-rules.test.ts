@@ -24,6 +24,7 @@ const TOOLS: Record<string, ToolFacts> = {
   arbeit_task_claim: { name: "arbeit_task_claim", readOnly: false },
   arbeit_context_add: { name: "arbeit_context_add", readOnly: false },
   arbeit_batch: { name: "arbeit_batch", readOnly: false },
+  arbeit_memory: { name: "arbeit_memory", readOnly: false },
 };
 const lookup = (name: string) => TOOLS[name];
 const refusal = (token: Pick<Token, "kind" | "name" | "read_only">, tool: string, args: unknown) =>
@@ -66,6 +67,35 @@ describe("what a token may call", () => {
       agent,
       "arbeit_batch",
       { operations: [{ tool: "arbeit_task_create" }] },
+      "allowed",
+    ],
+    ["an agent sets its own memory", agent, "arbeit_memory", { action: "set", scope: "agent", key: "k" }, "allowed"],
+    [
+      "an agent sets its memory by name",
+      agent,
+      "arbeit_memory",
+      { action: "set", scope: "agent", scope_id: "alice", key: "k" },
+      "allowed",
+    ],
+    [
+      "an agent sets another agent's memory",
+      agent,
+      "arbeit_memory",
+      { action: "set", scope: "agent", scope_id: "carol", key: "k" },
+      "FORBIDDEN",
+    ],
+    [
+      "an agent deletes another agent's memory",
+      agent,
+      "arbeit_memory",
+      { action: "delete", scope: "agent", scope_id: "carol", key: "k" },
+      "FORBIDDEN",
+    ],
+    [
+      "an agent reads another agent's memory",
+      agent,
+      "arbeit_memory",
+      { action: "get", scope: "agent", scope_id: "carol", key: "k" },
       "allowed",
     ],
     ["an agent picks a session", agent, "arbeit_task_get", { session: "laptop-1" }, "allowed"],
