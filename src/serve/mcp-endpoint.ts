@@ -6,7 +6,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { registerTools } from "../mcp/server.js";
 import { TOOLS } from "../tools/catalogue.js";
 import { failure } from "../tools/envelope.js";
-import { callWithToken, type ServiceContext } from "./calls.js";
+import { type CallContext, callWithToken } from "./calls.js";
 import { Refusal } from "./http.js";
 import type { Bearer } from "./token-gate.js";
 
@@ -35,7 +35,7 @@ export class McpEndpoint {
   readonly #sessions = new Map<string, OpenSession>();
 
   constructor(
-    private readonly context: ServiceContext,
+    private readonly context: CallContext,
     private readonly version: string,
   ) {}
 

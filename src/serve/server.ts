@@ -8,6 +8,7 @@ import { allowedHosts, hostAllowed, originAllowed } from "../ui/server/security.
 import { callWithToken, type ServiceContext } from "./calls.js";
 import { Refusal, readJson, sendJson } from "./http.js";
 import { McpEndpoint, SESSION_HEADER } from "./mcp-endpoint.js";
+import { SessionOwners } from "./session-owners.js";
 import { type Bearer, TokenGate } from "./token-gate.js";
 
 export interface ServiceOptions extends ServiceContext {
@@ -63,7 +64,8 @@ function mcpNote(body: unknown): string {
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const store = options.service.store as unknown as SqlStore;
   const gate = new TokenGate(store);
-  const mcp = new McpEndpoint(options, options.version);
+  const context = { ...options, sessions: new SessionOwners(store) };
+  const mcp = new McpEndpoint(context, options.version);
   let hosts = new Set<string>();
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -83,7 +85,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     note.tool = name;
     const tool = findTool(name);
     if (!tool) throw new Refusal(400, "INVALID_ARGUMENT", `There is no tool named "${name}".`);
-    const envelope = await callWithToken(options, bearer.token, tool, args, session);
+    const envelope = await callWithToken(context, bearer.token, tool, args, session);
     note.outcome = envelope.success ? "ok" : envelope.error.code;
     sendJson(res, 200, envelope);
   }

@@ -103,6 +103,23 @@ export function sessionRefusal(token: Pick<Token, "kind" | "name">, session: str
   return undefined;
 }
 
+/**
+ * Why the token may not act in `session`, which has acted as `agents` (its state, work and
+ * claims), or undefined when it may: a session belongs to the agent that used it first, so a
+ * token cannot take over another agent's session (and with it, its claims) by naming it.
+ */
+export function sessionOwnerRefusal(
+  token: Pick<Token, "kind" | "name">,
+  session: string,
+  agents: readonly string[],
+): ArbeitError | undefined {
+  const other = agents.find((agent) => agent !== actingAgent(token));
+  if (other === undefined) return undefined;
+  return forbidden(`The session "${session}" belongs to another agent; this token acts as ${actingAgent(token)}.`, {
+    session,
+  });
+}
+
 /** What the access rules need to know of a tool: its name and whether it only reads. */
 export interface ToolFacts {
   name: string;

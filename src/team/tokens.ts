@@ -135,3 +135,8 @@ export async function markUsed(store: SqlStore, id: string): Promise<void> {
     await tokenStatements(db).touchToken(id, now);
   });
 }
+
+/** The agents `session` has acted as (its resume state, live work and claims). */
+export async function sessionAgents(store: SqlStore, session: string): Promise<string[]> {
+  return store.transaction("read", (db) => tokenStatements(db).sessionAgents(session));
+}

@@ -4,6 +4,7 @@ import {
   actingAgent,
   callRefusal,
   expiryFrom,
+  sessionOwnerRefusal,
   sessionRefusal,
   type Token,
   type ToolFacts,
@@ -141,6 +142,19 @@ describe("who a token is", () => {
   for (const [kind, name, ok] of names)
     it(`${kind} name ${JSON.stringify(name.length > 20 ? `${name.length} characters` : name)}: ${ok ? "valid" : "refused"}`, () =>
       assert.equal(tokenNameProblem(kind, name) === undefined, ok));
+});
+
+describe("whose session it is", () => {
+  const owners: Array<[string, readonly string[], string]> = [
+    ["a session nobody used", [], "allowed"],
+    ["a session the agent used", ["alice"], "allowed"],
+    ["a session another agent used", ["carol"], "FORBIDDEN"],
+    ["a session a person used", ["human:bob"], "FORBIDDEN"],
+    ["a session used by the agent and another", ["alice", "carol"], "FORBIDDEN"],
+  ];
+  for (const [what, agents, expected] of owners)
+    it(`${what}: ${expected}`, () =>
+      assert.equal(sessionOwnerRefusal(agent, "desk-1", agents)?.code ?? "allowed", expected));
 });
 
 describe("a token's state and expiry", () => {
