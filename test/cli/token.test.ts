@@ -69,6 +69,11 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.match(missing.json.error.message, /No live token/);
     });
 
+    it("a store with tokens and their events passes arbeit doctor", async () => {
+      const doctor = await runCli(["doctor", "--json"], { cwd: project.dir, env: project.env });
+      assert.equal(doctor.code, 0, doctor.stdout);
+    });
+
     it("refuses an agent name that passes for a person's, and an expiry in the past", async () => {
       const human = await token(["create", "--agent", "human:eve", "--json"]);
       assert.equal(human.json.error.code, "INVALID_ARGUMENT");
