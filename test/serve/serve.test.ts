@@ -274,6 +274,44 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.ok(!titles.includes("After revocation"));
     });
 
+    // Bounded: without the service closing the session, the stream would stay open for ever.
+    it("revoking a token ends the open MCP event stream of its session", { timeout: 30_000 }, async () => {
+      const secret = await makeToken(project, ["--agent", "listener"]);
+      const headers = {
+        Authorization: `Bearer ${secret}`,
+        Accept: "application/json, text/event-stream",
+        "Content-Type": "application/json",
+      };
+      const initialize = await fetch(`${service.url}/mcp`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+        }),
+      });
+      assert.equal(initialize.status, 200);
+      await initialize.text();
+      const session = initialize.headers.get("mcp-session-id")!;
+      const withSession = { ...headers, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18" };
+      await fetch(`${service.url}/mcp`, {
+        method: "POST",
+        headers: withSession,
+        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      });
+      const stream = await fetch(`${service.url}/mcp`, { method: "GET", headers: withSession });
+      assert.equal(stream.status, 200);
+      assert.match(stream.headers.get("content-type") ?? "", /text\/event-stream/);
+      const reader = stream.body!.getReader();
+      await runCli(["token", "revoke", "listener"], { cwd: project.dir, env: project.env });
+      // The stream ends by itself: the service closes a session whose token stopped working.
+      while (!(await reader.read().catch(() => ({ done: true }))).done);
+      const after = await fetch(`${service.url}/mcp`, { method: "GET", headers: withSession });
+      assert.equal(after.status, 401);
+    });
+
     it("MCP calls act in the session X-Arbeit-Session names, else in the MCP session", async () => {
       const named = await mcpClient(service, alice, { "X-Arbeit-Session": "claude-conversation-1" });
       const plain = await mcpClient(service, alice);
