@@ -357,9 +357,33 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.equal(big.body.error.code, "INPUT_TOO_LARGE");
     });
 
-    it("logs one line per request: who, tool, status", () => {
+    it("logs one line per request: who, tool, status; token list shows when a token was last used", async () => {
       assert.match(service.stderr(), /alice POST \/api\/call arbeit_task_create 200 ok [\d.]+ms/);
       assert.match(service.stderr(), /- POST \/api\/call - 401 UNAUTHORIZED/);
+      const listed = await runCli(["token", "list", "--json"], { cwd: project.dir, env: project.env });
+      const used = Object.fromEntries(listed.json.data.tokens.map((t: any) => [t.name, t.last_used_at !== null]));
+      assert.equal(used.alice, true);
+      assert.equal(used.gone, false);
+    });
+
+    it("an MCP session answers only the token that opened it", async () => {
+      const mcp = await mcpClient(service, alice);
+      try {
+        const other = await fetch(`${service.url}/mcp`, {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${carol}`,
+            "Mcp-Session-Id": mcp.transport.sessionId!,
+            Accept: "application/json, text/event-stream",
+            "Content-Type": "application/json",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+        });
+        assert.equal(other.status, 403);
+        assert.equal((await other.json()).error.code, "FORBIDDEN");
+      } finally {
+        await mcp.close();
+      }
     });
 
     it("on SIGTERM finishes the call in flight, then exits 0; what it wrote is there after a restart", async () => {
