@@ -81,10 +81,10 @@ export function expiryFrom(text: string, now: Date): string {
   return at.toISOString();
 }
 
-/** Who a call made with the token is: its agent, in the session the caller chose. */
-export function tokenCaller(token: Pick<Token, "kind" | "name">, session: string | undefined): Caller {
+/** Who a call made with the token is: its agent, in the session the caller chose; its events name the token. */
+export function tokenCaller(token: Pick<Token, "id" | "kind" | "name">, session: string | undefined): Caller {
   const agent = actingAgent(token);
-  return { agent, session: session ?? agentSession(agent) };
+  return { agent, session: session ?? agentSession(agent), token: token.id };
 }
 
 const forbidden = (message: string, details: Record<string, unknown>) =>

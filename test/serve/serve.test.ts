@@ -213,7 +213,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       );
     });
 
-    it("a person token acts as human:<name>, and may break a claim and answer a question", async () => {
+    it("a person token acts as human:<name>, may break a claim and answer a question; events name the token", async () => {
       const task = (await apiCall(service, alice, { tool: "arbeit_task_create", args: { title: "Claimed by alice" } }))
         .body.data.task.id;
       await apiCall(service, alice, { tool: "arbeit_task_claim", args: { task_id: task } });
@@ -236,6 +236,16 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
           ["claim_released", "human:carol"],
           ["context_added", "human:carol"],
         ],
+      );
+      const ids = Object.fromEntries(
+        (await runCli(["token", "list", "--json"], { cwd: project.dir, env: project.env })).json.data.tokens.map(
+          (t: any) => [t.name, t.id],
+        ),
+      );
+      assert.deepEqual(
+        log.map((event: any) => event.payload.token_id),
+        [ids.alice, ids.alice, ids.carol, ids.carol],
+        "every event names the token it was written with",
       );
     });
 
@@ -380,7 +390,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
           body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
         });
         assert.equal(other.status, 403);
-        assert.equal((await other.json()).error.code, "FORBIDDEN");
+        assert.equal(((await other.json()) as any).error.code, "FORBIDDEN");
       } finally {
         await mcp.close();
       }
@@ -427,6 +437,8 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       service = await startService(project);
       const again = await apiCall(service, alice, { tool: "arbeit_task_get", args: { task_id: task.id } });
       assert.equal(again.body.data.task.title, "Written during shutdown");
+      const doctor = await runCli(["doctor", "--json"], { cwd: project.dir, env: project.env });
+      assert.equal(doctor.code, 0, `arbeit doctor on what the service wrote: ${doctor.stdout}`);
     });
   });
 }

@@ -14,8 +14,8 @@ import {
 } from "../../src/team/token-rules.js";
 
 const NOW = new Date("2026-11-26T12:00:00.000Z");
-const agent = { kind: "agent", name: "alice", read_only: false } as const;
-const person = { kind: "person", name: "bob", read_only: false } as const;
+const agent = { id: "tok-alice001", kind: "agent", name: "alice", read_only: false } as const;
+const person = { id: "tok-bob00001", kind: "person", name: "bob", read_only: false } as const;
 const reader = { kind: "agent", name: "watcher", read_only: true } as const;
 
 const TOOLS: Record<string, ToolFacts> = {
@@ -125,8 +125,12 @@ describe("who a token is", () => {
     assert.equal(actingAgent(person), "human:bob");
   });
   it("the caller picks the session; without one it is the agent's own", () => {
-    assert.deepEqual(tokenCaller(agent, "laptop-1"), { agent: "alice", session: "laptop-1" });
-    assert.deepEqual(tokenCaller(person, undefined), { agent: "human:bob", session: "agent:human:bob" });
+    assert.deepEqual(tokenCaller(agent, "laptop-1"), { agent: "alice", session: "laptop-1", token: "tok-alice001" });
+    assert.deepEqual(tokenCaller(person, undefined), {
+      agent: "human:bob",
+      session: "agent:human:bob",
+      token: "tok-bob00001",
+    });
     assert.equal(sessionRefusal(person, "agent:human:bob"), undefined);
   });
   const names: Array<["agent" | "person", string, boolean]> = [
