@@ -53,6 +53,11 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Serve every tool over MCP on stdio (setup: docs/mcp.md)",
     load: () => import("./mcp-command.js"),
   },
+  serve: {
+    heavy: true,
+    summary: "One service for a team: MCP over HTTP and a tool-call endpoint, with tokens (docs/team.md)",
+    load: () => import("./serve-command.js"),
+  },
   setup: {
     heavy: true,
     summary: "Configure a host: arbeit setup claude (hooks + MCP) | opencode (plugin)",
@@ -63,6 +68,11 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
   status: {
     summary: "The store, its tasks, who works on what, set-up hosts; exit 1 when something needs attention",
     load: () => import("./status-command.js"),
+  },
+  token: {
+    heavy: true,
+    summary: "Tokens for arbeit serve: arbeit token create --agent NAME | --person NAME, list, revoke",
+    load: () => import("./token-command.js"),
   },
   tools: { summary: "List the tools (--json: with their input schemas)", load: () => import("./tools-command.js") },
   track: {

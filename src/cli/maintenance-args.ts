@@ -1,5 +1,4 @@
-import { parseArgs } from "node:util";
-import { flagGuess } from "./global-options.js";
+import { commandFlags } from "./command-flags.js";
 import { UsageError } from "./usage-error.js";
 
 /** Flags and positionals of a maintenance command; a flag it does not know is a usage error (exit 2). */
@@ -8,23 +7,12 @@ export function maintenanceArgs(
   spec: { flags: string[]; positionals: { min: number; max: number } },
   usage: string,
 ): { flags: Set<string>; positionals: string[] } {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: Object.fromEntries(spec.flags.map((flag) => [flag, { type: "boolean" as const }])),
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    const unknown = (error as NodeJS.ErrnoException).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION";
-    const flag = /'(-[^']*)'/.exec((error as Error).message)?.[1];
-    if (unknown && flag) {
-      const own = spec.flags.map((name) => `--${name}`);
-      throw new UsageError(`Unknown flag ${flag}.${flagGuess(flag, own)}`, usage);
-    }
-    throw new UsageError((error as Error).message.split("\n")[0]!, usage);
-  }
+  const parsed = commandFlags(
+    argv,
+    Object.fromEntries(spec.flags.map((flag) => [flag, { type: "boolean" as const }])),
+    usage,
+    true,
+  );
   const { positionals } = parsed;
   if (positionals.length < spec.positionals.min) throw new UsageError("Missing argument.", usage);
   if (positionals.length > spec.positionals.max)

@@ -2,13 +2,14 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { nameProblem } from "../domain/identity.js";
 import { openProject } from "../service/project.js";
 import type { SqlStore } from "../store/sql/database.js";
 import { failure } from "../tools/envelope.js";
 import type { Dashboard } from "../ui/server/server.js";
-import { envSetting, flagGuess, type GlobalOptions } from "./global-options.js";
+import { commandFlags } from "./command-flags.js";
+import { envSetting, type GlobalOptions } from "./global-options.js";
+import { LOOPBACK, portFlag } from "./listen-flags.js";
 import { printEnvelope, wantsJson } from "./output.js";
 import { UsageError } from "./usage-error.js";
 
@@ -31,31 +32,15 @@ cookie. Runs until interrupted (Ctrl-C).
 Works on SQLite and on a shared Postgres store (ARBEIT_DATABASE_URL). More: docs/dashboard.md.
 `;
 
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
-
 function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        open: { type: "boolean" },
-        "read-only": { type: "boolean" },
-        as: { type: "string" },
-      },
-      allowPositionals: false,
-      strict: true,
-    }).values;
-  } catch (error) {
-    const flag = /'(-[^']*)'/.exec((error as Error).message)?.[1];
-    if ((error as NodeJS.ErrnoException).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && flag)
-      throw new UsageError(
-        `Unknown flag ${flag}.${flagGuess(flag, ["--port", "--host", "--open", "--read-only", "--as"])}`,
-        USAGE,
-      );
-    throw new UsageError((error as Error).message.split("\n")[0]!, USAGE);
-  }
+  const options = {
+    port: { type: "string" },
+    host: { type: "string" },
+    open: { type: "boolean" },
+    "read-only": { type: "boolean" },
+    as: { type: "string" },
+  } as const;
+  return commandFlags(argv, options, USAGE).values;
 }
 
 function personName(given: string | undefined): string {
@@ -110,12 +95,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     return 0;
   }
   const flags = parse(argv);
-  let port = DEFAULT_PORT;
-  if (flags.port !== undefined) {
-    if (!/^\d{1,5}$/.test(flags.port) || Number(flags.port) > 65535)
-      throw new UsageError(`--port must be a number from 0 to 65535, not ${JSON.stringify(flags.port)}.`, USAGE);
-    port = Number(flags.port);
-  }
+  const port = portFlag(flags.port, DEFAULT_PORT, USAGE);
   const host = flags.host ?? "127.0.0.1";
   const person = personName(flags.as);
   const readOnly = flags["read-only"] === true;

@@ -65,6 +65,12 @@ export const ERROR_SUGGESTIONS = {
   SETUP_REFUSED: [
     "Setup wrote no file. Make the file the message names a readable, writable regular file (or fix its JSON), then run setup again.",
   ],
+  UNAUTHORIZED: [
+    "Send a valid token as `Authorization: Bearer arb_...`; the service's administrator makes them with `arbeit token create` (docs/team.md).",
+  ],
+  FORBIDDEN: [
+    "This token may not do that. Ask a person to do it, or ask the service's administrator for a token that may (docs/team.md).",
+  ],
   INTERNAL_ERROR: ["This is a bug in Arbeit; nothing was written. Retry once, then report it."],
 } as const satisfies Record<string, readonly string[]>;
 

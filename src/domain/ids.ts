@@ -8,6 +8,7 @@ export const ID_PREFIX = {
   file: "fle",
   session: "ses",
   memory: "mem",
+  token: "tok",
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 
@@ -21,6 +22,7 @@ const ID_NOUN: Record<IdKind, string> = {
   file: "a file record",
   session: "a session link",
   memory: "a memory entry",
+  token: "a token",
 };
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";

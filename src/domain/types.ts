@@ -196,6 +196,8 @@ export const EVENT_TYPES = [
   "claim_expired",
   "memory_set",
   "memory_deleted",
+  "token_created",
+  "token_revoked",
   ...HOST_EVENT_TYPES,
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -210,6 +212,8 @@ export const ENTITY_TYPES = [
   "file_association",
   /** A host session (its id is the session id): for what a session did outside any task. */
   "session",
+  /** A token of `arbeit serve` (docs/team.md): made and revoked by the administrator. */
+  "token",
 ] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 

@@ -247,8 +247,16 @@ function released(state: ReplayState, event: ReplayEvent): string | undefined {
   return undefined;
 }
 
-/** Event types that change nothing replay compares (sessions, files, memory, what hosts saw). */
-const NEUTRAL = new Set<string>(["work_stopped", "file_tracked", "memory_set", "memory_deleted", ...HOST_EVENT_TYPES]);
+/** Event types that change nothing replay compares (sessions, files, memory, tokens, what hosts saw). */
+const NEUTRAL = new Set<string>([
+  "work_stopped",
+  "file_tracked",
+  "memory_set",
+  "memory_deleted",
+  "token_created",
+  "token_revoked",
+  ...HOST_EVENT_TYPES,
+]);
 
 export function applyEvent(state: ReplayState, event: ReplayEvent): void {
   const handler = HANDLERS[event.event_type];

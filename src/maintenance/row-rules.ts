@@ -30,6 +30,7 @@ import {
 import { priority } from "../schemas/inputs.js";
 import { LIMITS } from "../schemas/limits.js";
 import { messageFor } from "../schemas/zod-errors.js";
+import { TOKEN_KINDS } from "../team/token-rules.js";
 import { SEQUENCE_TABLE } from "./engine.js";
 
 /**
@@ -83,6 +84,7 @@ const ENTITY_ID_KIND: Record<Exclude<EntityType, "session">, IdKind> = {
   relationship: "relationship",
   session_link: "session",
   file_association: "file",
+  token: "token",
 };
 
 const ENTITY_ID = Object.fromEntries(
@@ -240,6 +242,17 @@ const TABLES: Record<string, z.ZodObject> = {
     cursor_seq: count,
     focus_task_id: taskId.nullable(),
     updated_at: timestamp,
+  }),
+  tokens: z.strictObject({
+    id: id("token"),
+    name: identityName,
+    kind: z.enum(TOKEN_KINDS),
+    read_only: flag,
+    hash: z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 in hex"),
+    created_at: timestamp,
+    expires_at: timestamp.nullable(),
+    revoked_at: timestamp.nullable(),
+    last_used_at: timestamp.nullable(),
   }),
   [SEQUENCE_TABLE]: z.strictObject({
     name: z.enum(COUNTED_TABLES),

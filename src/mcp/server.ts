@@ -8,7 +8,8 @@
  *   await server.connect(new StdioServerTransport());
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { TOOLS } from "../tools/catalogue.js";
 import type { ToolDef } from "../tools/define.js";
 import { type Envelope, invokeTool } from "../tools/envelope.js";
@@ -32,10 +33,20 @@ export function toCallToolResult(envelope: Envelope): CallToolResult {
   };
 }
 
-export function createMcpServer(options: McpServerOptions): { server: McpServer; connection: Connection } {
-  const server = new McpServer({ name: "arbeit", version: options.version });
-  const connection = openConnection(options);
-  for (const tool of options.tools ?? TOOLS) {
+/** Runs one call of `tool` for an MCP request; `extra` is the request's (its session, auth and headers). */
+export type McpCall = (
+  tool: ToolDef,
+  args: unknown,
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+) => Promise<Envelope>;
+
+/**
+ * Lists every tool on `server` under its own name, title, description, input schema and
+ * annotations, each call answered by `call`: the one definition of Arbeit's MCP tools, for the
+ * stdio server and the service's `/mcp` alike.
+ */
+export function registerTools(server: McpServer, tools: readonly ToolDef[], call: McpCall): void {
+  for (const tool of tools) {
     const registered = server.registerTool(
       tool.name,
       {
@@ -44,16 +55,22 @@ export function createMcpServer(options: McpServerOptions): { server: McpServer;
         inputSchema: listedInputSchema(tool),
         annotations: mcpAnnotations(tool.annotations),
       },
-      async (args, extra) => {
-        // The client's name is known only once the handshake is done, so it is read per call.
-        const toolUseId = (extra._meta as Record<string, unknown> | undefined)?.["claudecode/toolUseId"];
-        const ctx = connection.context(server.server.getClientVersion()?.name, toolUseId);
-        return toCallToolResult(await invokeTool(tool, args, ctx));
-      },
+      async (args, extra) => toCallToolResult(await call(tool, args, extra)),
     );
     // registerTool lists every tool with `execution: {taskSupport: "forbidden"}`, which is what an
     // absent field means anyway (MCP spec); leaving it out saves clients ~10 tokens a tool.
     registered.execution = undefined;
   }
+}
+
+export function createMcpServer(options: McpServerOptions): { server: McpServer; connection: Connection } {
+  const server = new McpServer({ name: "arbeit", version: options.version });
+  const connection = openConnection(options);
+  registerTools(server, options.tools ?? TOOLS, (tool, args, extra) => {
+    // The client's name is known only once the handshake is done, so it is read per call.
+    const toolUseId = (extra._meta as Record<string, unknown> | undefined)?.["claudecode/toolUseId"];
+    const ctx = connection.context(server.server.getClientVersion()?.name, toolUseId);
+    return invokeTool(tool, args, ctx);
+  });
   return { server, connection };
 }

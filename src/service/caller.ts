@@ -18,6 +18,8 @@ export interface Caller {
    * file touched by a session without work of its own is recorded against the nearest one's task.
    */
   parents?: readonly string[];
+  /** The token the call came with (`arbeit serve`): every event it writes names it. */
+  token?: string;
 }
 
 /** A caller whose names are checked and whose session is settled. */

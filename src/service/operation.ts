@@ -87,7 +87,8 @@ export function writeContext(
         if (CLAIM_EVENTS.has(event.event_type)) claimed.add(event.task_id);
         else if (!active.has(event.task_id)) active.set(event.task_id, session);
       }
-      return tx.appendEvent({ ...event, session_id: session, agent: caller.agent, timestamp: now });
+      const payload = caller.token === undefined ? event.payload : { ...event.payload, token_id: caller.token };
+      return tx.appendEvent({ ...event, payload, session_id: session, agent: caller.agent, timestamp: now });
     },
     touched: (taskId, holder = session) => void active.set(taskId, holder),
     /**

@@ -1,0 +1,97 @@
+import { openProject } from "../service/project.js";
+import type { SqlStore } from "../store/sql/database.js";
+import { failure } from "../tools/envelope.js";
+import { commandFlags } from "./command-flags.js";
+import type { GlobalOptions } from "./global-options.js";
+import { LOOPBACK, portFlag } from "./listen-flags.js";
+import { printEnvelope, wantsJson, write } from "./output.js";
+import { UsageError } from "./usage-error.js";
+
+const DEFAULT_PORT = 7474;
+
+const USAGE = `Usage: arbeit serve [--port N] [--host H] [--insecure-no-tls] [--db <file>]
+
+Serves this project's store to a team, on one port, until SIGTERM or Ctrl-C:
+  POST /api/call   {"tool": "<name>", "args": {...}, "session": "<id>"} -> the tool's envelope
+  /mcp             MCP over Streamable HTTP (the same tools as \`arbeit mcp\`)
+  GET  /healthz    whether the service and its store answer (no token needed)
+Every other request needs "Authorization: Bearer <token>" (arbeit token create). An MCP client
+acts in its MCP session, or in the session its X-Arbeit-Session header names.
+The first line on stdout is the URL; stderr gets one line per request.
+
+  --port N            port to listen on (default ${DEFAULT_PORT}; 0: any free port)
+  --host H            address to listen on (default 127.0.0.1: only this machine)
+  --insecure-no-tls   allow a --host other machines reach, without TLS (tokens cross the network
+                      in clear text: use it behind a TLS-terminating proxy or on a trusted network)
+
+Works on SQLite and on Postgres (ARBEIT_DATABASE_URL). More: docs/team.md.
+`;
+
+function parse(argv: string[]) {
+  return commandFlags(
+    argv,
+    { port: { type: "string" }, host: { type: "string" }, "insecure-no-tls": { type: "boolean" } },
+    USAGE,
+  ).values;
+}
+
+/** `arbeit serve`: one service in front of the project's store (docs/team.md). */
+export async function run(argv: string[], options: GlobalOptions): Promise<number> {
+  if (options.help) {
+    write(1, USAGE);
+    return 0;
+  }
+  const flags = parse(argv);
+  const port = portFlag(flags.port, DEFAULT_PORT, USAGE);
+  const host = flags.host ?? "127.0.0.1";
+  const remote = !LOOPBACK.has(host);
+  if (remote && !flags["insecure-no-tls"])
+    throw new UsageError(
+      `--host ${host} lets other machines connect, and this service has no TLS yet: tokens would cross the network in clear text. Add --insecure-no-tls to accept that (behind a TLS proxy, or on a trusted network), or keep the default 127.0.0.1.`,
+      USAGE,
+    );
+
+  const cwd = process.cwd();
+  const db = options.db ?? process.env.ARBEIT_DB;
+  let service: Awaited<ReturnType<typeof openProject>> | undefined;
+  let running: Awaited<ReturnType<typeof import("../serve/server.js").startService>>;
+  try {
+    service = await openProject({ cwd, db });
+    const [{ startService }, { version }] = await Promise.all([import("../serve/server.js"), import("./version.js")]);
+    running = await startService({
+      service,
+      cwd,
+      db,
+      host,
+      port,
+      version: version(),
+      log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
+    });
+  } catch (error) {
+    await service?.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EADDRNOTAVAIL" || code === "EACCES") {
+      process.stderr.write(`arbeit serve: cannot listen on ${host}:${port} (${code}). Try another --port.\n`);
+      return 1;
+    }
+    return printEnvelope(failure(error), wantsJson(options.json));
+  }
+
+  process.stdout.write(`${running.url}\n`);
+  process.stderr.write(
+    `Arbeit service for ${(service.store as unknown as SqlStore).location} at ${running.url} (docs/team.md). SIGTERM or Ctrl-C stops it.\n`,
+  );
+  if (remote)
+    process.stderr.write(
+      `WARNING: listening on ${host} without TLS: other machines can connect, and tokens cross the network in clear text.\n`,
+    );
+
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  process.stderr.write("Stopping: finishing the calls in flight.\n");
+  await running.close();
+  await service.close();
+  return 0;
+}

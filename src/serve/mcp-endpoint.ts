@@ -1,0 +1,105 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { registerTools } from "../mcp/server.js";
+import { TOOLS } from "../tools/catalogue.js";
+import { failure } from "../tools/envelope.js";
+import { type CallContext, callWithToken } from "./calls.js";
+import { Refusal } from "./http.js";
+import type { Bearer } from "./token-gate.js";
+
+/**
+ * The header a client sends to act in a session of its own choosing instead of the MCP session:
+ * Claude Code's conversation id, say, so that its MCP calls and its hooks are one session.
+ */
+export const SESSION_HEADER = "x-arbeit-session";
+
+interface OpenSession {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  /** The token that opened the session: only it may go on using it. */
+  tokenId: string;
+  secret: string;
+}
+
+const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+/**
+ * MCP over Streamable HTTP at /mcp: one MCP server and transport per MCP session, keyed by its
+ * Mcp-Session-Id, serving the same catalogue as `arbeit mcp`. Every request is authenticated
+ * before it reaches here; each tool call acts as the request's token.
+ */
+export class McpEndpoint {
+  readonly #sessions = new Map<string, OpenSession>();
+
+  constructor(
+    private readonly context: CallContext,
+    private readonly version: string,
+  ) {}
+
+  get openSessions(): number {
+    return this.#sessions.size;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, bearer: Bearer, body: unknown): Promise<void> {
+    const id = headerValue(req.headers["mcp-session-id"]);
+    let open = id === undefined ? undefined : this.#sessions.get(id);
+    if (id !== undefined && !open)
+      throw new Refusal(
+        404,
+        "INVALID_ARGUMENT",
+        "There is no open MCP session with that Mcp-Session-Id; initialize again.",
+      );
+    if (open && open.tokenId !== bearer.token.id)
+      throw new Refusal(403, "FORBIDDEN", "This MCP session was opened with another token.");
+    if (!open) {
+      if (req.method !== "POST" || !isInitializeRequest(body))
+        throw new Refusal(400, "INVALID_ARGUMENT", "Start with an initialize request (no Mcp-Session-Id yet).");
+      open = await this.#open(bearer);
+    }
+    const auth = { token: bearer.secret, clientId: bearer.token.id, scopes: [], extra: { token: bearer.token } };
+    await open.transport.handleRequest(Object.assign(req, { auth }), res, body);
+  }
+
+  async #open(bearer: Bearer): Promise<OpenSession> {
+    const server = new McpServer({ name: "arbeit", version: this.version });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => `mcp-${randomUUID()}`,
+      onsessioninitialized: (id) => {
+        this.#sessions.set(id, open);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) this.#sessions.delete(transport.sessionId);
+    };
+    registerTools(server, TOOLS, (tool, args, extra) => {
+      const token = extra.authInfo?.extra?.token as Bearer["token"] | undefined;
+      if (!token) return Promise.resolve(failure(new Refusal(401, "UNAUTHORIZED", "The token is not valid.").error));
+      const chosen = headerValue(extra.requestInfo?.headers[SESSION_HEADER]);
+      return callWithToken(this.context, token, tool, args, chosen ?? extra.sessionId);
+    });
+    const open: OpenSession = { transport, server, tokenId: bearer.token.id, secret: bearer.secret };
+    await server.connect(transport);
+    return open;
+  }
+
+  /** Closes every session whose token no longer works (revoked or expired since it opened). */
+  async closeRevoked(stillActive: (secret: string) => Promise<boolean>): Promise<void> {
+    const verdicts = new Map<string, Promise<boolean>>();
+    for (const open of [...this.#sessions.values()]) {
+      let verdict = verdicts.get(open.secret);
+      if (!verdict) {
+        verdict = stillActive(open.secret).catch(() => true);
+        verdicts.set(open.secret, verdict);
+      }
+      if (!(await verdict)) await open.server.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map((open) => open.server.close()));
+    this.#sessions.clear();
+  }
+}

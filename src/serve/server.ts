@@ -1,0 +1,175 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { SqlStore } from "../store/sql/database.js";
+import { actingAgent } from "../team/token-rules.js";
+import { findTool } from "../tools/catalogue.js";
+import { failure, toArbeitError } from "../tools/envelope.js";
+import { allowedHosts, hostAllowed, originAllowed } from "../ui/server/security.js";
+import { callWithToken, type ServiceContext } from "./calls.js";
+import { Refusal, readJson, sendJson } from "./http.js";
+import { McpEndpoint, SESSION_HEADER } from "./mcp-endpoint.js";
+import { SessionOwners } from "./session-owners.js";
+import { type Bearer, TokenGate } from "./token-gate.js";
+
+export interface ServiceOptions extends ServiceContext {
+  host: string;
+  /** 0: any free port. */
+  port: number;
+  version: string;
+  /** Where the one line per request goes (stderr). */
+  log: (line: string) => void;
+  /** How often open MCP sessions are checked for a revoked token. */
+  revocationCheckMs?: number;
+}
+
+export interface RunningService {
+  url: string;
+  port: number;
+  /** Stops accepting requests, lets those in flight finish, then closes every MCP session. */
+  close(): Promise<void>;
+}
+
+/** What the request log says about one request, filled in as it is handled. */
+interface RequestNote {
+  who: string;
+  tool: string;
+  outcome: string;
+}
+
+/** `{tool, args, session?}`: the body of POST /api/call. */
+function callRequest(body: unknown): { tool: string; args: unknown; session: string | undefined } {
+  const value = body as Record<string, unknown> | null;
+  if (value === null || typeof value !== "object" || Array.isArray(value) || typeof value.tool !== "string")
+    throw new Refusal(400, "INVALID_ARGUMENT", 'The body is {"tool": "<name>", "args": {...}, "session": "<id>"}.');
+  if (value.session !== undefined && typeof value.session !== "string")
+    throw new Refusal(400, "INVALID_ARGUMENT", "session must be a string.");
+  const extra = Object.keys(value).find((key) => !["tool", "args", "session"].includes(key));
+  if (extra !== undefined)
+    throw new Refusal(400, "INVALID_ARGUMENT", `The body takes tool, args and session only, not "${extra}".`);
+  return { tool: value.tool, args: value.args ?? {}, session: value.session as string | undefined };
+}
+
+/** The JSON-RPC method of an MCP post, or the tool's name for tools/call: what the log names. */
+function mcpNote(body: unknown): string {
+  const message = (Array.isArray(body) ? body[0] : body) as { method?: unknown; params?: { name?: unknown } } | null;
+  if (message?.method === "tools/call" && typeof message.params?.name === "string") return message.params.name;
+  return typeof message?.method === "string" ? message.method : "-";
+}
+
+/**
+ * `arbeit serve` (docs/team.md): one process in front of the project's store, on one port. POST
+ * /api/call runs a tool and answers its envelope; /mcp is MCP over Streamable HTTP; GET /healthz
+ * says whether the store answers. Everything but /healthz needs a token.
+ */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const store = options.service.store as unknown as SqlStore;
+  const gate = new TokenGate(store);
+  const context = { ...options, sessions: new SessionOwners(store) };
+  const mcp = new McpEndpoint(context, options.version);
+  let hosts = new Set<string>();
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+
+  async function healthz(res: ServerResponse, note: RequestNote) {
+    try {
+      await store.transaction("read", (db) => db.get("SELECT 1 AS ok"));
+      sendJson(res, 200, { success: true, data: { ok: true, store: "ok" } });
+    } catch {
+      note.outcome = "store unavailable";
+      sendJson(res, 503, { success: true, data: { ok: false, store: "unavailable" } });
+    }
+  }
+
+  async function apiCall(req: IncomingMessage, res: ServerResponse, bearer: Bearer, note: RequestNote) {
+    const { tool: name, args, session } = callRequest(await readJson(req));
+    note.tool = name;
+    const tool = findTool(name);
+    if (!tool) throw new Refusal(400, "INVALID_ARGUMENT", `There is no tool named "${name}".`);
+    const envelope = await callWithToken(context, bearer.token, tool, args, session);
+    note.outcome = envelope.success ? "ok" : envelope.error.code;
+    sendJson(res, 200, envelope);
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, note: RequestNote) {
+    // DNS rebinding: a foreign name made to resolve here still arrives with its own Host.
+    if (!hostAllowed(req, hosts))
+      throw new Refusal(403, "FORBIDDEN", "This service answers only to its own address (Host refused).");
+    if (!originAllowed(req, hosts))
+      throw new Refusal(403, "FORBIDDEN", "Requests from web pages of other origins are refused.");
+    const path = new URL(req.url ?? "/", "http://service").pathname;
+    if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return healthz(res, note);
+    const bearer = await gate.check(req);
+    note.who = actingAgent(bearer.token);
+    if (path === "/api/call") {
+      if (req.method !== "POST") throw new Refusal(405, "INVALID_ARGUMENT", "POST a tool call to /api/call.");
+      return apiCall(req, res, bearer, note);
+    }
+    if (path === "/mcp") {
+      const body = req.method === "POST" ? await readJson(req) : undefined;
+      if (body !== undefined) note.tool = mcpNote(body);
+      return mcp.handle(req, res, bearer, body);
+    }
+    throw new Refusal(404, "INVALID_ARGUMENT", `Nothing is served at ${path}: use /api/call, /mcp or /healthz.`);
+  }
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const note: RequestNote = { who: "-", tool: "-", outcome: "" };
+    // An MCP client's GET is a stream that stays open: shutting down does not wait for it.
+    const counted = !(req.method === "GET" && req.url?.startsWith("/mcp"));
+    if (counted) inFlight++;
+    res.once("close", () => {
+      if (counted && --inFlight === 0) drained?.();
+      const ms = (performance.now() - started).toFixed(1);
+      const outcome = note.outcome === "" ? "" : ` ${note.outcome}`;
+      options.log(`${note.who} ${req.method} ${req.url ?? ""} ${note.tool} ${res.statusCode}${outcome} ${ms}ms`);
+    });
+    route(req, res, note).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof Refusal) {
+        note.outcome = error.error.code;
+        sendJson(res, error.status, error.envelope(), error.status === 401 ? { "WWW-Authenticate": "Bearer" } : {});
+        return;
+      }
+      const cause = toArbeitError(error);
+      note.outcome = cause.code;
+      sendJson(res, 500, failure(cause));
+    });
+  });
+  // MCP streams stay open as long as the client keeps them.
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  hosts = allowedHosts(options.host, port);
+  // Revocation reaches sessions that only listen (an open GET stream sends no request to check).
+  const sweep = setInterval(
+    () => void mcp.closeRevoked((secret) => gate.stillActive(secret)),
+    options.revocationCheckMs ?? 1000,
+  );
+  sweep.unref();
+  const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${shown}:${port}`,
+    port,
+    async close() {
+      clearInterval(sweep);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+      await mcp.close();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+export { SESSION_HEADER };

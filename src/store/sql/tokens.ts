@@ -1,0 +1,70 @@
+import type { Token, TokenKind } from "../../team/token-rules.js";
+import type { RawRow } from "../rows.js";
+import type { SqlDb } from "./database.js";
+
+const COLUMNS = "id, name, kind, read_only, created_at, expires_at, revoked_at, last_used_at";
+const INSERT = `INSERT INTO tokens (id, name, kind, read_only, hash, created_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`;
+const BY_HASH = `SELECT ${COLUMNS} FROM tokens WHERE hash = ?`;
+const LIST = `SELECT ${COLUMNS} FROM tokens ORDER BY created_at, id`;
+/** A token by id, or the live tokens of that name (a name may have several). */
+const FIND = `SELECT ${COLUMNS} FROM tokens WHERE id = ? OR (name = ? AND revoked_at IS NULL) ORDER BY created_at, id`;
+const REVOKE = "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL";
+const TOUCH = "UPDATE tokens SET last_used_at = ? WHERE id = ?";
+/** The agents a session has acted as: its resume state, its live work and the claims it holds. */
+const SESSION_AGENTS = `SELECT agent FROM session_state WHERE session_id = ? AND agent IS NOT NULL
+  UNION SELECT agent FROM active_work WHERE session_id = ? AND stopped_at IS NULL AND agent IS NOT NULL
+  UNION SELECT owner FROM tasks WHERE claim_session = ? AND deleted_at IS NULL AND owner IS NOT NULL`;
+
+function toToken(row: RawRow): Token {
+  return {
+    id: String(row.id),
+    name: String(row.name),
+    kind: row.kind as TokenKind,
+    read_only: Number(row.read_only) === 1,
+    created_at: String(row.created_at),
+    expires_at: (row.expires_at as string | null) ?? null,
+    revoked_at: (row.revoked_at as string | null) ?? null,
+    last_used_at: (row.last_used_at as string | null) ?? null,
+  };
+}
+
+/** The tokens of `arbeit serve`: stored by the hash of their secret, never the secret. */
+export function tokenStatements(db: SqlDb) {
+  return {
+    /** Inserts the token; false when its id was taken (draw another). */
+    async insertToken(token: Token, hash: string): Promise<boolean> {
+      const changed = await db.run(
+        INSERT,
+        token.id,
+        token.name,
+        token.kind,
+        token.read_only ? 1 : 0,
+        hash,
+        token.created_at,
+        token.expires_at,
+      );
+      return changed === 1;
+    },
+    async tokenByHash(hash: string): Promise<Token | undefined> {
+      const row = await db.get(BY_HASH, hash);
+      return row && toToken(row);
+    },
+    async listTokens(): Promise<Token[]> {
+      return (await db.all(LIST)).map(toToken);
+    },
+    async findTokens(idOrName: string): Promise<Token[]> {
+      return (await db.all(FIND, idOrName, idOrName)).map(toToken);
+    },
+    /** Marks the token revoked; false when it already was. */
+    async revokeToken(id: string, at: string): Promise<boolean> {
+      return (await db.run(REVOKE, at, id)) === 1;
+    },
+    async sessionAgents(session: string): Promise<string[]> {
+      return (await db.all(SESSION_AGENTS, session, session, session)).map((row) => String(row.agent));
+    },
+    async touchToken(id: string, at: string): Promise<void> {
+      await db.run(TOUCH, at, id);
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
+import type { UiProject } from "../ui/harness.js";
+
+/** A running `arbeit serve` process, started by a test and stopped by it. */
+export interface Service {
+  url: string;
+  child: ChildProcess;
+  /** Everything it wrote to stderr so far (the request log). */
+  stderr(): string;
+  /** Sends `signal` (SIGTERM by default) and waits for the exit: its code, or the signal that killed it. */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/** Starts `arbeit serve --port 0` in the project; resolves once it printed its URL. */
+export function startService(project: UiProject, args: string[] = []): Promise<Service> {
+  const env: Record<string, string | undefined> = { ...process.env, ...project.env };
+  for (const key of ARBEIT_SETTINGS) if (!project.env[key]) delete env[key];
+  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", ...args], {
+    cwd: project.dir,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8");
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk) => (err += chunk));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? signal ?? -1)),
+  );
+  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    }
+    return exited;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop("SIGKILL");
+      reject(new Error(`arbeit serve printed no URL within 20 s.\nstdout: ${out}\nstderr: ${err}`));
+    }, 20_000);
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const newline = out.indexOf("\n");
+      if (newline < 0) return;
+      clearTimeout(timer);
+      resolve({ url: out.slice(0, newline).trim(), child, stderr: () => err, stop });
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`arbeit serve exited (${code}) before printing its URL.\nstdout: ${out}\nstderr: ${err}`));
+    });
+  });
+}
+
+/** Makes a token with the real CLI; returns its secret. */
+export async function makeToken(project: UiProject, args: string[]): Promise<string> {
+  const result = await runCli(["token", "create", ...args, "--json"], { cwd: project.dir, env: project.env });
+  if (result.code !== 0)
+    throw new Error(`arbeit token create ${args.join(" ")} failed: ${result.stdout}${result.stderr}`);
+  return result.json.data.secret;
+}
+
+export interface HttpAnswer {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+/** POST /api/call with the token (if any): the HTTP status and the envelope. */
+export async function apiCall(
+  service: Service,
+  token: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpAnswer> {
+  const response = await fetch(`${service.url}/api/call`, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
+      ...headers,
+    },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json(), headers: response.headers };
+}
+
+/** A real MCP client over Streamable HTTP, connected to the service's /mcp with the token. */
+export async function mcpClient(service: Service, token: string, headers: Record<string, string> = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } },
+  });
+  const client = new Client({ name: "arbeit-serve-test", version: "1.0.0" });
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    /** The tool's envelope, from structuredContent. */
+    async call(tool: string, args: Record<string, unknown> = {}): Promise<any> {
+      const result = (await client.callTool({ name: tool, arguments: args })) as { structuredContent?: unknown };
+      return result.structuredContent;
+    },
+    close: () => client.close(),
+  };
+}
