@@ -100,6 +100,7 @@ const LIMIT_NOTES: Record<keyof typeof LIMITS, string> = {
   file_path: "file paths (tasks_for_file, tracked files)",
   query_limit: "rows per query page",
   json_depth: "nesting of metadata and memory values",
+  input_depth: "nesting of a call's arguments as a whole, any tool (deeper: INPUT_TOO_LARGE)",
   memory_value_bytes: "memory value, as UTF-8 JSON",
   ttl_seconds: "memory time-to-live (ten years)",
   memory_entries:
@@ -124,6 +125,8 @@ export function renderLimitsDoc(): string {
     "  nesting. Too big or too deep: `FIELD_TOO_LARGE`. `metadata` must be a JSON object (not an array,",
     "  string, number or null) holding only JSON (finite numbers, no functions or class instances):",
     "  `INVALID_METADATA` otherwise.",
+    `- **Nesting** of a call's arguments as a whole (objects and arrays, any tool) is at most ${LIMITS.input_depth} levels.`,
+    "  Deeper is `INPUT_TOO_LARGE`, refused before any field is read.",
     "- **Numbers** outside their range: `INVALID_ARGUMENT`, naming the field and the limit.",
     "- **Ids** are a prefix and 8 lowercase letters or digits (`tkt-a7f3b2c1`); anything else: `INVALID_ID`.",
     "- **Enums** out of range get their own codes: `INVALID_STATUS`, `INVALID_TYPE`, `INVALID_TEMPLATE`,",
