@@ -1,11 +1,10 @@
-import { readFileSync } from "node:fs";
 import { ArbeitError } from "../domain/errors.js";
 import { findTool } from "../tools/catalogue.js";
 import { failure, invokeTool } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
 import { printEnvelope, wantsJson } from "./output.js";
-import { readStdinSync } from "./stdin.js";
+import { readFileBoundedSync, readStdinSync } from "./stdin.js";
 import { cliToolContext } from "./tool-context.js";
 
 const USAGE = `Usage: arbeit batch <file | ->
@@ -25,7 +24,15 @@ Exit 0 on success, 1 on a tool error, 2 on a usage error.
 `;
 
 function readBatch(source: string): unknown {
-  const text = source === "-" ? readStdinSync() : readFile(source);
+  const what = source === "-" ? "Standard input" : `The batch file ${source}`;
+  const text = source === "-" ? readStdinSync() : readFileBoundedSync(source, what);
+  if (text.trim() === "") {
+    throw new ArbeitError("INVALID_ARGUMENT", `${what} is empty: there is no batch to run.`, {
+      suggestions: [
+        "Write the operations to a file and pass its path, or pipe them to `arbeit batch -` (a named pipe nobody writes to reads as empty).",
+      ],
+    });
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -33,14 +40,6 @@ function readBatch(source: string): unknown {
     throw new ArbeitError("INVALID_ARGUMENT", `The batch is not valid JSON (${(error as Error).message}).`);
   }
   return Array.isArray(value) ? { operations: value } : value;
-}
-
-function readFile(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    throw new ArbeitError("INVALID_ARGUMENT", `Cannot read the batch file ${path}: ${(error as Error).message}.`);
-  }
 }
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
