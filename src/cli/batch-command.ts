@@ -12,7 +12,8 @@ const USAGE = `Usage: arbeit batch <file | ->
 Runs the arbeit_batch tool on a JSON file (or standard input with -): up to 100 write operations
 in one transaction, all or nothing. The file holds {"operations": [...], "request_id": "..."} or
 just the list of operations. Each operation is {"tool": "<arbeit_* write>", "args": {...},
-"ref": "<name>"}; a later operation uses an earlier one's new id as "$<name>":
+"ref": "<name>"}; a later operation uses an earlier one's new id as "$<name>" in a field that
+holds ids (task_id, parent_id, blocked_by, ...); every other string is taken as written:
 
   [
     {"tool": "arbeit_task_create", "args": {"title": "Rate limiting", "type": "epic"}, "ref": "epic"},
