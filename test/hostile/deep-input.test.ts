@@ -11,7 +11,7 @@ import { forEachEngine, type HostileProject } from "./engines.js";
 
 /**
  * Arguments nested thousands of levels deep, in any tool and through every way in, are refused
- * with INPUT_TOO_LARGE before anything recursive reads them: never a stack overflow reported as
+ * with FIELD_TOO_LARGE before anything recursive reads them: never a stack overflow reported as
  * INTERNAL_ERROR, and nothing written.
  */
 
@@ -30,15 +30,23 @@ async function titles(project: HostileProject): Promise<string[]> {
 
 function assertTooDeep(envelope: any, field: string) {
   assert.equal(envelope?.success, false, JSON.stringify(envelope)?.slice(0, 500));
-  assert.equal(envelope.error.code, "INPUT_TOO_LARGE", envelope.error.message);
-  assert.match(envelope.error.message, new RegExp(`deeper than ${LIMITS.input_depth} levels \\(in ${field}\\)`));
-  assert.ok(envelope.error.details.path.startsWith(`${field}.`), envelope.error.details.path.slice(0, 80));
+  assert.equal(envelope.error.code, "FIELD_TOO_LARGE", envelope.error.message);
+  assert.match(
+    envelope.error.message,
+    new RegExp(
+      `^Invalid arguments — ${field}: is nested too deeply \\(a call's arguments nest at most ${LIMITS.input_depth} levels`,
+    ),
+  );
+  assert.deepEqual(
+    envelope.error.details.issues.map((issue: { path: string }) => issue.path),
+    [field],
+  );
 }
 
 const BATCH = `{"operations": [{"tool": "arbeit_task_create", "args": {"title": "deep", "description": "x", "extra": DEEP}}]}`;
 
 forEachEngine("arguments nested thousands of levels deep", (project) => {
-  it("arbeit call, arbeit batch <file> and arbeit batch - refuse a deep batch with INPUT_TOO_LARGE and write nothing", async () => {
+  it("arbeit call, arbeit batch <file> and arbeit batch - refuse a deep batch with FIELD_TOO_LARGE and write nothing", async () => {
     const p = await project();
     const text = around(BATCH, DEEP);
     const file = join(p.dir, "deep.json");
@@ -107,7 +115,7 @@ forEachEngine("arguments nested thousands of levels deep", (project) => {
     assert.deepEqual(data.results[1].data.entry.metadata, metadata);
   });
 
-  it("the MCP server answers a deep batch from the real SDK client with INPUT_TOO_LARGE, and keeps serving", async () => {
+  it("the MCP server answers a deep batch from the real SDK client with FIELD_TOO_LARGE, and keeps serving", async () => {
     const { dir, env } = await project();
     const child = spawn(process.execPath, [CLI, "mcp"], { cwd: dir, env: { ...process.env, ...env }, stdio: "pipe" });
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
