@@ -115,6 +115,21 @@ forEachEngine("arguments nested thousands of levels deep", (project) => {
     assert.deepEqual(data.results[1].data.entry.metadata, metadata);
   });
 
+  it("a Claude Code hook still records a failed call whose input nests thousands of levels deep", async () => {
+    const p = await project();
+    const task = (await p.ok("arbeit_task_create", { title: "hooked" })).task.id;
+    await p.ok("arbeit_task_start_work", { task_id: task }, { session: "ses-deep-hook" });
+    const payload = `{"session_id": "ses-deep-hook", "hook_event_name": "PostToolUseFailure", "cwd": ${JSON.stringify(p.dir)}, "tool_name": "Odd", "tool_input": ${around(`{"x": DEEP}`, 20_000)}, "error": "boom"}`;
+    const result = await p.cli(["hook", "post-tool-use-failure"], { input: payload });
+    assert.equal(result.code, 0);
+    assert.doesNotMatch(result.stderr, /skipped|Maximum call stack/, result.stderr);
+    const { context } = await p.ok("arbeit_task_get", { task_id: task, include: ["context"] });
+    assert.deepEqual(
+      context.map((entry: { type: string; content: string }) => [entry.type, entry.content]),
+      [["attempt", `Odd failed: (an input nested over ${LIMITS.input_depth} levels deep)\nOutcome: boom`]],
+    );
+  });
+
   it("the MCP server answers a deep batch from the real SDK client with FIELD_TOO_LARGE, and keeps serving", async () => {
     const { dir, env } = await project();
     const child = spawn(process.execPath, [CLI, "mcp"], { cwd: dir, env: { ...process.env, ...env }, stdio: "pipe" });
