@@ -1,6 +1,8 @@
 import { dirname } from "node:path";
 import { activeBriefingText } from "../fragments/briefing-text.js";
 import { lastWorkedOnText, sessionStartContext } from "../fragments/session-start.js";
+import { pathDeeperThan } from "../schemas/json-size.js";
+import { LIMITS } from "../schemas/limits.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { readCommit } from "../service/git-commit.js";
@@ -71,7 +73,10 @@ function callSummary(input: unknown): string | undefined {
     text(input.file_path) ??
     text(input.notebook_path) ??
     text(input.url) ??
-    JSON.stringify(input)
+    // JSON.stringify recurses: an input nested thousands of levels deep would overflow the stack.
+    (pathDeeperThan(input, LIMITS.input_depth)
+      ? `(an input nested over ${LIMITS.input_depth} levels deep)`
+      : JSON.stringify(input))
   );
 }
 

@@ -1,11 +1,10 @@
-import { readFileSync } from "node:fs";
 import { ArbeitError } from "../domain/errors.js";
 import { findTool } from "../tools/catalogue.js";
 import { failure, invokeTool } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
 import { printEnvelope, wantsJson, write } from "./output.js";
-import { readStdinSync } from "./stdin.js";
+import { readFileBoundedSync, readStdinSync } from "./stdin.js";
 import { cliToolContext } from "./tool-context.js";
 
 const USAGE = `Usage: arbeit batch <file | ->
@@ -13,7 +12,8 @@ const USAGE = `Usage: arbeit batch <file | ->
 Runs the arbeit_batch tool on a JSON file (or standard input with -): up to 100 write operations
 in one transaction, all or nothing. The file holds {"operations": [...], "request_id": "..."} or
 just the list of operations. Each operation is {"tool": "<arbeit_* write>", "args": {...},
-"ref": "<name>"}; a later operation uses an earlier one's new id as "$<name>":
+"ref": "<name>"}; a later operation uses an earlier one's new id as "$<name>" in a field that
+holds ids (task_id, parent_id, blocked_by, ...); every other string is taken as written:
 
   [
     {"tool": "arbeit_task_create", "args": {"title": "Rate limiting", "type": "epic"}, "ref": "epic"},
@@ -25,7 +25,15 @@ Exit 0 on success, 1 on a tool error, 2 on a usage error.
 `;
 
 function readBatch(source: string): unknown {
-  const text = source === "-" ? readStdinSync() : readFile(source);
+  const what = source === "-" ? "Standard input" : `The batch file ${source}`;
+  const text = source === "-" ? readStdinSync() : readFileBoundedSync(source, what);
+  if (text.trim() === "") {
+    throw new ArbeitError("INVALID_ARGUMENT", `${what} is empty: there is no batch to run.`, {
+      suggestions: [
+        "Write the operations to a file and pass its path, or pipe them to `arbeit batch -` (a named pipe nobody writes to reads as empty).",
+      ],
+    });
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -33,14 +41,6 @@ function readBatch(source: string): unknown {
     throw new ArbeitError("INVALID_ARGUMENT", `The batch is not valid JSON (${(error as Error).message}).`);
   }
   return Array.isArray(value) ? { operations: value } : value;
-}
-
-function readFile(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    throw new ArbeitError("INVALID_ARGUMENT", `Cannot read the batch file ${path}: ${(error as Error).message}.`);
-  }
 }
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {

@@ -1,4 +1,5 @@
-import { createReadStream, existsSync } from "node:fs";
+import { closeSync, constants, createReadStream, existsSync, openSync, readSync, statSync } from "node:fs";
+import { Socket } from "node:net";
 import { resolve } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
 import { importStore } from "../maintenance/import.js";
@@ -28,6 +29,29 @@ way in, in a private scratch database beside the store.
 /** An export line is one row: fields are limited to tens of KiB, so no real line comes near this. */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * A named pipe is opened without blocking and read as a pipe, as standard input is: opening it
+ * the ordinary way would wait forever for a writer. Nobody writing to it yet reads as empty.
+ */
+async function* openInput(path: string): AsyncGenerator<Buffer> {
+  if (!statSync(path).isFIFO()) return yield* createReadStream(path);
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  // A pipe that never had a writer wakes no event loop: ask once, directly, whether one is there.
+  const first = Buffer.alloc(64 * 1024);
+  let bytes = -1;
+  try {
+    bytes = readSync(fd, first, 0, first.length, null);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EAGAIN") {
+      closeSync(fd);
+      throw error;
+    }
+  }
+  if (bytes === 0) return closeSync(fd);
+  if (bytes > 0) yield first.subarray(0, bytes);
+  yield* new Socket({ fd, readable: true, writable: false });
+}
+
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
   if (options.help) {
     process.stdout.write(USAGE);
@@ -48,7 +72,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
         suggestions: ["Pass the path of a file written by `arbeit export`, or - to read standard input."],
       });
     }
-    const input = source === "-" ? process.stdin : createReadStream(resolve(source));
+    const input = source === "-" ? process.stdin : openInput(resolve(source));
     const lines = boundedLines(input, MAX_LINE_BYTES, source === "-" ? "Standard input" : resolve(source));
     const summary = await importStore(store, lines, {
       replace: flags.has("replace"),

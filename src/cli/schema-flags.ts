@@ -16,6 +16,8 @@ export interface FlagSpec {
   kind: FlagKind;
   nullable: boolean;
   required: boolean;
+  /** Numbers only: a whole number, so no decimal point either. */
+  integer?: boolean;
   /** Arrays only: a comma separates items (ids and enum values); free text is one item per flag. */
   commas?: boolean;
   values?: string[];
@@ -33,7 +35,7 @@ type JsonSchema = {
   required?: string[];
 };
 
-type Kind = Pick<FlagSpec, "kind" | "nullable" | "commas" | "values">;
+type Kind = Pick<FlagSpec, "kind" | "nullable" | "integer" | "commas" | "values">;
 
 function kindOf(schema: JsonSchema): Kind {
   if (schema.anyOf) {
@@ -45,6 +47,7 @@ function kindOf(schema: JsonSchema): Kind {
   const values = schema.enum?.map(String);
   switch (schema.type) {
     case "integer":
+      return { kind: "number", nullable: false, integer: true };
     case "number":
       return { kind: "number", nullable: false };
     case "boolean":
@@ -83,14 +86,16 @@ export function flagSpecs(schema: z.ZodType): FlagSpec[] {
   }));
 }
 
+const WHOLE = /^-?[0-9]+$/;
+const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
+
 function convert(spec: FlagSpec, raw: string): unknown {
   if (spec.nullable && raw === "null") return null;
   switch (spec.kind) {
-    case "number": {
-      const value = Number(raw);
-      // Not a number: pass the text on so the schema reports it as a tool error.
-      return raw.trim() !== "" && Number.isFinite(value) ? value : raw;
-    }
+    case "number":
+      // Plain decimal only (Number() would take 0x3, " 3", 1e3 and +3 too). Anything else goes on
+      // as text, so the schema reports it as a tool error; a value out of range likewise.
+      return (spec.integer ? WHOLE : DECIMAL).test(raw) ? Number(raw) : raw;
     case "boolean":
       if (raw === "true") return true;
       if (raw === "false") return false;

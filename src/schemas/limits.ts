@@ -16,6 +16,8 @@ export const LIMITS = {
   query_limit: 1_000,
   /** Nesting depth of metadata and memory values (objects and arrays). */
   json_depth: 32,
+  /** Nesting depth of a call's arguments as a whole, checked before anything reads them. */
+  input_depth: 64,
   memory_value_bytes: 16_384,
   /** Memory time-to-live: ten years. */
   ttl_seconds: 315_360_000,

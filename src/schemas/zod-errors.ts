@@ -8,7 +8,7 @@ import { idAdvice, idKindOfPattern } from "../domain/ids.js";
  * INVALID_ARGUMENT. The first issue decides the code; the message lists all of them.
  */
 export function fromZodError(error: z.ZodError, prefix = ""): ArbeitError {
-  const issues = error.issues;
+  const issues = withoutSafeRangeEchoes(error.issues);
   const first = issues[0]!;
   const code = codeFor(first);
   const describe = (issue: z.core.$ZodIssue) => {
@@ -30,6 +30,21 @@ export function fromZodError(error: z.ZodError, prefix = ""): ArbeitError {
       })),
     },
   });
+}
+
+/** zod's own "Integers must be within the safe integer range" issue. */
+const isSafeRange = (issue: z.core.$ZodIssue) =>
+  (issue.code === "too_big" || issue.code === "too_small") && issue.origin === "int";
+
+/**
+ * A whole number past 2^53 fails twice, on zod's safe-integer bound and on the field's own range:
+ * the field's own says it, so the other is left out.
+ */
+function withoutSafeRangeEchoes(issues: z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const key = (issue: z.core.$ZodIssue) => issue.path.map(String).join(".");
+  const ranged = new Set(issues.filter((issue) => !isSafeRange(issue)).map(key));
+  const kept = issues.filter((issue) => !isSafeRange(issue) || !ranged.has(key(issue)));
+  return kept.length > 0 ? kept : issues;
 }
 
 function fieldOf(issue: z.core.$ZodIssue): string {
@@ -57,12 +72,15 @@ function enumMissInUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue | undefined 
   return inner && { ...inner, path: [...issue.path, ...inner.path] };
 }
 
+/** Origins of a number's range: zod reports the safe-integer bound of `.int()` as "int". */
+const NUMERIC = new Set<string>(["number", "int", "bigint"]);
+
 function codeFor(issue: z.core.$ZodIssue): ErrorCode {
   const unionMiss = enumMissInUnion(issue);
   if (unionMiss) return codeFor(unionMiss);
   const field = fieldOf(issue);
   // A number past its maximum is out of range, not oversized input: nothing to shorten.
-  if (issue.code === "too_big") return issue.origin === "number" ? "INVALID_ARGUMENT" : "FIELD_TOO_LARGE";
+  if (issue.code === "too_big") return NUMERIC.has(issue.origin) ? "INVALID_ARGUMENT" : "FIELD_TOO_LARGE";
   if (issue.code === "custom" && (issue.params as { tooLarge?: boolean } | undefined)?.tooLarge)
     return "FIELD_TOO_LARGE";
   if (field === "title" && (issue.code === "too_small" || isMissing(issue) || isNull(issue))) {
@@ -104,7 +122,10 @@ function tooSmall(issue: z.core.$ZodIssueTooSmall): string {
 }
 
 function wrongType(issue: z.core.$ZodIssueInvalidType): string {
-  const received = /received (\w+)/.exec(issue.message)?.[1];
+  const received = /received (-?\w+)/.exec(issue.message)?.[1];
+  // JSON's 1e400 arrives as Infinity, which is a number to JavaScript but none a field can hold.
+  if (received === "Infinity" || received === "-Infinity" || received === "NaN")
+    return `must be a finite number, not ${received}`;
   const expected =
     issue.expected === "int"
       ? "a whole number"
@@ -135,6 +156,7 @@ function describe(issue: z.core.$ZodIssue): string {
     const worded = issue.errors.flat().find(ownWords);
     return worded ? messageFor(worded) : "is not in any of the accepted forms";
   }
+  if (isSafeRange(issue)) return `must be a whole number from ${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`;
   if (issue.code === "too_big")
     return `too large (limit ${String(issue.maximum)}${issue.origin === "string" ? " characters" : issue.origin === "array" ? " items" : ""})`;
   if (issue.code === "too_small") return tooSmall(issue);

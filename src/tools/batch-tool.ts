@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ArbeitError } from "../domain/errors.js";
+import { idKindOfPattern } from "../domain/ids.js";
 import type { Warning } from "../domain/types.js";
 import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
@@ -9,7 +10,8 @@ import { toArbeitError } from "./envelope.js";
 /**
  * arbeit_batch: several writes as one, all or nothing. Each operation is an ordinary tool call,
  * validated and run by the tool's own definition inside one transaction; the first that fails
- * rolls back every earlier one. A later operation refers to an earlier one's new id as "$<ref>".
+ * rolls back every earlier one. A later operation refers to an earlier one's new id as "$<ref>" in
+ * a field that holds ids; anywhere else a string is taken as it is.
  */
 
 /**
@@ -41,37 +43,75 @@ const batchInput = (names: [string, ...string[]]) =>
 
 type Operation = { tool: string; args: Record<string, unknown>; ref?: string | undefined };
 
-/** Replaces every string that is exactly "$<ref>" with that ref's id, at any depth. */
-function substitute(value: unknown, ids: Map<string, string>, index: number): unknown {
-  if (typeof value === "string") {
-    const name = REF_USE.exec(value)?.[1];
-    if (name === undefined) return value;
-    const id = ids.get(name);
-    if (id === undefined) {
-      throw new ArbeitError(
-        "INVALID_ARGUMENT",
-        `Operation ${index} names $${name}, which no earlier operation defines.`,
-        {
-          suggestions: ['Give the operation that creates it `ref: "<name>"`, and put it earlier in the list.'],
-          details: { operation_index: index, ref: name },
-        },
-      );
-    }
-    return id;
+/**
+ * The fields of a tool that hold ids (task_id, parent_id, blocked_by, supersede_entry_id,
+ * item_ids, from_task_id, to_task_id...), read from its schema: a text field whose pattern is an
+ * id's, alone, nullable or in a list. Only these take "$<ref>"; every other string is content.
+ */
+const idFieldsOf = new WeakMap<ToolDef, Set<string>>();
+
+function idFields(tool: ToolDef): Set<string> {
+  let fields = idFieldsOf.get(tool);
+  if (fields === undefined) {
+    const json = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as {
+      properties?: Record<string, IdSchema>;
+    };
+    fields = new Set(Object.keys(json.properties ?? {}).filter((key) => holdsIds(json.properties![key]!)));
+    idFieldsOf.set(tool, fields);
   }
-  if (Array.isArray(value)) return value.map((item) => substitute(item, ids, index));
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substitute(item, ids, index)]));
-  }
-  return value;
+  return fields;
 }
 
-/** The id of what an operation created: the `id` of the one record its answer holds (task, entry, item...). */
+type IdSchema = { pattern?: string; items?: IdSchema; anyOf?: IdSchema[] };
+
+function holdsIds(schema: IdSchema): boolean {
+  if (idKindOfPattern(schema.pattern)) return true;
+  if (schema.items) return holdsIds(schema.items);
+  return schema.anyOf?.some(holdsIds) ?? false;
+}
+
+/** A task-scoped memory names its task in scope_id, a text field (other scopes name a list or an agent). */
+const namesTask = (key: string, args: Record<string, unknown>) => key === "scope_id" && args.scope === "task";
+
+/** The operation's arguments with each "$<ref>" in an id field replaced by that ref's id. */
+function substitute(tool: ToolDef, args: Record<string, unknown>, ids: Map<string, string>, index: number) {
+  const fields = idFields(tool);
+  const resolve = (value: unknown) => (typeof value === "string" ? resolveRef(value, ids, index) : value);
+  return Object.fromEntries(
+    Object.entries(args).map(([key, value]) => {
+      if (!fields.has(key) && !namesTask(key, args)) return [key, value];
+      return [key, Array.isArray(value) ? value.map(resolve) : resolve(value)];
+    }),
+  );
+}
+
+function resolveRef(value: string, ids: Map<string, string>, index: number): string {
+  const name = REF_USE.exec(value)?.[1];
+  if (name === undefined) return value;
+  const id = ids.get(name);
+  if (id === undefined) {
+    throw new ArbeitError(
+      "INVALID_ARGUMENT",
+      `Operation ${index} names $${name}, which no earlier operation defines.`,
+      {
+        suggestions: ['Give the operation that creates it `ref: "<name>"`, and put it earlier in the list.'],
+        details: { operation_index: index, ref: name },
+      },
+    );
+  }
+  return id;
+}
+
+/**
+ * The id of what an operation created: the `id` of the one record its answer holds (task, entry,
+ * memory...), or of the only item of the one list it holds (a progress_add of one step).
+ */
 function newId(data: unknown): string | undefined {
   if (data === null || typeof data !== "object") return undefined;
   for (const value of Object.values(data)) {
-    if (value !== null && typeof value === "object" && typeof (value as { id?: unknown }).id === "string") {
-      return (value as { id: string }).id;
+    const record = Array.isArray(value) && value.length === 1 ? value[0] : value;
+    if (record !== null && typeof record === "object" && typeof (record as { id?: unknown }).id === "string") {
+      return (record as { id: string }).id;
     }
   }
   return undefined;
@@ -95,7 +135,7 @@ export const batchTool = (tools: () => readonly ToolDef[]) =>
     name: "arbeit_batch",
     title: "Several writes at once",
     description:
-      'Up to 100 write operations in one transaction, all or nothing. A later operation uses an earlier one\'s new id as "$<ref>" in any string argument.',
+      'Up to 100 write operations in one transaction, all or nothing. A later operation uses an earlier one\'s new id as "$<ref>" in an id field (task_id, parent_id, blocked_by...); other strings are literal.',
     input: () => batchInput(batchable(tools()).map((tool) => tool.name) as [string, ...string[]]),
     annotations: WRITE,
     run: async (ctx, { operations }) => {
@@ -144,7 +184,7 @@ async function runOperation(
   ids: Map<string, string>,
 ) {
   try {
-    const args = substitute(operation.args, ids, index) as Record<string, unknown>;
+    const args = substitute(tool, operation.args, ids, index);
     if ("request_id" in args || "session" in args) {
       throw new ArbeitError(
         "INVALID_ARGUMENT",

@@ -1,5 +1,6 @@
 import type { Envelope } from "../domain/envelope.js";
 import { ArbeitError } from "../domain/errors.js";
+import { inputDepthError } from "../schemas/input-depth.js";
 import { fromZodError } from "../schemas/zod-errors.js";
 import type { ToolContext, ToolDef } from "./define.js";
 import { runIdempotent, successEnvelope } from "./idempotency.js";
@@ -22,6 +23,8 @@ export function failure(error: unknown): Envelope<never> {
 
 /** Validates `args` against the tool's schema and runs it; never throws. */
 export async function invokeTool(tool: ToolDef, args: unknown, ctx: ToolContext): Promise<Envelope> {
+  const tooDeep = inputDepthError(args);
+  if (tooDeep) return failure(tooDeep);
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) return failure(fromZodError(parsed.error));
   try {

@@ -12,6 +12,17 @@ import { openTestProject, type TestProject } from "../helpers/service.js";
 import { aimed, garbage, type Plan, plausible, Rng, schemaDerived, toolSchema } from "./generate.js";
 import { canonicalEdge, Model } from "./model.js";
 
+/** The fields of the batched tools that hold ids: only these read "$<ref>" (docs/cli.md). */
+const BATCH_ID_FIELDS = new Set([
+  "task_id",
+  "parent_id",
+  "blocked_by",
+  "supersede_entry_id",
+  "item_ids",
+  "from_task_id",
+  "to_task_id",
+]);
+
 /**
  * One fuzz run: a fresh project, a sequence of steps (tool calls of every kind, and time passing),
  * and after every step the checks of test/fuzz: a well-formed envelope, never INTERNAL_ERROR,
@@ -413,15 +424,18 @@ function applyToModel(world: World, tool: string, args: Record<string, unknown>,
       return;
     }
     case "arbeit_batch": {
-      // Each operation as if called alone, in order, with "$ref" read as the id it stood for.
+      // Each operation as if called alone, in order, with "$ref" in an id field read as the id it
+      // stood for; a "$word" anywhere else is text.
       const ids = new Map<string, string>();
       const operations = args.operations as Array<{ tool: string; args: Record<string, unknown>; ref?: string }>;
+      const resolve = (value: unknown) =>
+        typeof value === "string" && value.startsWith("$") && ids.has(value.slice(1)) ? ids.get(value.slice(1)) : value;
       for (const [i, operation] of operations.entries()) {
         const result = data.results[i].data;
-        const resolved = JSON.parse(JSON.stringify(operation.args), (_key, value) =>
-          typeof value === "string" && value.startsWith("$") && ids.has(value.slice(1))
-            ? ids.get(value.slice(1))
-            : value,
+        const resolved = Object.fromEntries(
+          Object.entries(operation.args).map(([key, value]) =>
+            BATCH_ID_FIELDS.has(key) ? [key, Array.isArray(value) ? value.map(resolve) : resolve(value)] : [key, value],
+          ),
         );
         applyToModel(world, operation.tool, resolved, result, caller);
         if (operation.ref) ids.set(operation.ref, result.task?.id ?? result.entry?.id);
