@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -21,7 +21,10 @@ export function noteSubagentCall(arbeitDir: string, toolUseId: string, agentId: 
   if (!TOOL_USE_ID.test(toolUseId) || !AGENT_ID.test(agentId)) return false;
   const folder = join(arbeitDir, FOLDER);
   mkdirSync(folder, { recursive: true, mode: 0o700 });
-  writeFileSync(join(folder, toolUseId), agentId, { mode: 0o600 });
+  const note = join(folder, toolUseId);
+  // Opening a named pipe left under a note's name would wait for a reader forever: replace it.
+  if (lstatSync(note, { throwIfNoEntry: false })?.isFile() === false) rmSync(note, { recursive: true, force: true });
+  writeFileSync(note, agentId, { mode: 0o600 });
   sweep(folder, now);
   return true;
 }
@@ -32,6 +35,8 @@ export function takeSubagentCall(arbeitDir: string, toolUseId: unknown): string 
   const note = join(arbeitDir, FOLDER, toolUseId);
   let agentId: string;
   try {
+    // Only a regular file is a note: reading a named pipe left there would wait for a writer forever.
+    if (!lstatSync(note).isFile()) return undefined;
     agentId = readFileSync(note, "utf8").trim();
   } catch {
     return undefined;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type CliResult, runCli } from "../helpers/cli.js";
@@ -105,5 +106,23 @@ describe("Claude Code identity over MCP and hooks", () => {
     assert.deepEqual(existsSync(notes) ? readdirSync(notes) : [], []);
     const plain = await callAs("toolu_main", "arbeit_query", { query: "ready" });
     assert.equal(plain.success, true);
+  });
+
+  it("reads no named pipe as a note: the server and the hook answer instead of waiting for a writer", async () => {
+    const notes = join(dir, ".arbeit", "subagent-calls");
+    mkdirSync(notes, { recursive: true });
+    execFileSync("mkfifo", [join(notes, "toolu_Pipe")]);
+    // The server takes no note from a pipe: the call is the conversation's own, and it answers.
+    const plain = await callAs("toolu_Pipe", "arbeit_query", { query: "ready" });
+    assert.equal(plain.success, true);
+    // The hook replaces a pipe where its note goes, and the server then reads the note.
+    execFileSync("mkfifo", [join(notes, "toolu_PipeNote")]);
+    const pre = await hook("pre-tool-use", {
+      tool_name: "mcp__arbeit__arbeit_query",
+      tool_use_id: "toolu_PipeNote",
+      agent_id: AGENT,
+    });
+    assert.equal(pre.code, 0, pre.stderr);
+    assert.equal(statSync(join(notes, "toolu_PipeNote")).isFile(), true);
   });
 });
