@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listen } from "../http/listen.js";
 import type { SqlStore } from "../store/sql/database.js";
 import { actingAgent } from "../team/token-rules.js";
 import { findTool } from "../tools/catalogue.js";
@@ -141,14 +141,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   // MCP streams stay open as long as the client keeps them.
   server.requestTimeout = 0;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, options.port, options.host);
   hosts = allowedHosts(options.host, port);
   // Revocation reaches sessions that only listen (an open GET stream sends no request to check).
   const sweep = setInterval(

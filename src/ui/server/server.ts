@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ArbeitError } from "../../domain/errors.js";
+import { listen } from "../../http/listen.js";
 import type { ArbeitService } from "../../service/arbeit-service.js";
 import type { Caller } from "../../service/caller.js";
 import { newestSeq, readActivity, readAgents, readInbox, readOverview } from "../../service/overview.js";
@@ -261,14 +261,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   server.on("connect", (_req, socket) => {
     socket.end(rawRefusal(methodRefused("GET, HEAD, POST")));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, options.port, options.host);
   hosts = allowedHosts(options.host, port);
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   // The token rides in the fragment, which a browser never sends to any server; the page moves
