@@ -50,7 +50,8 @@ export function checkWritable(path: string, projectDir: string): void {
   let existing = kind === FILE ? path : undefined;
   for (; existing === undefined; folder = dirname(folder)) {
     const folderKind = kindOf(folder);
-    if (folderKind === undefined && isInside(folder, projectDir)) continue;
+    // Folders setup makes on the way, the project's own folder (`--dir`) included.
+    if (folderKind === undefined && (folder === projectDir || isInside(folder, projectDir))) continue;
     if (folderKind !== "a folder") {
       throw new SetupError(
         `${folder} is ${folderKind ?? "missing"}, not a folder, so setup cannot write ${relative(projectDir, path)}; move it aside, then run again.`,
