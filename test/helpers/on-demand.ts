@@ -1,0 +1,44 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+
+/** A package a test runs but the checkout must not depend on: installed once into a cache outside the repository. */
+export interface OnDemandTool {
+  /** The package's folder under the cache. */
+  dir: string;
+  /** Set when it could not be installed (no registry, say): why. */
+  missing?: string;
+}
+
+/**
+ * Installs `name@version` with npm into `${XDG_CACHE_HOME:-~/.cache}/arbeit-test/<folder>`, or
+ * reuses the install found there. A failed install is reported, not thrown, so the test can skip
+ * through the requirement helper.
+ */
+export function installOnDemand(name: string, version: string, folder: string): OnDemandTool {
+  const prefix = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "arbeit-test", folder);
+  const dir = join(prefix, "node_modules", ...name.split("/"));
+  if (existsSync(join(dir, "package.json"))) return { dir };
+  mkdirSync(prefix, { recursive: true });
+  const npm = spawnSync(
+    "npm",
+    ["install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save", `${name}@${version}`],
+    { encoding: "utf8", cwd: prefix, timeout: 300_000 },
+  );
+  if (npm.status === 0 && existsSync(join(dir, "package.json"))) return { dir };
+  const why = (npm.error?.message ?? `${npm.stderr}`.trim().split("\n").slice(-3).join(" ")) || `exit ${npm.status}`;
+  return { dir, missing: `npm could not install ${name}@${version} into ${prefix} (${why})` };
+}
+
+/**
+ * The command that runs a Node script needing Node 22 (fs.globSync, say): this Node when it is 22
+ * or newer, otherwise the Bun binary this checkout installs.
+ */
+export function node22Runner(): string {
+  const major = Number(process.versions.node.split(".")[0]);
+  return major >= 22 ? process.execPath : join(REPO, "node_modules", ".bin", "bun");
+}
