@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,14 +23,25 @@ export function installOnDemand(name: string, version: string, folder: string): 
   const prefix = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "arbeit-test", folder);
   const dir = join(prefix, "node_modules", ...name.split("/"));
   if (existsSync(join(dir, "package.json"))) return { dir };
-  mkdirSync(prefix, { recursive: true });
+  // Installed aside and renamed into place, so a test run beside this one never sees half an install.
+  const staging = `${prefix}.installing-${process.pid}`;
+  mkdirSync(staging, { recursive: true });
   const npm = spawnSync(
     "npm",
-    ["install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save", `${name}@${version}`],
-    { encoding: "utf8", cwd: prefix, timeout: 300_000 },
+    ["install", "--prefix", staging, "--no-audit", "--no-fund", "--no-save", `${name}@${version}`],
+    { encoding: "utf8", cwd: staging, timeout: 300_000 },
   );
-  if (npm.status === 0 && existsSync(join(dir, "package.json"))) return { dir };
-  const why = (npm.error?.message ?? `${npm.stderr}`.trim().split("\n").slice(-3).join(" ")) || `exit ${npm.status}`;
+  if (npm.status === 0) {
+    try {
+      renameSync(staging, prefix);
+    } catch {
+      // Another run put its install in place first: that one is used.
+    }
+  }
+  rmSync(staging, { recursive: true, force: true });
+  if (existsSync(join(dir, "package.json"))) return { dir };
+  const said = `${npm.stderr}`.split("\n").filter((line) => line.startsWith("npm error"));
+  const why = npm.error?.message ?? (said.slice(0, 2).join("; ") || `npm exited ${npm.status}`);
   return { dir, missing: `npm could not install ${name}@${version} into ${prefix} (${why})` };
 }
 
