@@ -173,6 +173,8 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
 
     it("Claude Code does not hand its conversation id to an http server: CLAUDE_CODE_SESSION_ID is unset where .mcp.json's placeholders are filled and in a headersHelper", async () => {
       const title = "Made over HTTP, asking for the conversation's id";
+      // docs/mcp.md states this; a Claude Code that passes the id fails here, and the page then
+      // needs to say how to send it.
       let seen = "";
       const remote = await remoteRun(title, (sandbox) => {
         seen = join(sandbox.root, "helper-saw.json");
