@@ -46,6 +46,19 @@ export function projectTarget(
   const target = postgresTarget(options, env);
   const recorded = readStoreRecord(folder);
   if (recorded === undefined) return target;
+  if (recorded.store === "service") {
+    // The tasks are behind the service; a local store here would be a second, empty one.
+    throw new ArbeitError(
+      "STORE_UNAVAILABLE",
+      `This checkout uses the Arbeit service at ${recorded.url} (recorded in ${folder}) and has no store of its own; nothing was read or written.`,
+      {
+        suggestions: [
+          "Tool commands (arbeit call, arbeit task ..., arbeit batch, arbeit mcp) go to the service; run commands that work on a store where the service runs.",
+        ],
+        details: { path: folder, cause: "service_checkout", url: recorded.url },
+      },
+    );
+  }
   if (target === undefined) {
     throw new ArbeitError(
       "STORE_UNAVAILABLE",
