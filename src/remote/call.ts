@@ -6,11 +6,12 @@ import type { ServiceTarget } from "./target.js";
 /**
  * Tool arguments that are file paths, made relative to the local project root before they leave
  * the machine, by the rule the tools apply locally: an absolute path inside the project becomes
- * relative to its root; any other stays as written. The `files` query's file_path is the one.
+ * relative to its root; any other stays as written. The tasks_for_file query's file_path is the one.
  */
 export function localPathsRelative(tool: string, args: unknown, root: string): unknown {
   const value = args as { query?: unknown; params?: { file_path?: unknown } } | null;
-  if (tool !== "arbeit_query" || value?.query !== "files" || typeof value.params?.file_path !== "string") return args;
+  if (tool !== "arbeit_query" || value?.query !== "tasks_for_file" || typeof value.params?.file_path !== "string")
+    return args;
   const relative = projectRelative(root, value.params.file_path);
   return relative === null ? args : { ...value, params: { ...value.params, file_path: relative } };
 }
