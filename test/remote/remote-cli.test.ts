@@ -259,3 +259,24 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
     });
   });
 }
+
+describe("arbeit init --server", () => {
+  it("is in arbeit init --help", async () => {
+    const help = await runCli(["init", "--help"], { cwd: process.cwd() });
+    assert.match(help.stdout, /--server <url>/);
+  });
+
+  it("refuses a URL that holds a password or is not http(s), and records nothing", async () => {
+    const laptop = checkout();
+    try {
+      for (const url of ["https://me:secret@arbeit.example.com", "ftp://arbeit.example.com", "not a url"]) {
+        const answer = await laptop.cli(["init", "--server", url, "--json"]);
+        assert.equal(answer.code, 1, url);
+        assert.equal(answer.json.error.code, "INVALID_ARGUMENT", url);
+        assert.equal(existsSync(join(laptop.dir, ".arbeit")), false, url);
+      }
+    } finally {
+      laptop.close();
+    }
+  });
+});
