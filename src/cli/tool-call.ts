@@ -19,7 +19,7 @@ export async function callTool(tool: ToolDef, args: unknown, options: GlobalOpti
   }
   if (remote) {
     const { remoteCall } = await import("../remote/call.js");
-    return remoteCall(remote, tool.name, args, callerNames(options).session);
+    return remoteCall(remote, tool.name, args, callerNames(options));
   }
   const ctx = cliToolContext(options);
   try {

@@ -79,7 +79,10 @@ export function openConnection(options: ConnectionOptions): Connection {
       }
       if (!remote) return invokeTool(tool, args, ctx);
       const { remoteCall } = await import("../remote/call.js");
-      return remoteCall(remote, tool.name, args, ctx.caller.session ?? undefined);
+      return remoteCall(remote, tool.name, args, {
+        session: ctx.caller.session ?? undefined,
+        list: options.listId,
+      });
     },
     async close() {
       const opened = await service?.catch(() => undefined);

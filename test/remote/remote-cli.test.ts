@@ -138,6 +138,16 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.match(refused.json.error.suggestions.join(" "), new RegExp(`arbeit login ${proxy.url}`));
     });
 
+    it("a default list (--list / ARBEIT_LIST) is refused before anything is sent, not dropped", async () => {
+      const requests = await requestsOf(async () => {
+        const answer = await laptop.cli(["task", "create", "Listed", "--json"], { env: { ARBEIT_LIST: "team-a" } });
+        assert.equal(answer.code, 1);
+        assert.equal(answer.json.error.code, "INVALID_ARGUMENT");
+        assert.match(answer.json.error.message, /ARBEIT_LIST/);
+      });
+      assert.deepEqual(requests, []);
+    });
+
     it("without a token the call is UNAUTHORIZED, says to run arbeit login, and sends nothing", async () => {
       const stranger = checkout();
       try {
