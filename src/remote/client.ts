@@ -30,8 +30,15 @@ export async function postCall(
       });
     return await send(url, token, call);
   } catch (error) {
-    const body = (error instanceof ArbeitError ? error : unreachable(url, error)).toBody();
-    return { success: false, error: body };
+    // send() names an unreachable service itself; anything else thrown here is a bug.
+    const known =
+      error instanceof ArbeitError
+        ? error
+        : new ArbeitError(
+            "INTERNAL_ERROR",
+            `Unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
+          );
+    return { success: false, error: known.toBody() };
   }
 }
 

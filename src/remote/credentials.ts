@@ -23,14 +23,22 @@ function readCredentials(file: string): Credentials {
   if (stats === undefined) return {};
   const damaged = (why: string) =>
     new ArbeitError("UNAUTHORIZED", `${file} ${why}, so no stored token can be read from it.`, {
-      suggestions: ["Make it a JSON object again (or move it aside) and run `arbeit login <url>` once more."],
+      suggestions: [
+        'Make it a JSON object again, {"<service origin>": {"token": "arb_..."}}, or set ARBEIT_TOKEN, and retry.',
+      ],
       details: { path: file },
     });
   // Reading a FIFO would wait for a writer forever.
   if (!stats.isFile()) throw damaged("is not a regular file");
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw damaged(`cannot be read (${(error as NodeJS.ErrnoException).code ?? "unknown error"})`);
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
+    parsed = JSON.parse(text);
   } catch {
     throw damaged("is not valid JSON");
   }

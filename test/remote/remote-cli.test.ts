@@ -290,3 +290,22 @@ describe("arbeit init --server", () => {
     }
   });
 });
+
+describe("the user's credentials file", () => {
+  it("when it is not valid JSON, a call is UNAUTHORIZED naming the file, and the file is left as it is", async () => {
+    const laptop = checkout();
+    try {
+      const file = join(laptop.config, "arbeit", "credentials.json");
+      mkdirSync(join(laptop.config, "arbeit"));
+      writeFileSync(file, "[1");
+      const env = { ARBEIT_URL: `http://127.0.0.1:${await closedPort()}` };
+      const answer = await laptop.cli(["call", "arbeit_query", '{"query": "ready"}'], { env });
+      assert.equal(answer.code, 1);
+      assert.equal(answer.json.error.code, "UNAUTHORIZED");
+      assert.ok(answer.json.error.message.includes(file));
+      assert.equal(readFileSync(file, "utf8"), "[1");
+    } finally {
+      laptop.close();
+    }
+  });
+});
