@@ -309,3 +309,22 @@ describe("the user's credentials file", () => {
     }
   });
 });
+
+describe("arbeit status with ARBEIT_URL", () => {
+  it("says the service does not answer and there is no token, exit 1", async () => {
+    const laptop = checkout();
+    try {
+      const url = `http://127.0.0.1:${await closedPort()}`;
+      const status = await laptop.cli(["status", "--json"], { env: { ARBEIT_URL: url } });
+      assert.equal(status.code, 1);
+      assert.deepEqual(status.json.store, { engine: "service", url, from: "ARBEIT_URL" });
+      assert.deepEqual([status.json.reachable, status.json.token], [false, "missing"]);
+      assert.equal(status.json.attention.length, 2);
+      assert.match(status.json.attention[1].hint, new RegExp(`arbeit login ${url}`));
+      // Asking about the service made no local store.
+      assert.equal(existsSync(join(laptop.dir, ".arbeit")), false);
+    } finally {
+      laptop.close();
+    }
+  });
+});
