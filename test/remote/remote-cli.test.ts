@@ -328,3 +328,19 @@ describe("arbeit status with ARBEIT_URL", () => {
     }
   });
 });
+
+describe("a process given ARBEIT_URL in a checkout with a local store", () => {
+  it("its Claude Code hooks stay silent instead of answering from the local store", async () => {
+    const laptop = checkout();
+    try {
+      assert.equal((await laptop.cli(["init", "--json"])).code, 0);
+      assert.equal((await laptop.cli(["task", "create", "Only in the local store", "--json"])).code, 0);
+      const env = { ...laptop.env, ARBEIT_URL: `http://127.0.0.1:${await closedPort()}` };
+      const payload = hookPayload(laptop.dir, "claude-1", "SessionStart", { source: "startup" });
+      const result = await runHook("session-start", payload, laptop.dir, env);
+      assert.deepEqual([result.code, result.stdout, result.stderr], [0, "", ""]);
+    } finally {
+      laptop.close();
+    }
+  });
+});
