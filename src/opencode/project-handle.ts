@@ -1,3 +1,4 @@
+import { serviceTarget } from "../remote/target.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import { isNoUsableStore, type LocateOptions, locate, openProject } from "../service/project.js";
 
@@ -30,10 +31,12 @@ export class ProjectHandle {
 
   /**
    * For hooks: the service, or undefined when this process has no store it can use here (Arbeit
-   * is not set up, or the checkout uses an Arbeit service): hooks stay silent then.
+   * is not set up, or the process uses an Arbeit service): hooks stay silent then.
    */
   async serviceIfInitialized(): Promise<ArbeitService | undefined> {
     if (!this.#service && !locate(this.#where)) return undefined;
+    // Not through a service yet: a process pointed at one (ARBEIT_URL) does not use a local store.
+    if (serviceTarget(this.#where)) return undefined;
     try {
       return await this.service();
     } catch (error) {

@@ -36,3 +36,26 @@ describe("the OpenCode plugin in a checkout pointed at arbeit serve", () => {
     }
   });
 });
+
+describe("the OpenCode plugin in a process given ARBEIT_URL, in a checkout with a local store", () => {
+  it("adds nothing from the local store to the prompt", async () => {
+    const { dir, cleanup } = tempDir("arbeit-remote-opencode-");
+    const before = process.env.ARBEIT_URL;
+    try {
+      assert.equal((await runCli(["init", "--json"], { cwd: dir })).code, 0);
+      const id = (await runCli(["task", "create", "Only local", "--json"], { cwd: dir })).json.data.task.id;
+      assert.equal((await runCli(["task", "start-work", id, "--session", "ses_1", "--json"], { cwd: dir })).code, 0);
+      process.env.ARBEIT_URL = "http://127.0.0.1:9";
+      const hooks = await createArbeitHooks({ directory: dir } as never);
+      try {
+        assert.deepEqual(await systemPrompt(hooks, "ses_1"), []);
+      } finally {
+        await hooks.dispose!();
+      }
+    } finally {
+      if (before === undefined) delete process.env.ARBEIT_URL;
+      else process.env.ARBEIT_URL = before;
+      cleanup();
+    }
+  });
+});
