@@ -43,3 +43,20 @@ export function readStoreRecord(folder: string): StoreRecord | undefined {
 export function writeStoreRecord(folder: string, record: StoreRecord): void {
   writeFileSync(join(folder, STORE_RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
 }
+
+/**
+ * A command that works on a local store, in a process that uses an Arbeit service (`where`: how
+ * it was told, the record or ARBEIT_URL). Hooks stay silent on it (its cause), as outside a project.
+ */
+export function serviceCheckout(url: string, where: string, path: string): ArbeitError {
+  return new ArbeitError(
+    "STORE_UNAVAILABLE",
+    `This checkout uses the Arbeit service at ${url} (${where}) and has no store of its own; nothing was read or written.`,
+    {
+      suggestions: [
+        "Tool commands (arbeit call, arbeit task ..., arbeit batch, arbeit mcp) go to the service; run commands that work on a store where the service runs.",
+      ],
+      details: { path, cause: "service_checkout", url },
+    },
+  );
+}

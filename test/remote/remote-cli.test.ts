@@ -343,4 +343,27 @@ describe("a process given ARBEIT_URL in a checkout with a local store", () => {
       laptop.close();
     }
   });
+
+  it("arbeit track refuses with STORE_UNAVAILABLE naming the service, and records nothing locally", async () => {
+    const laptop = checkout();
+    try {
+      assert.equal((await laptop.cli(["init", "--json"])).code, 0);
+      const id = (await laptop.cli(["task", "create", "Local", "--json"])).json.data.task.id;
+      assert.equal((await laptop.cli(["task", "start-work", id, "--json"])).code, 0);
+      writeFileSync(join(laptop.dir, "a.ts"), "");
+      const url = `http://127.0.0.1:${await closedPort()}`;
+      const tracked = await laptop.cli(["track", "a.ts", "--json"], { env: { ARBEIT_URL: url } });
+      assert.equal(tracked.code, 1);
+      assert.equal(tracked.json.error.code, "STORE_UNAVAILABLE");
+      assert.ok(tracked.json.error.message.includes(url));
+      const files = await laptop.cli([
+        "call",
+        "arbeit_query",
+        JSON.stringify({ query: "files_for_task", params: { task_id: id } }),
+      ]);
+      assert.deepEqual(files.json.data.files, []);
+    } finally {
+      laptop.close();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { ArbeitError } from "../../domain/errors.js";
-import { readStoreRecord } from "../store-record.js";
+import { readStoreRecord, serviceCheckout } from "../store-record.js";
 import type { TaskStore } from "../task-store.js";
 import { describeLocation, isPostgresUrl } from "./config.js";
 
@@ -46,19 +46,8 @@ export function projectTarget(
   const target = postgresTarget(options, env);
   const recorded = readStoreRecord(folder);
   if (recorded === undefined) return target;
-  if (recorded.store === "service") {
-    // The tasks are behind the service; a local store here would be a second, empty one.
-    throw new ArbeitError(
-      "STORE_UNAVAILABLE",
-      `This checkout uses the Arbeit service at ${recorded.url} (recorded in ${folder}) and has no store of its own; nothing was read or written.`,
-      {
-        suggestions: [
-          "Tool commands (arbeit call, arbeit task ..., arbeit batch, arbeit mcp) go to the service; run commands that work on a store where the service runs.",
-        ],
-        details: { path: folder, cause: "service_checkout", url: recorded.url },
-      },
-    );
-  }
+  // The tasks are behind the service; a local store here would be a second, empty one.
+  if (recorded.store === "service") throw serviceCheckout(recorded.url, `recorded in ${folder}`, folder);
   if (target === undefined) {
     throw new ArbeitError(
       "STORE_UNAVAILABLE",
