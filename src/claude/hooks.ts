@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import { activeBriefingText } from "../fragments/briefing-text.js";
 import { lastWorkedOnText, sessionStartContext } from "../fragments/session-start.js";
+import { serviceTarget } from "../remote/target.js";
 import { pathDeeperThan } from "../schemas/json-size.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
@@ -211,6 +212,9 @@ export async function runClaudeHook(
         noteSubagentCall(dirname(location.dbPath), payload.tool_use_id, payload.agent_id);
       return { stdout: "", stderr: "" };
     }
+    // The hooks do not go through a service yet: a process pointed at one (ARBEIT_URL) stays
+    // silent rather than answer from a local store its tool calls do not use.
+    if (serviceTarget(where, env)) return { stdout: "", stderr: "" };
     service = await openProject(where);
     const caller: Caller = {
       ...hookSession(payload),

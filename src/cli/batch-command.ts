@@ -1,11 +1,11 @@
 import { ArbeitError } from "../domain/errors.js";
 import { findTool } from "../tools/catalogue.js";
-import { failure, invokeTool } from "../tools/envelope.js";
+import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
 import { printEnvelope, wantsJson, write } from "./output.js";
 import { readFileBoundedSync, readStdinSync } from "./stdin.js";
-import { cliToolContext } from "./tool-context.js";
+import { callTool } from "./tool-call.js";
 
 const USAGE = `Usage: arbeit batch <file | ->
 
@@ -49,13 +49,10 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     return 0;
   }
   const { positionals } = maintenanceArgs(argv, { flags: [], positionals: { min: 1, max: 1 } }, USAGE);
-  const ctx = cliToolContext(options);
   try {
-    const envelope = await invokeTool(findTool("arbeit_batch")!, readBatch(positionals[0]!), ctx);
+    const envelope = await callTool(findTool("arbeit_batch")!, readBatch(positionals[0]!), options);
     return printEnvelope(envelope, wantsJson(options.json));
   } catch (error) {
     return printEnvelope(failure(error), wantsJson(options.json));
-  } finally {
-    await ctx.close();
   }
 }

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { findTool, TOOL_NAMES } from "../tools/catalogue.js";
-import { failure, invokeTool } from "../tools/envelope.js";
+import { failure } from "../tools/envelope.js";
 import { flagGuess, type GlobalOptions } from "./global-options.js";
 import { printEnvelope, write } from "./output.js";
 import { readStdinSync } from "./stdin.js";
 import { closest } from "./suggest.js";
-import { cliToolContext } from "./tool-context.js";
+import { callTool } from "./tool-call.js";
 import { UsageError } from "./usage-error.js";
 
 const USAGE = `Usage: arbeit call <tool_name> ['<json arguments>' | -]
@@ -75,11 +75,6 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     if (error instanceof UsageError) throw error;
     return printEnvelope(failure(error), true);
   }
-  const ctx = cliToolContext(options);
-  try {
-    // JSON in, JSON out: call is for scripts, so it prints JSON even on a terminal.
-    return printEnvelope(await invokeTool(tool, args, ctx), true);
-  } finally {
-    await ctx.close();
-  }
+  // JSON in, JSON out: call is for scripts, so it prints JSON even on a terminal.
+  return printEnvelope(await callTool(tool, args, options), true);
 }

@@ -48,6 +48,14 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Load an export into an empty database: arbeit import <file | -> [--keep-claims] [--replace]",
     load: () => import("./import-command.js"),
   },
+  login: {
+    summary: "Store a token for an Arbeit service in your own config: arbeit login <url> [--token-stdin]",
+    load: () => import("./login-command.js"),
+  },
+  logout: {
+    summary: "Forget the token stored for an Arbeit service: arbeit logout <url>",
+    load: () => import("./logout-command.js"),
+  },
   mcp: {
     heavy: true,
     summary: "Serve every tool over MCP on stdio (setup: docs/mcp.md)",

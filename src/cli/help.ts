@@ -99,6 +99,11 @@ export function commandHelp(command: ToolCommand): string {
   const tool = command.tool;
   const lines = [`Usage: arbeit ${usageLine(command)} [--flags]`, "", tool.description, "", "Flags:"];
   lines.push(describeFlags(flagSpecs(tool.input)));
+  // Not a tool argument: the CLI records the service itself (src/cli/init-server.ts).
+  if (tool.name === "arbeit_init")
+    lines.push(
+      "  --server <url>                  Use the team's `arbeit serve` service: record its URL, make no database (docs/team.md)",
+    );
   const words = [...command.positionals, ...(command.variadic ? [command.variadic] : [])];
   if (words.length > 0) {
     const flags = words.map(flagName);

@@ -1,14 +1,13 @@
 import { QUERIES, type QueryName } from "../service/queries.js";
 import { TOOLS } from "../tools/catalogue.js";
-import { invokeTool } from "../tools/envelope.js";
 import { EXTRA_COMMANDS } from "./extra-commands.js";
 import type { GlobalOptions } from "./global-options.js";
 import { commandHelp, groupHelp, oneQueryHelp, queryHelp } from "./help.js";
 import { printEnvelope, wantsJson, write } from "./output.js";
 import { flagSpecs, parseFlags } from "./schema-flags.js";
 import { closest } from "./suggest.js";
+import { callTool } from "./tool-call.js";
 import { commandNames, groups, resolveCommand, type ToolCommand, toolCommands } from "./tool-commands.js";
-import { cliToolContext } from "./tool-context.js";
 import { inCommand, UsageError } from "./usage-error.js";
 
 function isQuery(name: string | undefined): name is QueryName {
@@ -78,13 +77,12 @@ export async function runToolCommand(words: string[], options: GlobalOptions): P
     else write(1, commandHelp(command));
     return 0;
   }
+  if (command.tool.name === "arbeit_init" && rest.some((word) => word === "--server" || word.startsWith("--server="))) {
+    const { initServer } = await import("./init-server.js");
+    return initServer(rest, options);
+  }
   const args = inCommand(name, () =>
     query ? queryArgs(rest) : parseFlags(rest, flagSpecs(command.tool.input), command.positionals, command.variadic),
   );
-  const ctx = cliToolContext(options);
-  try {
-    return printEnvelope(await invokeTool(command.tool, args, ctx), wantsJson(options.json));
-  } finally {
-    await ctx.close();
-  }
+  return printEnvelope(await callTool(command.tool, args, options), wantsJson(options.json));
 }

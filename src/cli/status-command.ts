@@ -1,11 +1,13 @@
 import { dirname } from "node:path";
 import { type StatusReport, storeStatus } from "../maintenance/status.js";
+import { type ServiceTarget, serviceTarget } from "../remote/target.js";
 import { locate } from "../service/project.js";
 import { claudeStatus, opencodeStatus } from "../setup/host-status.js";
 import { readStoreRecord, type StoreRecord } from "../store/store-record.js";
+import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { maintenanceArgs } from "./maintenance-args.js";
-import { wantsJson, write } from "./output.js";
+import { printEnvelope, wantsJson, write } from "./output.js";
 import { onProjectStore, storeWhere } from "./project-store.js";
 import { terminalLine, terminalSafe } from "./terminal-text.js";
 
@@ -24,7 +26,9 @@ function renderText(report: StatusReport & { store: { recorded?: StoreRecord } }
   const lines = [
     `Store:   ${store.location} (${store.engine}, schema ${store.schema_version}${store.read_only ? ", read-only" : ""})`,
     ...(store.recorded
-      ? [`         recorded in .arbeit/config.json: ${store.recorded.store}, schema ${store.recorded.schema}`]
+      ? [
+          `         recorded in .arbeit/config.json: ${store.recorded.store}, ${"schema" in store.recorded ? `schema ${store.recorded.schema}` : store.recorded.url}`,
+        ]
       : []),
     `Tasks:   ${tasks.total} (${tasks.open} open, ${tasks.in_progress} in progress, ${tasks.completed} completed, ${tasks.cancelled} cancelled)`,
     `Working: ${report.working.length === 0 ? "nobody" : `${report.working.length} session(s)`}`,
@@ -48,14 +52,38 @@ function renderText(report: StatusReport & { store: { recorded?: StoreRecord } }
   return terminalSafe(`${lines.join("\n")}\n`, { newlines: true });
 }
 
+/** A checkout that uses an Arbeit service: where it is, whether it answers, whether there is a token. */
+async function remoteStatus(target: ServiceTarget, options: GlobalOptions): Promise<number> {
+  const { serviceStatus } = await import("../remote/service-status.js");
+  const report = await serviceStatus(target);
+  if (wantsJson(options.json)) write(1, `${JSON.stringify(report)}\n`);
+  else {
+    const lines = [
+      `Store:   the Arbeit service at ${report.store.url} (${report.store.from === "record" ? "recorded in .arbeit/config.json" : "from ARBEIT_URL"}), ${report.reachable ? "answering" : "not answering"}`,
+      `Token:   ${report.token === "missing" ? "none" : report.token === "stored" ? "stored by arbeit login" : "from ARBEIT_TOKEN"}`,
+      ...(report.ok ? ["Nothing needs attention."] : ["Needs attention:"]),
+      ...report.attention.flatMap((item) => [`  ${item.message}`, ...(item.hint ? [`    hint: ${item.hint}`] : [])]),
+    ];
+    write(1, terminalSafe(`${lines.join("\n")}\n`, { newlines: true }));
+  }
+  return report.ok ? 0 : 1;
+}
+
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
   if (options.help) {
     write(1, USAGE);
     return 0;
   }
   maintenanceArgs(argv, { flags: [], positionals: { min: 0, max: 0 } }, USAGE);
+  const where = storeWhere(options);
+  let remote: ServiceTarget | undefined;
+  try {
+    remote = serviceTarget(where);
+  } catch (error) {
+    return printEnvelope(failure(error), wantsJson(options.json));
+  }
+  if (remote) return remoteStatus(remote, options);
   return onProjectStore(options, async (store) => {
-    const where = storeWhere(options);
     const location = locate(where);
     const root = location?.root ?? process.cwd();
     const report = await storeStatus(store, [claudeStatus(root), opencodeStatus(root)]);

@@ -1,4 +1,6 @@
 import { fromDirectory } from "../domain/paths.js";
+import { serviceTarget } from "../remote/target.js";
+import { serviceCheckout } from "../store/store-record.js";
 import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { printEnvelope, wantsJson, write } from "./output.js";
@@ -29,6 +31,10 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   if (op !== "read" && op !== "write") throw new UsageError(`--op is read or write, not ${JSON.stringify(op)}.`);
   const ctx = cliToolContext(options);
   try {
+    // File tracking is not a tool the service takes yet; ARBEIT_URL must not make it write locally.
+    const remote = serviceTarget({ cwd: ctx.cwd, db: ctx.db });
+    if (remote)
+      throw serviceCheckout(remote.url, remote.from === "record" ? "recorded in .arbeit/" : "ARBEIT_URL", remote.root);
     const service = await ctx.service();
     const result = await service.trackFile({ path: fromDirectory(process.cwd(), path), operation: op }, ctx.caller);
     return printEnvelope({ success: true, data: result.data }, wantsJson(options.json));

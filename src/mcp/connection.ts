@@ -1,10 +1,13 @@
 import { dirname } from "node:path";
 import { subagentSession, takeSubagentCall } from "../claude/subagent-calls.js";
+import type { Envelope } from "../domain/envelope.js";
 import { newId } from "../domain/ids.js";
+import { serviceTarget } from "../remote/target.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { locate, openProject } from "../service/project.js";
-import type { ToolContext } from "../tools/define.js";
+import type { ToolContext, ToolDef } from "../tools/define.js";
+import { failure, invokeTool } from "../tools/envelope.js";
 
 export interface ConnectionOptions {
   cwd: string;
@@ -23,6 +26,11 @@ export interface Connection {
   readonly session: string;
   /** `toolUseId`: Claude Code's id of the call (`_meta["claudecode/toolUseId"]`), if any. */
   context(clientName: string | undefined, toolUseId?: unknown): ToolContext;
+  /**
+   * Runs one call in `ctx`: on the project's store, or, in a checkout that points at an `arbeit
+   * serve` service, as one request to it, in the connection's session (docs/team.md).
+   */
+  call(tool: ToolDef, args: unknown, ctx: ToolContext): Promise<Envelope>;
   close(): Promise<void>;
 }
 
@@ -60,6 +68,21 @@ export function openConnection(options: ConnectionOptions): Connection {
         ...(options.listId ? { list_id: options.listId } : {}),
       };
       return { caller, cwd: options.cwd, db: options.db, service: open };
+    },
+    async call(tool, args, ctx) {
+      let remote: ReturnType<typeof serviceTarget>;
+      try {
+        // Read per call, as the store is opened on first use: arbeit_init may run in between.
+        remote = serviceTarget({ cwd: options.cwd, db: options.db });
+      } catch (error) {
+        return failure(error);
+      }
+      if (!remote) return invokeTool(tool, args, ctx);
+      const { remoteCall } = await import("../remote/call.js");
+      return remoteCall(remote, tool.name, args, {
+        session: ctx.caller.session ?? undefined,
+        list: options.listId,
+      });
     },
     async close() {
       const opened = await service?.catch(() => undefined);

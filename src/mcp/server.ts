@@ -1,8 +1,8 @@
 /**
  * The MCP server, generated from the tool catalogue: every tool under its own name, with its
- * title, description, input schema and annotations. Each call runs through invokeTool, so an MCP
- * client gets the same envelope as every other front end, as `structuredContent` and as compact
- * JSON text, with `isError` on failure.
+ * title, description, input schema and annotations. Each call runs through invokeTool (or, in a
+ * checkout that uses an Arbeit service, goes to it), so an MCP client gets the same envelope as
+ * every other front end, as `structuredContent` and as compact JSON text, with `isError` on failure.
  *
  *   const { server, connection } = createMcpServer({ cwd: process.cwd(), version: "0.1.0" });
  *   await server.connect(new StdioServerTransport());
@@ -12,7 +12,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { TOOLS } from "../tools/catalogue.js";
 import type { ToolDef } from "../tools/define.js";
-import { type Envelope, invokeTool } from "../tools/envelope.js";
+import type { Envelope } from "../tools/envelope.js";
 import { mcpAnnotations } from "./annotations.js";
 import { type Connection, type ConnectionOptions, openConnection } from "./connection.js";
 import { listedInputSchema } from "./listed-input-schema.js";
@@ -70,7 +70,7 @@ export function createMcpServer(options: McpServerOptions): { server: McpServer;
     // The client's name is known only once the handshake is done, so it is read per call.
     const toolUseId = (extra._meta as Record<string, unknown> | undefined)?.["claudecode/toolUseId"];
     const ctx = connection.context(server.server.getClientVersion()?.name, toolUseId);
-    return invokeTool(tool, args, ctx);
+    return connection.call(tool, args, ctx);
   });
   return { server, connection };
 }

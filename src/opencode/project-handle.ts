@@ -1,5 +1,6 @@
+import { serviceTarget } from "../remote/target.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
-import { type LocateOptions, locate, openProject } from "../service/project.js";
+import { isNoUsableStore, type LocateOptions, locate, openProject } from "../service/project.js";
 
 /**
  * The project's service for a long-lived host process, opened on first use and kept open. A
@@ -28,10 +29,20 @@ export class ProjectHandle {
     return this.#service;
   }
 
-  /** For hooks: the service, or undefined when Arbeit is not set up for this project. */
+  /**
+   * For hooks: the service, or undefined when this process has no store it can use here (Arbeit
+   * is not set up, or the process uses an Arbeit service): hooks stay silent then.
+   */
   async serviceIfInitialized(): Promise<ArbeitService | undefined> {
     if (!this.#service && !locate(this.#where)) return undefined;
-    return this.service();
+    // Not through a service yet: a process pointed at one (ARBEIT_URL) does not use a local store.
+    if (serviceTarget(this.#where)) return undefined;
+    try {
+      return await this.service();
+    } catch (error) {
+      if (isNoUsableStore(error)) return undefined;
+      throw error;
+    }
   }
 
   async close(): Promise<void> {

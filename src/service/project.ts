@@ -109,12 +109,13 @@ export function notInitialized(options: LocateOptions): ArbeitError {
 
 /**
  * Whether `error` means this process has no store it can use here, as when there is no project:
- * something other than a file where the database belongs, or a checkout recorded on Postgres
- * without ARBEIT_DATABASE_URL. Hooks stay silent on these, as they do outside a project.
+ * something other than a file where the database belongs, a checkout recorded on Postgres
+ * without ARBEIT_DATABASE_URL, or one that uses an Arbeit service. Hooks stay silent on these,
+ * as they do outside a project.
  */
 export function isNoUsableStore(error: unknown): boolean {
   const cause = error instanceof ArbeitError ? error.details?.cause : undefined;
-  return cause === "not_a_regular_file" || cause === "database_url_missing";
+  return cause === "not_a_regular_file" || cause === "database_url_missing" || cause === "service_checkout";
 }
 
 /** Opens the project's service; NOT_INITIALIZED when there is none. */
@@ -159,7 +160,7 @@ function ignoreInGit(folder: string): void {
  * shadow the first for everything run below it: refused unless `nested` asks for exactly that.
  */
 export async function initProject(
-  options: LocateOptions & { nested?: boolean | undefined },
+  options: LocateOptions & { nested?: boolean | undefined; server?: string | undefined },
 ): Promise<{ initialized: boolean; path: string; root: string }> {
   const cwd = resolve(options.cwd);
   const dbPath = options.db ? resolve(cwd, options.db) : join(cwd, ARBEIT_DIR, DB_FILE);
@@ -187,6 +188,13 @@ export async function initProject(
         details: { path: enclosing.dbPath, root: enclosing.root },
       },
     );
+  }
+  if (options.server !== undefined) {
+    // A checkout of a team's service: only the record, so that every process here sends its calls there.
+    mkdirSync(folder, { recursive: true });
+    ignoreInGit(folder);
+    writeStoreRecord(folder, { store: "service", url: options.server });
+    return { initialized: true, path: options.server, root: cwd };
   }
   const postgres = postgresTarget(options);
   if (postgres) {

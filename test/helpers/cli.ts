@@ -12,6 +12,8 @@ export const ARBEIT_SETTINGS = [
   "ARBEIT_LIST",
   "ARBEIT_DATABASE_URL",
   "ARBEIT_DATABASE_SCHEMA",
+  "ARBEIT_URL",
+  "ARBEIT_TOKEN",
 ] as const;
 
 export interface CliResult {

@@ -4,6 +4,7 @@
 //   bundles:   the CLI bundles the loader compiled (arbeit-core.cjs, and arbeit.cjs when handed on)
 //   builtins:  the Node built-in modules loaded beyond those a bare `node` loads
 //   described: the zod schemas built with a description (.describe / .meta), by description
+//   packages:  the packages loaded from node_modules outside the bundles (better-sqlite3, say)
 const { writeFileSync } = require("node:fs");
 const { basename } = require("node:path");
 const vm = require("node:vm");
@@ -40,5 +41,12 @@ process.on("exit", () => {
   const builtins = process.moduleLoadList
     .filter((entry) => !preloaded.has(entry) && entry.startsWith("NativeModule "))
     .map((entry) => entry.slice("NativeModule ".length));
-  writeFileSync(process.env.ARBEIT_LOAD_RECORD, JSON.stringify({ bundles, builtins, described }));
+  const packages = [
+    ...new Set(
+      Object.keys(require.cache)
+        .map((file) => /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(file)?.[1])
+        .filter((name) => name !== undefined),
+    ),
+  ];
+  writeFileSync(process.env.ARBEIT_LOAD_RECORD, JSON.stringify({ bundles, builtins, described, packages }));
 });

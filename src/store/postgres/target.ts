@@ -1,5 +1,5 @@
 import { ArbeitError } from "../../domain/errors.js";
-import { readStoreRecord } from "../store-record.js";
+import { readStoreRecord, serviceCheckout } from "../store-record.js";
 import type { TaskStore } from "../task-store.js";
 import { describeLocation, isPostgresUrl } from "./config.js";
 
@@ -46,6 +46,8 @@ export function projectTarget(
   const target = postgresTarget(options, env);
   const recorded = readStoreRecord(folder);
   if (recorded === undefined) return target;
+  // The tasks are behind the service; a local store here would be a second, empty one.
+  if (recorded.store === "service") throw serviceCheckout(recorded.url, `recorded in ${folder}`, folder);
   if (target === undefined) {
     throw new ArbeitError(
       "STORE_UNAVAILABLE",
