@@ -9,7 +9,7 @@ import { UsageError } from "./usage-error.js";
 
 const DEFAULT_PORT = 7474;
 
-const USAGE = `Usage: arbeit serve [--port N] [--host H] [--insecure-no-tls] [--db <file>]
+const USAGE = `Usage: arbeit serve [--port N] [--host H] [--insecure-no-tls] [--request-timeout S] [--db <file>]
 
 Serves this project's store to a team, on one port, until SIGTERM or Ctrl-C:
   POST /api/call   {"tool": "<name>", "args": {...}, "session": "<id>"} -> the tool's envelope
@@ -23,6 +23,8 @@ The first line on stdout is the URL; stderr gets one line per request.
   --host H            address to listen on (default 127.0.0.1: only this machine)
   --insecure-no-tls   allow a --host other machines reach, without TLS (tokens cross the network
                       in clear text: use it behind a TLS-terminating proxy or on a trusted network)
+  --request-timeout S seconds a request may take to arrive, headers and body (default 30); a
+                      slower one is cut with 408. Streams that answer it are not cut.
 
 Works on SQLite and on Postgres (ARBEIT_DATABASE_URL). More: docs/team.md.
 `;
@@ -30,9 +32,22 @@ Works on SQLite and on Postgres (ARBEIT_DATABASE_URL). More: docs/team.md.
 function parse(argv: string[]) {
   return commandFlags(
     argv,
-    { port: { type: "string" }, host: { type: "string" }, "insecure-no-tls": { type: "boolean" } },
+    {
+      port: { type: "string" },
+      host: { type: "string" },
+      "insecure-no-tls": { type: "boolean" },
+      "request-timeout": { type: "string" },
+    },
     USAGE,
   ).values;
+}
+
+/** A flag given in seconds (fractions allowed), as milliseconds; `fallback` seconds when it is not given. */
+function secondsFlag(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback * 1000;
+  if (!/^\d{1,6}(?:\.\d{1,3})?$/.test(value) || Number(value) <= 0)
+    throw new UsageError(`${name} must be a positive number of seconds, not ${JSON.stringify(value)}.`, USAGE);
+  return Math.round(Number(value) * 1000);
 }
 
 /** `arbeit serve`: one service in front of the project's store (docs/team.md). */
@@ -44,6 +59,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   const flags = parse(argv);
   const port = portFlag(flags.port, DEFAULT_PORT, USAGE);
   const host = flags.host ?? "127.0.0.1";
+  const requestTimeoutMs = secondsFlag("--request-timeout", flags["request-timeout"], 30);
   const remote = !LOOPBACK.has(host);
   if (remote && !flags["insecure-no-tls"])
     throw new UsageError(
@@ -65,6 +81,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
       host,
       port,
       version: version(),
+      requestTimeoutMs,
       log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });
   } catch (error) {

@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { guardEdges, requestTimeouts, sendRefusal } from "../http/edges.js";
 import { listen } from "../http/listen.js";
+import { HttpRefusal, malformed, methodRefused } from "../http/refusals.js";
+import { requestTarget } from "../http/request-target.js";
 import type { SqlStore } from "../store/sql/database.js";
 import { actingAgent } from "../team/token-rules.js";
 import { findTool } from "../tools/catalogue.js";
@@ -18,6 +21,8 @@ export interface ServiceOptions extends ServiceContext {
   version: string;
   /** Where the one line per request goes (stderr). */
   log: (line: string) => void;
+  /** How long a request may take to arrive, headers and body (default 30 s). */
+  requestTimeoutMs?: number;
   /** How often open MCP sessions are checked for a revoked token. */
   revocationCheckMs?: number;
 }
@@ -28,6 +33,10 @@ export interface RunningService {
   /** Stops accepting requests, lets those in flight finish, then closes every MCP session. */
   close(): Promise<void>;
 }
+
+/** The methods the service answers: DELETE ends an MCP session. */
+const METHODS = ["GET", "HEAD", "POST", "DELETE"];
+const ALLOW = METHODS.join(", ");
 
 /** What the request log says about one request, filled in as it is handled. */
 interface RequestNote {
@@ -91,12 +100,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, note: RequestNote) {
+    if (req.headers.host === undefined) throw malformed("it has no Host header.");
     // DNS rebinding: a foreign name made to resolve here still arrives with its own Host.
     if (!hostAllowed(req, hosts))
       throw new Refusal(403, "FORBIDDEN", "This service answers only to its own address (Host refused).");
     if (!originAllowed(req, hosts))
       throw new Refusal(403, "FORBIDDEN", "Requests from web pages of other origins are refused.");
-    const path = new URL(req.url ?? "/", "http://service").pathname;
+    const path = requestTarget(req.url).pathname;
+    if (!METHODS.includes(req.method ?? "")) throw methodRefused(ALLOW);
     if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return healthz(res, note);
     const bearer = await gate.check(req);
     note.who = actingAgent(bearer.token);
@@ -112,7 +123,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw new Refusal(404, "INVALID_ARGUMENT", `Nothing is served at ${path}: use /api/call, /mcp or /healthz.`);
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer(requestTimeouts(options.requestTimeoutMs), (req, res) => {
     const started = performance.now();
     const note: RequestNote = { who: "-", tool: "-", outcome: "" };
     // An MCP client's GET is a stream that stays open: shutting down does not wait for it.
@@ -129,6 +140,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         res.destroy();
         return;
       }
+      if (error instanceof HttpRefusal) {
+        note.outcome = error.code;
+        sendRefusal(res, error);
+        return;
+      }
       if (error instanceof Refusal) {
         note.outcome = error.error.code;
         sendJson(res, error.status, error.envelope(), error.status === 401 ? { "WWW-Authenticate": "Bearer" } : {});
@@ -139,8 +155,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       sendJson(res, 500, failure(cause));
     });
   });
-  // MCP streams stay open as long as the client keeps them.
-  server.requestTimeout = 0;
+  // Requests that never reach the handler get a refusal all the same.
+  guardEdges(server, ALLOW);
   const port = await listen(server, options.port, options.host);
   hosts = allowedHosts(options.host, port);
   // Revocation reaches sessions that only listen (an open GET stream sends no request to check).
