@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Server as TlsServer } from "node:https";
 import { SECURITY_HEADERS } from "../ui/server/security.js";
 import { HttpRefusal, malformed, methodRefused, parserRefusal, rawRefusal } from "./refusals.js";
 
@@ -37,7 +38,7 @@ export function requestTimeouts(requestTimeout = REQUEST_TIMEOUT_MS) {
  * unknown method), an Expect other than 100-continue (417) and CONNECT (405). `allow` names the
  * methods the server answers.
  */
-export function guardEdges(server: Server, allow: string): void {
+export function guardEdges(server: Server | TlsServer, allow: string): void {
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
     const busy = (socket as { _httpMessage?: ServerResponse })._httpMessage?.headersSent;
     if (error.code === "ECONNRESET" || !socket.writable || busy) {

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import { guardEdges, requestTimeouts, sendRefusal } from "../http/edges.js";
 import { listen } from "../http/listen.js";
 import { HttpRefusal, malformed, methodRefused } from "../http/refusals.js";
@@ -21,6 +22,13 @@ export interface ServiceOptions extends ServiceContext {
   version: string;
   /** Where the one line per request goes (stderr). */
   log: (line: string) => void;
+  /**
+   * More Host values to answer to (`name` or `name:port`): the public name a reverse proxy
+   * passes on, keeping the client's Host.
+   */
+  allowHosts?: string[];
+  /** A certificate and its key (PEM): the service speaks HTTPS. */
+  tls?: { cert: Buffer; key: Buffer } | undefined;
   /** How long a request may take to arrive, headers and body (default 30 s). */
   requestTimeoutMs?: number;
   /** How often open MCP sessions are checked for a revoked token. */
@@ -123,7 +131,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw new Refusal(404, "INVALID_ARGUMENT", `Nothing is served at ${path}: use /api/call, /mcp or /healthz.`);
   }
 
-  const server = createServer(requestTimeouts(options.requestTimeoutMs), (req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const note: RequestNote = { who: "-", tool: "-", outcome: "" };
     // An MCP client's GET is a stream that stays open: shutting down does not wait for it.
@@ -154,11 +162,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       note.outcome = cause.code;
       sendJson(res, 500, failure(cause));
     });
-  });
+  };
+  const settings = requestTimeouts(options.requestTimeoutMs);
+  const server = options.tls
+    ? createTlsServer({ ...settings, cert: options.tls.cert, key: options.tls.key }, handler)
+    : createServer(settings, handler);
   // Requests that never reach the handler get a refusal all the same.
   guardEdges(server, ALLOW);
   const port = await listen(server, options.port, options.host);
-  hosts = allowedHosts(options.host, port);
+  hosts = allowedHosts(options.host, port, options.tls ? "https" : "http");
+  for (const name of options.allowHosts ?? []) hosts.add(name.toLowerCase());
   // Revocation reaches sessions that only listen (an open GET stream sends no request to check).
   const sweep = setInterval(
     () => void mcp.closeRevoked((secret) => gate.stillActive(secret)),
@@ -167,7 +180,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   sweep.unref();
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
-    url: `http://${shown}:${port}`,
+    url: `${options.tls ? "https" : "http"}://${shown}:${port}`,
     port,
     async close() {
       clearInterval(sweep);
