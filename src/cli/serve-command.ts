@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createSecureContext } from "node:tls";
+import { DEFAULT_LIMITS } from "../serve/limits.js";
 import { openProject } from "../service/project.js";
 import type { SqlStore } from "../store/sql/database.js";
 import { failure } from "../tools/envelope.js";
@@ -12,7 +13,8 @@ import { UsageError } from "./usage-error.js";
 const DEFAULT_PORT = 7474;
 
 const USAGE = `Usage: arbeit serve [--port N] [--host H] [--tls-cert FILE --tls-key FILE]
-                    [--allow-host NAME]... [--insecure-no-tls] [--request-timeout S] [--db <file>]
+                    [--allow-host NAME]... [--insecure-no-tls] [--request-timeout S]
+                    [--rate N] [--burst N] [--max-sessions N] [--db <file>]
 
 Serves this project's store to a team, on one port, until SIGTERM or Ctrl-C:
   POST /api/call   {"tool": "<name>", "args": {...}, "session": "<id>"} -> the tool's envelope
@@ -28,6 +30,9 @@ The first line on stdout is the URL; stderr gets one line per request.
   --tls-key FILE      ... and this private key (PEM)
   --allow-host NAME   also answer to this Host (name or name:port; repeatable): the public
                       name a reverse proxy passes on (docs/team.md#tls-and-reverse-proxies)
+  --rate N            requests a second one token may make, on average (default ${DEFAULT_LIMITS.rate})
+  --burst N           requests one token may make at once (default ${DEFAULT_LIMITS.burst})
+  --max-sessions N    MCP sessions one token may hold open (default ${DEFAULT_LIMITS.sessions})
   --insecure-no-tls   allow a --host other machines reach, without TLS (tokens cross the network
                       in clear text: use it behind a TLS-terminating proxy or on a trusted network)
   --request-timeout S seconds a request may take to arrive, headers and body (default 30); a
@@ -47,6 +52,9 @@ function parse(argv: string[]) {
       "tls-cert": { type: "string" },
       "tls-key": { type: "string" },
       "allow-host": { type: "string", multiple: true },
+      rate: { type: "string" },
+      burst: { type: "string" },
+      "max-sessions": { type: "string" },
     },
     USAGE,
   ).values;
@@ -58,6 +66,14 @@ function secondsFlag(name: string, value: string | undefined, fallback: number):
   if (!/^\d{1,6}(?:\.\d{1,3})?$/.test(value) || Number(value) <= 0)
     throw new UsageError(`${name} must be a positive number of seconds, not ${JSON.stringify(value)}.`, USAGE);
   return Math.round(Number(value) * 1000);
+}
+
+/** A flag that counts something (at least 1), or `fallback` when it is not given. */
+function countFlag(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1)
+    throw new UsageError(`${name} must be a whole number of at least 1, not ${JSON.stringify(value)}.`, USAGE);
+  return Number(value);
 }
 
 /** The certificate and key --tls-cert and --tls-key name, read; neither given: no TLS. */
@@ -92,6 +108,11 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   const host = flags.host ?? "127.0.0.1";
   const requestTimeoutMs = secondsFlag("--request-timeout", flags["request-timeout"], 30);
   const remote = !LOOPBACK.has(host);
+  const limits = {
+    rate: countFlag("--rate", flags.rate, DEFAULT_LIMITS.rate),
+    burst: countFlag("--burst", flags.burst, DEFAULT_LIMITS.burst),
+    sessions: countFlag("--max-sessions", flags["max-sessions"], DEFAULT_LIMITS.sessions),
+  };
   const tls = tlsFiles(flags["tls-cert"], flags["tls-key"]);
   if (remote && !tls && !flags["insecure-no-tls"])
     throw new UsageError(
@@ -116,6 +137,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
       requestTimeoutMs,
       tls,
       allowHosts: flags["allow-host"] ?? [],
+      limits,
       log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });
   } catch (error) {

@@ -15,6 +15,8 @@ export class Refusal extends Error {
     code: ErrorCode,
     message: string,
     suggestions?: string[],
+    /** Headers the answer carries (Retry-After, say). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.error = new ArbeitError(code, message, suggestions ? { suggestions } : {});

@@ -11,6 +11,7 @@ import { failure, toArbeitError } from "../tools/envelope.js";
 import { allowedHosts, hostAllowed, originAllowed } from "../ui/server/security.js";
 import { callWithToken, type ServiceContext } from "./calls.js";
 import { Refusal, readJson, sendJson } from "./http.js";
+import { DEFAULT_LIMITS, FailedTokens, type Limits, RequestRate } from "./limits.js";
 import { McpEndpoint, SESSION_HEADER } from "./mcp-endpoint.js";
 import { SessionOwners } from "./session-owners.js";
 import { type Bearer, TokenGate } from "./token-gate.js";
@@ -29,6 +30,8 @@ export interface ServiceOptions extends ServiceContext {
   allowHosts?: string[];
   /** A certificate and its key (PEM): the service speaks HTTPS. */
   tls?: { cert: Buffer; key: Buffer } | undefined;
+  /** Limits per token (docs/team.md#limits); DEFAULT_LIMITS when not given. */
+  limits?: Limits;
   /** How long a request may take to arrive, headers and body (default 30 s). */
   requestTimeoutMs?: number;
   /** How often open MCP sessions are checked for a revoked token. */
@@ -82,7 +85,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const store = options.service.store as unknown as SqlStore;
   const gate = new TokenGate(store);
   const context = { ...options, sessions: new SessionOwners(store) };
-  const mcp = new McpEndpoint(context, options.version);
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const mcp = new McpEndpoint(context, options.version, limits.sessions);
+  const rate = new RequestRate(limits.rate, limits.burst);
+  const failedTokens = new FailedTokens();
   let hosts = new Set<string>();
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -117,8 +123,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const path = requestTarget(req.url).pathname;
     if (!METHODS.includes(req.method ?? "")) throw methodRefused(ALLOW);
     if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return healthz(res, note);
-    const bearer = await gate.check(req);
+    const address = req.socket.remoteAddress ?? "-";
+    const bearer = await gate.check(req).catch(async (error: unknown) => {
+      // Only a token that was sent and refused counts as a guess; a request without one is no guess.
+      if (req.headers.authorization !== undefined) await failedTokens.failed(address);
+      throw error;
+    });
+    failedTokens.succeeded(address);
     note.who = actingAgent(bearer.token);
+    rate.take(bearer.token.id);
     if (path === "/api/call") {
       if (req.method !== "POST") throw new Refusal(405, "INVALID_ARGUMENT", "POST a tool call to /api/call.");
       return apiCall(req, res, bearer, note);
@@ -155,7 +168,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       }
       if (error instanceof Refusal) {
         note.outcome = error.error.code;
-        sendJson(res, error.status, error.envelope(), error.status === 401 ? { "WWW-Authenticate": "Bearer" } : {});
+        const challenge: Record<string, string> = error.status === 401 ? { "WWW-Authenticate": "Bearer" } : {};
+        sendJson(res, error.status, error.envelope(), { ...challenge, ...error.headers });
         return;
       }
       const cause = toArbeitError(error);
