@@ -133,7 +133,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     note.who = actingAgent(bearer.token);
     rate.take(bearer.token.id);
     if (path === "/api/call") {
-      if (req.method !== "POST") throw new Refusal(405, "INVALID_ARGUMENT", "POST a tool call to /api/call.");
+      if (req.method !== "POST") throw methodRefused("POST");
       return apiCall(req, res, bearer, note);
     }
     if (path === "/mcp") {

@@ -73,6 +73,12 @@ describe("arbeit serve refuses malformed requests with its refusal envelope, nev
       assertRefused(answer, 405, "METHOD_NOT_ALLOWED");
       assert.equal(answer.headers.get("allow"), "GET, HEAD, POST, DELETE", method);
     }
+    for (const method of ["GET", "HEAD", "DELETE"]) {
+      const answer = await raw(service, `${method} /api/call HTTP/1.1\r\n${host}${auth}\r\n`);
+      assert.equal(answer.status, 405, `${method} /api/call`);
+      assert.equal(answer.headers.get("allow"), "POST", `${method} /api/call`);
+      if (method !== "HEAD") assertRefused(answer, 405, "METHOD_NOT_ALLOWED");
+    }
     const tunnel = await raw(service, `CONNECT 127.0.0.1:22 HTTP/1.1\r\n${host}${auth}\r\n`);
     assertRefused(tunnel, 405, "METHOD_NOT_ALLOWED");
   });
