@@ -58,24 +58,43 @@ export class RequestRate {
 /** The first delay after a failed token, doubled with each further failure up to the cap. */
 const FIRST_DELAY_MS = 100;
 const MAX_DELAY_MS = 5_000;
+/** The most wrong tokens of one address may wait in line; past it they are refused at once. */
+const MAX_QUEUE_MS = 30_000;
 
 /**
  * Failed tokens per client address: each one answers its 401 a little later than the one before
- * (100 ms, doubling, at most 5 s), so guessing tokens is slow; a success from the address starts
- * it over. The wait is a timer, never a blocked event loop: other clients are answered meanwhile.
+ * (100 ms, doubling, at most 5 s), and the waits of one address queue up, so guesses sent at once
+ * take as long as guesses sent one by one. When an address's queue is over 30 s long, a further
+ * guess is answered 429 at once instead of holding its connection. A valid token from the
+ * address starts it over. The waits are timers, never a blocked event loop: other clients are
+ * answered meanwhile.
  */
 export class FailedTokens {
-  readonly #failures = new Map<string, number>();
+  readonly #addresses = new Map<string, { failures: number; until: number }>();
+  constructor(private readonly now: () => number = () => performance.now()) {}
 
-  /** Waits the delay `address`'s failures have earned, then counts one more. */
+  /** Waits the delay `address`'s failures have earned, then lets its 401 go; or throws a 429. */
   async failed(address: string): Promise<void> {
-    const failures = this.#failures.get(address) ?? 0;
-    if (this.#failures.size >= REMEMBERED && failures === 0) this.#failures.clear();
-    this.#failures.set(address, failures + 1);
-    await sleep(Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.min(failures, 16)));
+    const now = this.now();
+    let entry = this.#addresses.get(address);
+    if (!entry) {
+      if (this.#addresses.size >= REMEMBERED) this.#addresses.clear();
+      entry = { failures: 0, until: now };
+      this.#addresses.set(address, entry);
+    }
+    const start = Math.max(now, entry.until);
+    if (start - now >= MAX_QUEUE_MS)
+      throw rateLimited(
+        "Too many wrong tokens from this address; nothing was done. Check the token you send.",
+        (start - now) / 1000,
+      );
+    const delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.min(entry.failures, 16));
+    entry.failures += 1;
+    entry.until = start + delay;
+    await sleep(entry.until - now);
   }
 
   succeeded(address: string): void {
-    this.#failures.delete(address);
+    this.#addresses.delete(address);
   }
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type UiProject, uiProject } from "../ui/harness.js";
-import { apiCall, makeToken, mcpClient, type Service, startService } from "./harness.js";
+import { apiCall, type HttpAnswer, makeToken, mcpClient, type Service, startService } from "./harness.js";
 
 /** Limits per token and per address, each met against the real `arbeit serve` process. */
 
@@ -92,5 +92,26 @@ describe("arbeit serve: repeated wrong tokens from one address", () => {
     const refused = await guess;
     assert.equal(refused.status, 401);
     assert.equal(refused.body.error.code, "UNAUTHORIZED");
+  });
+
+  it("sent all at once, queue up one after another; past the queue's length they are refused 429 at once", {
+    timeout: 30_000,
+  }, async () => {
+    const { service, alice } = run;
+    const wrong = `${alice.slice(0, -4)}yyyy`;
+    const answers: HttpAnswer[] = [];
+    for (let i = 0; i < 12; i++)
+      // The queue's head is still waiting when the service stops: that request just fails.
+      apiCall(service, wrong, query).then(
+        (answer) => answers.push(answer),
+        () => {},
+      );
+    // The queue's tail is refused before its head has waited its turn.
+    const refused = () => answers.find((answer) => answer.status === 429);
+    while (!refused() && answers.length < 12) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(refused(), "no guess was refused");
+    const statuses = answers.map((answer) => answer.status);
+    assert.ok(statuses.filter((status) => status === 401).length < 3, statuses.join(", "));
+    assertRateLimited(refused()!);
   });
 });
