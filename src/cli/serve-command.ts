@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import { createSecureContext } from "node:tls";
+import { DEFAULT_LIMITS } from "../serve/limits.js";
 import { openProject } from "../service/project.js";
 import type { SqlStore } from "../store/sql/database.js";
 import { failure } from "../tools/envelope.js";
@@ -9,7 +12,9 @@ import { UsageError } from "./usage-error.js";
 
 const DEFAULT_PORT = 7474;
 
-const USAGE = `Usage: arbeit serve [--port N] [--host H] [--insecure-no-tls] [--db <file>]
+const USAGE = `Usage: arbeit serve [--port N] [--host H] [--tls-cert FILE --tls-key FILE]
+                    [--allow-host NAME]... [--insecure-no-tls] [--request-timeout S]
+                    [--rate N] [--burst N] [--max-sessions N] [--db <file>]
 
 Serves this project's store to a team, on one port, until SIGTERM or Ctrl-C:
   POST /api/call   {"tool": "<name>", "args": {...}, "session": "<id>"} -> the tool's envelope
@@ -21,8 +26,17 @@ The first line on stdout is the URL; stderr gets one line per request.
 
   --port N            port to listen on (default ${DEFAULT_PORT}; 0: any free port)
   --host H            address to listen on (default 127.0.0.1: only this machine)
+  --tls-cert FILE     serve HTTPS with this certificate (PEM; the chain, if any, after it)
+  --tls-key FILE      ... and this private key (PEM)
+  --allow-host NAME   also answer to this Host (name or name:port; repeatable): the public
+                      name a reverse proxy passes on (docs/team.md#tls-and-reverse-proxies)
+  --rate N            requests a second one token may make, on average (default ${DEFAULT_LIMITS.rate})
+  --burst N           requests one token may make at once (default ${DEFAULT_LIMITS.burst})
+  --max-sessions N    MCP sessions one token may hold open (default ${DEFAULT_LIMITS.sessions})
   --insecure-no-tls   allow a --host other machines reach, without TLS (tokens cross the network
                       in clear text: use it behind a TLS-terminating proxy or on a trusted network)
+  --request-timeout S seconds a request may take to arrive, headers and body (default 30); a
+                      slower one is cut with 408. Streams that answer it are not cut.
 
 Works on SQLite and on Postgres (ARBEIT_DATABASE_URL). More: docs/team.md.
 `;
@@ -30,9 +44,57 @@ Works on SQLite and on Postgres (ARBEIT_DATABASE_URL). More: docs/team.md.
 function parse(argv: string[]) {
   return commandFlags(
     argv,
-    { port: { type: "string" }, host: { type: "string" }, "insecure-no-tls": { type: "boolean" } },
+    {
+      port: { type: "string" },
+      host: { type: "string" },
+      "insecure-no-tls": { type: "boolean" },
+      "request-timeout": { type: "string" },
+      "tls-cert": { type: "string" },
+      "tls-key": { type: "string" },
+      "allow-host": { type: "string", multiple: true },
+      rate: { type: "string" },
+      burst: { type: "string" },
+      "max-sessions": { type: "string" },
+    },
     USAGE,
   ).values;
+}
+
+/** A flag given in seconds (fractions allowed), as milliseconds; `fallback` seconds when it is not given. */
+function secondsFlag(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback * 1000;
+  if (!/^\d{1,6}(?:\.\d{1,3})?$/.test(value) || Number(value) <= 0)
+    throw new UsageError(`${name} must be a positive number of seconds, not ${JSON.stringify(value)}.`, USAGE);
+  return Math.round(Number(value) * 1000);
+}
+
+/** A flag that counts something (at least 1), or `fallback` when it is not given. */
+function countFlag(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1)
+    throw new UsageError(`${name} must be a whole number of at least 1, not ${JSON.stringify(value)}.`, USAGE);
+  return Number(value);
+}
+
+/** The certificate and key --tls-cert and --tls-key name, read; neither given: no TLS. */
+function tlsFiles(cert: string | undefined, key: string | undefined): { cert: Buffer; key: Buffer } | undefined {
+  if (cert === undefined && key === undefined) return undefined;
+  if (cert === undefined || key === undefined)
+    throw new UsageError("--tls-cert and --tls-key go together: give both, or neither.", USAGE);
+  const read = (flag: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new UsageError(`${flag} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code}).`, USAGE);
+    }
+  };
+  const files = { cert: read("--tls-cert", cert), key: read("--tls-key", key) };
+  try {
+    createSecureContext(files);
+  } catch (error) {
+    throw new UsageError(`--tls-cert and --tls-key do not make a usable pair: ${(error as Error).message}.`, USAGE);
+  }
+  return files;
 }
 
 /** `arbeit serve`: one service in front of the project's store (docs/team.md). */
@@ -44,10 +106,17 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   const flags = parse(argv);
   const port = portFlag(flags.port, DEFAULT_PORT, USAGE);
   const host = flags.host ?? "127.0.0.1";
+  const requestTimeoutMs = secondsFlag("--request-timeout", flags["request-timeout"], 30);
   const remote = !LOOPBACK.has(host);
-  if (remote && !flags["insecure-no-tls"])
+  const limits = {
+    rate: countFlag("--rate", flags.rate, DEFAULT_LIMITS.rate),
+    burst: countFlag("--burst", flags.burst, DEFAULT_LIMITS.burst),
+    sessions: countFlag("--max-sessions", flags["max-sessions"], DEFAULT_LIMITS.sessions),
+  };
+  const tls = tlsFiles(flags["tls-cert"], flags["tls-key"]);
+  if (remote && !tls && !flags["insecure-no-tls"])
     throw new UsageError(
-      `--host ${host} lets other machines connect, and this service has no TLS yet: tokens would cross the network in clear text. Add --insecure-no-tls to accept that (behind a TLS proxy, or on a trusted network), or keep the default 127.0.0.1.`,
+      `--host ${host} lets other machines connect, and without TLS tokens would cross the network in clear text. Give --tls-cert and --tls-key, or add --insecure-no-tls to accept clear text (behind a TLS proxy, or on a trusted network), or keep the default 127.0.0.1.`,
       USAGE,
     );
 
@@ -65,6 +134,10 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
       host,
       port,
       version: version(),
+      requestTimeoutMs,
+      tls,
+      allowHosts: flags["allow-host"] ?? [],
+      limits,
       log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });
   } catch (error) {
@@ -77,19 +150,21 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     return printEnvelope(failure(error), wantsJson(options.json));
   }
 
+  // Listening before the URL is out: a SIGTERM sent the moment it is read still stops cleanly.
+  const stopped = new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
   process.stdout.write(`${running.url}\n`);
   process.stderr.write(
     `Arbeit service for ${(service.store as unknown as SqlStore).location} at ${running.url} (docs/team.md). SIGTERM or Ctrl-C stops it.\n`,
   );
-  if (remote)
+  if (remote && !tls)
     process.stderr.write(
       `WARNING: listening on ${host} without TLS: other machines can connect, and tokens cross the network in clear text.\n`,
     );
 
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await stopped;
   process.stderr.write("Stopping: finishing the calls in flight.\n");
   await running.close();
   await service.close();

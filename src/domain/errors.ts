@@ -71,6 +71,9 @@ export const ERROR_SUGGESTIONS = {
   FORBIDDEN: [
     "This token may not do that. Ask a person to do it, or ask the service's administrator for a token that may (docs/team.md).",
   ],
+  RATE_LIMITED: [
+    "Too many requests or open streams for this token; nothing was done. Wait the seconds Retry-After names, then retry; close MCP sessions you no longer use (docs/team.md#limits).",
+  ],
   INTERNAL_ERROR: ["This is a bug in Arbeit; nothing was written. Retry once, then report it."],
 } as const satisfies Record<string, readonly string[]>;
 

@@ -8,6 +8,7 @@ import { TOOLS } from "../tools/catalogue.js";
 import { failure } from "../tools/envelope.js";
 import { type CallContext, callWithToken } from "./calls.js";
 import { Refusal } from "./http.js";
+import { rateLimited } from "./limits.js";
 import type { Bearer } from "./token-gate.js";
 
 /**
@@ -37,6 +38,8 @@ export class McpEndpoint {
   constructor(
     private readonly context: CallContext,
     private readonly version: string,
+    /** MCP sessions one token may hold open. */
+    private readonly maxSessions: number,
   ) {}
 
   get openSessions(): number {
@@ -57,6 +60,12 @@ export class McpEndpoint {
     if (!open) {
       if (req.method !== "POST" || !isInitializeRequest(body))
         throw new Refusal(400, "INVALID_ARGUMENT", "Start with an initialize request (no Mcp-Session-Id yet).");
+      const held = [...this.#sessions.values()].filter((session) => session.tokenId === bearer.token.id).length;
+      if (held >= this.maxSessions)
+        throw rateLimited(
+          `This token holds ${held} open MCP sessions, the most it may; nothing was opened. Close one (DELETE /mcp with its Mcp-Session-Id) or wait for one to end.`,
+          1,
+        );
       open = await this.#open(bearer);
     }
     const auth = { token: bearer.secret, clientId: bearer.token.id, scopes: [], extra: { token: bearer.token } };

@@ -1,5 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
+import { guardEdges, requestTimeouts, sendRefusal } from "../http/edges.js";
 import { listen } from "../http/listen.js";
+import { HttpRefusal, malformed, methodRefused } from "../http/refusals.js";
+import { requestTarget } from "../http/request-target.js";
 import type { SqlStore } from "../store/sql/database.js";
 import { actingAgent } from "../team/token-rules.js";
 import { findTool } from "../tools/catalogue.js";
@@ -7,6 +11,7 @@ import { failure, toArbeitError } from "../tools/envelope.js";
 import { allowedHosts, hostAllowed, originAllowed } from "../ui/server/security.js";
 import { callWithToken, type ServiceContext } from "./calls.js";
 import { Refusal, readJson, sendJson } from "./http.js";
+import { DEFAULT_LIMITS, FailedTokens, type Limits, RequestRate } from "./limits.js";
 import { McpEndpoint, SESSION_HEADER } from "./mcp-endpoint.js";
 import { SessionOwners } from "./session-owners.js";
 import { type Bearer, TokenGate } from "./token-gate.js";
@@ -18,6 +23,17 @@ export interface ServiceOptions extends ServiceContext {
   version: string;
   /** Where the one line per request goes (stderr). */
   log: (line: string) => void;
+  /**
+   * More Host values to answer to (`name` or `name:port`): the public name a reverse proxy
+   * passes on, keeping the client's Host.
+   */
+  allowHosts?: string[];
+  /** A certificate and its key (PEM): the service speaks HTTPS. */
+  tls?: { cert: Buffer; key: Buffer } | undefined;
+  /** Limits per token (docs/team.md#limits); DEFAULT_LIMITS when not given. */
+  limits?: Limits;
+  /** How long a request may take to arrive, headers and body (default 30 s). */
+  requestTimeoutMs?: number;
   /** How often open MCP sessions are checked for a revoked token. */
   revocationCheckMs?: number;
 }
@@ -28,6 +44,10 @@ export interface RunningService {
   /** Stops accepting requests, lets those in flight finish, then closes every MCP session. */
   close(): Promise<void>;
 }
+
+/** The methods the service answers: DELETE ends an MCP session. */
+const METHODS = ["GET", "HEAD", "POST", "DELETE"];
+const ALLOW = METHODS.join(", ");
 
 /** What the request log says about one request, filled in as it is handled. */
 interface RequestNote {
@@ -65,7 +85,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const store = options.service.store as unknown as SqlStore;
   const gate = new TokenGate(store);
   const context = { ...options, sessions: new SessionOwners(store) };
-  const mcp = new McpEndpoint(context, options.version);
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const mcp = new McpEndpoint(context, options.version, limits.sessions);
+  const rate = new RequestRate(limits.rate, limits.burst);
+  const failedTokens = new FailedTokens();
   let hosts = new Set<string>();
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -91,17 +114,26 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, note: RequestNote) {
+    if (req.headers.host === undefined) throw malformed("it has no Host header.");
     // DNS rebinding: a foreign name made to resolve here still arrives with its own Host.
     if (!hostAllowed(req, hosts))
       throw new Refusal(403, "FORBIDDEN", "This service answers only to its own address (Host refused).");
     if (!originAllowed(req, hosts))
       throw new Refusal(403, "FORBIDDEN", "Requests from web pages of other origins are refused.");
-    const path = new URL(req.url ?? "/", "http://service").pathname;
+    const path = requestTarget(req.url).pathname;
+    if (!METHODS.includes(req.method ?? "")) throw methodRefused(ALLOW);
     if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return healthz(res, note);
-    const bearer = await gate.check(req);
+    const address = req.socket.remoteAddress ?? "-";
+    const bearer = await gate.check(req).catch(async (error: unknown) => {
+      // Only a token that was sent and refused counts as a guess; a request without one is no guess.
+      if (req.headers.authorization !== undefined) await failedTokens.failed(address);
+      throw error;
+    });
+    failedTokens.succeeded(address);
     note.who = actingAgent(bearer.token);
+    rate.take(bearer.token.id);
     if (path === "/api/call") {
-      if (req.method !== "POST") throw new Refusal(405, "INVALID_ARGUMENT", "POST a tool call to /api/call.");
+      if (req.method !== "POST") throw methodRefused("POST");
       return apiCall(req, res, bearer, note);
     }
     if (path === "/mcp") {
@@ -112,7 +144,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw new Refusal(404, "INVALID_ARGUMENT", `Nothing is served at ${path}: use /api/call, /mcp or /healthz.`);
   }
 
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const note: RequestNote = { who: "-", tool: "-", outcome: "" };
     // An MCP client's GET is a stream that stays open: shutting down does not wait for it.
@@ -129,20 +161,31 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         res.destroy();
         return;
       }
+      if (error instanceof HttpRefusal) {
+        note.outcome = error.code;
+        sendRefusal(res, error);
+        return;
+      }
       if (error instanceof Refusal) {
         note.outcome = error.error.code;
-        sendJson(res, error.status, error.envelope(), error.status === 401 ? { "WWW-Authenticate": "Bearer" } : {});
+        const challenge: Record<string, string> = error.status === 401 ? { "WWW-Authenticate": "Bearer" } : {};
+        sendJson(res, error.status, error.envelope(), { ...challenge, ...error.headers });
         return;
       }
       const cause = toArbeitError(error);
       note.outcome = cause.code;
       sendJson(res, 500, failure(cause));
     });
-  });
-  // MCP streams stay open as long as the client keeps them.
-  server.requestTimeout = 0;
+  };
+  const settings = requestTimeouts(options.requestTimeoutMs);
+  const server = options.tls
+    ? createTlsServer({ ...settings, cert: options.tls.cert, key: options.tls.key }, handler)
+    : createServer(settings, handler);
+  // Requests that never reach the handler get a refusal all the same.
+  guardEdges(server, ALLOW);
   const port = await listen(server, options.port, options.host);
-  hosts = allowedHosts(options.host, port);
+  hosts = allowedHosts(options.host, port, options.tls ? "https" : "http");
+  for (const name of options.allowHosts ?? []) hosts.add(name.toLowerCase());
   // Revocation reaches sessions that only listen (an open GET stream sends no request to check).
   const sweep = setInterval(
     () => void mcp.closeRevoked((secret) => gate.stillActive(secret)),
@@ -151,7 +194,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   sweep.unref();
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
-    url: `http://${shown}:${port}`,
+    url: `${options.tls ? "https" : "http"}://${shown}:${port}`,
     port,
     async close() {
       clearInterval(sweep);

@@ -450,7 +450,7 @@ describe("arbeit serve on an address other machines reach", () => {
   });
   after(() => project?.close());
 
-  it("refuses without --insecure-no-tls (usage error, exit 2), since there is no TLS yet", async () => {
+  it("refuses without TLS or --insecure-no-tls (usage error, exit 2)", async () => {
     const result = await runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { cwd: project.dir });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--insecure-no-tls/);

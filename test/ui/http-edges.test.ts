@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { connect, createServer } from "node:net";
+import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { startDashboard as serveDashboard } from "../../src/ui/server/server.js";
+import { assertRefused, raw } from "../helpers/raw-http.js";
 import { requirement } from "../helpers/requirements.js";
 import { openTestProject, type TestProject } from "../helpers/service.js";
 import { type Dashboard, startDashboard, type UiProject, uiProject } from "./harness.js";
@@ -12,56 +13,6 @@ import { type Dashboard, startDashboard, type UiProject, uiProject } from "./har
  * `arbeit ui`: each is refused with a 4xx and the dashboard's refusal envelope, never a 500 and
  * never a stack trace.
  */
-
-interface RawAnswer {
-  status: number;
-  headers: Map<string, string>;
-  body: string;
-  json: any;
-}
-
-/**
- * Writes `text` to the dashboard's port as it is and reads the answer until the server closes.
- * `hold`: the request is left unfinished (the socket stays open for writing).
- */
-function raw(dashboard: { origin: string }, text: string | Buffer, hold = false): Promise<RawAnswer> {
-  const { hostname, port } = new URL(dashboard.origin);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    socket.on("data", (chunk) => chunks.push(chunk));
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const answer = Buffer.concat(chunks).toString("utf8");
-      const split = answer.indexOf("\r\n\r\n");
-      const [statusLine, ...lines] = answer.slice(0, split).split("\r\n");
-      const headers = new Map(
-        lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
-      );
-      let body = answer.slice(split + 4);
-      // A chunked answer: the refusal is its one chunk.
-      if (headers.get("transfer-encoding") === "chunked") body = body.split("\r\n")[1] ?? "";
-      let json: unknown;
-      try {
-        json = JSON.parse(body);
-      } catch {}
-      resolve({ status: Number(statusLine?.split(" ")[1]), headers, body, json });
-    });
-    socket.write(text);
-    // Half-close: the server answers what it has, then closes (keep-alive would hold it open).
-    if (!hold) socket.end();
-  });
-}
-
-function assertRefused(answer: RawAnswer, status: number, code: string) {
-  assert.equal(answer.status, status, answer.body);
-  assert.deepEqual(Object.keys(answer.json ?? {}).sort(), ["error", "success"], answer.body);
-  assert.equal(answer.json.success, false);
-  assert.equal(answer.json.error.code, code, answer.body);
-  assert.doesNotMatch(answer.body, /\bat .*\.(?:js|ts):\d+|node:internal/, "no stack trace");
-  assert.match(answer.headers.get("content-type") ?? "", /^application\/json/);
-  assert.match(answer.headers.get("content-security-policy") ?? "", /default-src 'none'/);
-}
 
 describe("arbeit ui refuses malformed requests with its own refusal, never a 500", () => {
   let project: UiProject;

@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { ArbeitError } from "../../domain/errors.js";
+import { guardEdges, readJsonBody, requestTimeouts, sendRefusal } from "../../http/edges.js";
 import { listen } from "../../http/listen.js";
+import { HttpRefusal, malformed, methodRefused } from "../../http/refusals.js";
+import { requestTarget } from "../../http/request-target.js";
 import type { ArbeitService } from "../../service/arbeit-service.js";
 import type { Caller } from "../../service/caller.js";
 import { newestSeq, readActivity, readAgents, readInbox, readOverview } from "../../service/overview.js";
@@ -10,8 +13,6 @@ import { failure, invokeTool } from "../../tools/envelope.js";
 import type { Me } from "../contract.js";
 import { loadAssets, NOT_BUILT, SHELL } from "./assets.js";
 import { LiveFeed } from "./live.js";
-import { HttpRefusal, malformed, methodRefused, parserRefusal, rawRefusal } from "./refusals.js";
-import { requestTarget } from "./request-target.js";
 import { allowedHosts, bearerMatches, hostAllowed, newToken, originAllowed, SECURITY_HEADERS } from "./security.js";
 
 /**
@@ -65,57 +66,13 @@ function send(
 const sendJson = (res: ServerResponse, status: number, value: unknown) =>
   send(res, status, "application/json; charset=utf-8", JSON.stringify(value));
 
-const refuse = (res: ServerResponse, refusal: HttpRefusal) =>
-  send(res, refusal.status, "application/json; charset=utf-8", refusal.body, refusal.headers);
+const refuse = sendRefusal;
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  // A JSON body cannot be sent by a plain HTML form: one more wall against cross-site posts.
-  if (type !== "application/json")
-    throw new HttpRefusal(
-      415,
-      "INVALID_ARGUMENT",
-      "Send the tool's arguments as JSON (Content-Type: application/json).",
-    );
-  const tooLarge = new HttpRefusal(413, "FIELD_TOO_LARGE", "The request body is larger than 1 MiB.", {
+const tooLarge = () =>
+  new HttpRefusal(413, "FIELD_TOO_LARGE", "The request body is larger than 1 MiB.", {
     // The rest of the body is not read: the connection ends with this answer.
     Connection: "close",
   });
-  if (Number(req.headers["content-length"] ?? 0) > BODY_LIMIT) throw tooLarge;
-  // Stops reading at the limit rather than iterating on: leaving a for-await destroys the socket,
-  // and the refusal could not be sent.
-  const chunks = await new Promise<Buffer[]>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= BODY_LIMIT) chunks.push(chunk);
-      else {
-        req.off("data", onData);
-        req.pause();
-        reject(tooLarge);
-      }
-    };
-    req.on("data", onData);
-    req.once("end", () => resolve(chunks));
-    req.once("error", () => reject(malformed("the body ended early.")));
-    // A connection closed mid-body (cut by the request timeout, say): nothing more will come.
-    req.once("close", () => reject(malformed("the body ended early.")));
-  });
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
-  } catch {
-    // Bytes that are not UTF-8 would be stored as U+FFFD, silently changing what was sent.
-    throw malformed("the body is not UTF-8.");
-  }
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpRefusal(400, "INVALID_ARGUMENT", "The request body is not valid JSON.");
-  }
-}
 
 function optionalInt(url: URL, name: string): number | undefined {
   const raw = url.searchParams.get(name);
@@ -173,7 +130,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       );
       return;
     }
-    const args = await readBody(req);
+    const args = await readJsonBody(req, BODY_LIMIT, tooLarge);
     sendJson(res, 200, await invokeTool(tool, args, toolContext));
   }
 
@@ -219,48 +176,22 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     throw new HttpRefusal(404, "NOT_FOUND", `No such read: ${url.pathname}.`);
   }
 
-  const requestTimeout = options.requestTimeoutMs ?? 30_000;
-  const server = createServer(
-    {
-      // Without a Host header the handler refuses it in the dashboard's own words, not Node's.
-      requireHostHeader: false,
-      // A request whose headers or body never finish would hold its connection for good.
-      requestTimeout,
-      headersTimeout: requestTimeout,
-      connectionsCheckingInterval: Math.min(requestTimeout / 2, 30_000),
-    },
-    (req, res) => {
-      handle(req, res).catch((error: unknown) => {
-        if (res.headersSent) {
-          res.destroy();
-          return;
-        }
-        if (error instanceof HttpRefusal) refuse(res, error);
-        else {
-          const envelope = failure(error);
-          const status = error instanceof ArbeitError ? 400 : 500;
-          sendJson(res, status, envelope);
-        }
-      });
-    },
-  );
-  // Requests Node's parser cannot read never reach the handler; they get a refusal all the same.
-  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
-    const busy = (socket as { _httpMessage?: ServerResponse })._httpMessage?.headersSent;
-    if (error.code === "ECONNRESET" || !socket.writable || busy) {
-      socket.destroy();
-      return;
-    }
-    socket.end(rawRefusal(parserRefusal(error)));
+  const server = createServer(requestTimeouts(options.requestTimeoutMs), (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof HttpRefusal) refuse(res, error);
+      else {
+        const envelope = failure(error);
+        const status = error instanceof ArbeitError ? 400 : 500;
+        sendJson(res, status, envelope);
+      }
+    });
   });
-  // An Expect the server cannot meet (anything but 100-continue) gets the refusal, not Node's bare 417.
-  server.on("checkExpectation", (_req, res: ServerResponse) =>
-    refuse(res, new HttpRefusal(417, "INVALID_ARGUMENT", "This server meets no Expect but 100-continue.")),
-  );
-  // CONNECT asks for a tunnel, which this server never opens (Node would drop it unanswered).
-  server.on("connect", (_req, socket) => {
-    socket.end(rawRefusal(methodRefused("GET, HEAD, POST")));
-  });
+  // Requests that never reach the handler get a refusal all the same.
+  guardEdges(server, "GET, HEAD, POST");
   const port = await listen(server, options.port, options.host);
   hosts = allowedHosts(options.host, port);
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;

@@ -1,9 +1,9 @@
 import { STATUS_CODES } from "node:http";
-import { SECURITY_HEADERS } from "./security.js";
+import { SECURITY_HEADERS } from "../ui/server/security.js";
 
 /**
- * The dashboard's own refusals (docs/dashboard.md#security), answered in the envelope every tool
- * uses: `{success: false, error: {code, message}}`. Never a stack trace.
+ * Refusals of a request at the HTTP level (docs/dashboard.md#security, docs/team.md), answered in
+ * the envelope every tool uses: `{success: false, error: {code, message}}`. Never a stack trace.
  */
 export type RefusalCode =
   | "UNAUTHORIZED"
@@ -54,8 +54,8 @@ export function rawRefusal(refusal: HttpRefusal): string {
   return `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${lines.join("\r\n")}\r\n\r\n${body}`;
 }
 
-/** What Node's HTTP parser found wrong, as the refusal to answer. */
-export function parserRefusal(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): HttpRefusal {
+/** What Node's HTTP parser found wrong, as the refusal to answer; `allow`: the methods the server answers. */
+export function parserRefusal(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, allow: string): HttpRefusal {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
       return new HttpRefusal(431, "FIELD_TOO_LARGE", "The request's headers (its URL included) are too large.");
@@ -64,7 +64,7 @@ export function parserRefusal(error: NodeJS.ErrnoException & { rawPacket?: Buffe
     case "HPE_INVALID_METHOD":
       // A method word this server does not know is a method refused; other bytes (a TLS
       // handshake sent to plain HTTP, say) are no request at all.
-      if (/^[A-Z]{1,20} /.test(error.rawPacket?.toString("latin1") ?? "")) return methodRefused("GET, HEAD, POST");
+      if (/^[A-Z]{1,20} /.test(error.rawPacket?.toString("latin1") ?? "")) return methodRefused(allow);
       return malformed("it is not valid HTTP/1.1.");
     default:
       return malformed("it is not valid HTTP/1.1.");

@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type UiProject, uiProject } from "../ui/harness.js";
+import { apiCall, type HttpAnswer, makeToken, mcpClient, type Service, startService } from "./harness.js";
+
+/** Limits per token and per address, each met against the real `arbeit serve` process. */
+
+/** A project with the tokens alice and bob, and `arbeit serve` started in it with `args`, for a describe block. */
+function serviceWith(args: string[]) {
+  const run = {} as { project: UiProject; service: Service; alice: string; bob: string };
+  before(async () => {
+    run.project = await uiProject("sqlite");
+    run.alice = await makeToken(run.project, ["--agent", "alice"]);
+    run.bob = await makeToken(run.project, ["--agent", "bob"]);
+    run.service = await startService(run.project, args);
+  });
+  after(async () => {
+    await run.service?.stop("SIGKILL");
+    await run.project?.close();
+  });
+  return run;
+}
+
+const query = { tool: "arbeit_query", args: { query: "tasks" } };
+
+function assertRateLimited(answer: { status: number; body: any; headers: Headers }) {
+  assert.equal(answer.status, 429, JSON.stringify(answer.body));
+  assert.equal(answer.body.success, false);
+  assert.equal(answer.body.error.code, "RATE_LIMITED");
+  assert.match(answer.headers.get("retry-after") ?? "", /^[1-9]\d*$/);
+  assert.ok(answer.body.error.suggestions.length > 0);
+}
+
+describe("arbeit serve --rate 1 --burst 3: requests per token", () => {
+  const run = serviceWith(["--rate", "1", "--burst", "3"]);
+
+  it("a burst past the limit gets 429 RATE_LIMITED with Retry-After, nothing is done, and other tokens are not held back", async () => {
+    const { project, service, alice, bob } = run;
+    const answers = await Promise.all([1, 2, 3].map(() => apiCall(service, alice, query)));
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 200, 200],
+    );
+    const over = await apiCall(service, alice, { tool: "arbeit_task_create", args: { title: "Over the limit" } });
+    assertRateLimited(over);
+    const other = await apiCall(service, bob, query);
+    assert.equal(other.status, 200);
+    const titles = (await project.cli(["query", "tasks"])).tasks.map((task: { title: string }) => task.title);
+    assert.ok(!titles.includes("Over the limit"), titles.join(", "));
+    assert.match(service.stderr(), /alice POST \/api\/call - 429 RATE_LIMITED/);
+  });
+});
+
+describe("arbeit serve --max-sessions 1: open MCP sessions per token", () => {
+  const run = serviceWith(["--max-sessions", "1"]);
+
+  it("a second session of one token is refused with 429 until the first is closed; another token opens its own", async () => {
+    const { service, alice, bob } = run;
+    const first = await mcpClient(service, alice);
+    await assert.rejects(mcpClient(service, alice), /429|RATE_LIMITED|open MCP sessions/);
+    const other = await mcpClient(service, bob);
+    assert.equal((await other.call("arbeit_query", { query: "tasks" })).success, true);
+    await first.transport.terminateSession();
+    await first.close();
+    const again = await mcpClient(service, alice);
+    assert.equal((await again.call("arbeit_query", { query: "tasks" })).success, true);
+    await again.close();
+    await other.close();
+  });
+});
+
+describe("arbeit serve: repeated wrong tokens from one address", () => {
+  const run = serviceWith([]);
+
+  it("are answered ever later with 401, while the service answers other requests meanwhile", {
+    timeout: 30_000,
+  }, async () => {
+    const { service, alice } = run;
+    const wrong = `${alice.slice(0, -4)}xxxx`;
+    for (let i = 0; i < 4; i++) assert.equal((await apiCall(service, wrong, query)).status, 401);
+    // The fifth guess waits its delay; a request sent after it is answered first.
+    let guessAnswered = false;
+    const guess = apiCall(service, wrong, query).then((answer) => {
+      guessAnswered = true;
+      return answer;
+    });
+    const health = await fetch(`${service.url}/healthz`);
+    assert.equal(health.status, 200);
+    const call = await apiCall(service, alice, { tool: "arbeit_task_create", args: { title: "Meanwhile" } });
+    assert.equal(call.body.success, true, JSON.stringify(call.body));
+    assert.equal(guessAnswered, false, "the guess was answered before requests sent after it");
+    const refused = await guess;
+    assert.equal(refused.status, 401);
+    assert.equal(refused.body.error.code, "UNAUTHORIZED");
+  });
+
+  it("sent all at once, queue up one after another; past the queue's length they are refused 429 at once", {
+    timeout: 30_000,
+  }, async () => {
+    const { service, alice } = run;
+    const wrong = `${alice.slice(0, -4)}yyyy`;
+    const answers: HttpAnswer[] = [];
+    for (let i = 0; i < 12; i++)
+      // The queue's head is still waiting when the service stops: that request just fails.
+      apiCall(service, wrong, query).then(
+        (answer) => answers.push(answer),
+        () => {},
+      );
+    // The queue's tail is refused before its head has waited its turn.
+    const refused = () => answers.find((answer) => answer.status === 429);
+    while (!refused() && answers.length < 12) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(refused(), "no guess was refused");
+    const statuses = answers.map((answer) => answer.status);
+    assert.ok(statuses.filter((status) => status === 401).length < 3, statuses.join(", "));
+    assertRateLimited(refused()!);
+  });
+});

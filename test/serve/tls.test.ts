@@ -1,0 +1,151 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { request } from "node:https";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { runCli } from "../helpers/cli.js";
+import { requirement } from "../helpers/requirements.js";
+import { type UiProject, uiProject } from "../ui/harness.js";
+import { makeToken, startService } from "./harness.js";
+
+const opensslMissing = (() => {
+  try {
+    execFileSync("openssl", ["version"], { stdio: "ignore" });
+    return undefined;
+  } catch {
+    return "openssl is not on PATH";
+  }
+})();
+
+/** A self-signed certificate for 127.0.0.1 and localhost, made with openssl in `dir`. */
+function selfSigned(dir: string): { cert: string; key: string } {
+  const cert = join(dir, "cert.pem");
+  const key = join(dir, "key.pem");
+  execFileSync(
+    "openssl",
+    [
+      ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
+      ...["-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost"],
+      ...["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+    ],
+    { stdio: "ignore" },
+  );
+  return { cert, key };
+}
+
+/** POST /api/call over HTTPS, trusting only `ca`. */
+function httpsCall(url: string, ca: Buffer, token: string, body: unknown): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/api/call`,
+      { method: "POST", ca, headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe("arbeit serve with --tls-cert and --tls-key", { skip: requirement("openssl", opensslMissing) }, () => {
+  let project: UiProject;
+  let files: { cert: string; key: string };
+  let token: string;
+
+  before(async () => {
+    project = await uiProject("sqlite");
+    files = selfSigned(project.dir);
+    token = await makeToken(project, ["--agent", "alice"]);
+  });
+  after(() => project?.close());
+
+  it("serves HTTPS: a client that trusts the certificate makes calls, and no clear-text HTTP is answered", async () => {
+    const service = await startService(project, ["--tls-cert", files.cert, "--tls-key", files.key]);
+    try {
+      assert.match(service.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      const ca = readFileSync(files.cert);
+      const made = await httpsCall(service.url, ca, token, {
+        tool: "arbeit_task_create",
+        args: { title: "Over TLS" },
+      });
+      assert.equal(made.status, 200);
+      assert.equal(made.body.success, true, JSON.stringify(made.body));
+      // Without the certificate trusted, the client refuses the connection.
+      await assert.rejects(
+        httpsCall(service.url, Buffer.from(""), token, { tool: "arbeit_query", args: { query: "tasks" } }),
+      );
+      const plain = service.url.replace("https:", "http:");
+      await assert.rejects(fetch(`${plain}/healthz`));
+    } finally {
+      assert.equal(await service.stop(), 0);
+    }
+  });
+
+  it("on an address other machines reach, needs no --insecure-no-tls and prints no warning", async () => {
+    const service = await startService(project, [
+      "--host",
+      "0.0.0.0",
+      "--tls-cert",
+      files.cert,
+      "--tls-key",
+      files.key,
+    ]);
+    try {
+      assert.match(service.url, /^https:\/\/0\.0\.0\.0:\d+$/);
+      assert.doesNotMatch(service.stderr(), /WARNING/);
+    } finally {
+      assert.equal(await service.stop(), 0);
+    }
+  });
+
+  it("one of the two flags alone, a file that is missing or a key that is no key: a usage error (exit 2)", async () => {
+    const broken = join(project.dir, "broken.pem");
+    writeFileSync(broken, "not a key\n");
+    assert.ok(existsSync(files.cert));
+    for (const args of [
+      ["--tls-cert", files.cert],
+      ["--tls-key", files.key],
+      ["--tls-cert", files.cert, "--tls-key", join(project.dir, "missing.pem")],
+      ["--tls-cert", files.cert, "--tls-key", broken],
+    ]) {
+      const result = await runCli(["serve", "--port", "0", ...args], { cwd: project.dir, env: project.env });
+      assert.equal(result.code, 2, `${args.join(" ")}: ${result.stdout}${result.stderr}`);
+      assert.match(result.stderr, /--tls-/);
+    }
+  });
+});
+
+describe("arbeit serve behind a reverse proxy that keeps the client's Host", () => {
+  let project: UiProject;
+  before(async () => {
+    project = await uiProject("sqlite");
+  });
+  after(() => project?.close());
+
+  const health = (url: string, host: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${url}/healthz`, { headers: { Host: host } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+
+  it("answers the public name given with --allow-host, and still refuses any other", async () => {
+    const service = await startService(project, ["--allow-host", "arbeit.example.com"]);
+    try {
+      assert.equal(await health(service.url, "arbeit.example.com"), 200);
+      assert.equal(await health(service.url, "ARBEIT.example.com"), 200);
+      assert.equal(await health(service.url, "attacker.example"), 403);
+    } finally {
+      assert.equal(await service.stop(), 0);
+    }
+  });
+});
