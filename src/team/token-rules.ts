@@ -159,7 +159,8 @@ export function callRefusal(
       tool: tool.name,
     });
   if (token.kind === "agent") {
-    if (tool.name === "arbeit_task_claim" && args.force === true)
+    // Every `force` breaks another session's claim (a release, an update, a delete): a person's step.
+    if (args.force === true)
       return forbidden(
         "Only a person's token may break another session's claim (force: true); an agent waits for the lease to end or asks a person.",
         { tool: tool.name },

@@ -179,6 +179,11 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
           args: { action: "release", task_id: task, force: true },
         }),
         await apiCall(service, alice, {
+          tool: "arbeit_task_update",
+          args: { task_id: task, status: "cancelled", force: true },
+        }),
+        await apiCall(service, alice, { tool: "arbeit_task_delete", args: { task_id: task, force: true } }),
+        await apiCall(service, alice, {
           tool: "arbeit_context_add",
           args: { task_id: task, type: "user_input", content: "yes" },
         }),
