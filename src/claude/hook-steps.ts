@@ -1,9 +1,10 @@
+import { FILE_OPERATIONS, type FileOperation } from "../domain/types.js";
 import { activeBriefingText } from "../fragments/briefing-text.js";
 import { lastWorkedOnText, sessionStartContext } from "../fragments/session-start.js";
-import { FILE_OPERATIONS, type FileOperation } from "../domain/types.js";
 import {
   commitInput,
   count,
+  noInput,
   oneOf,
   optionalCount,
   optionalText,
@@ -51,11 +52,9 @@ function newsContext(hookEventName: string, news: ReadonlyArray<NewsItem>): Hook
   return additionalContext(hookEventName, lines.join("\n"));
 }
 
-const none = (input: unknown) => (row(input), {});
-
 export const sessionStart: HostStep<object, HookAnswer> = {
   name: "session-start",
-  read: none,
+  read: noInput,
   readOnly: "reads",
   run: async (service, _input, caller, access) =>
     additionalContext(
@@ -192,7 +191,7 @@ export const subagentStop: HostStep<SubagentFacts, HookAnswer> = {
 // PreCompact: plain stdout is appended to the compaction instructions.
 export const preCompact: HostStep<object, HookAnswer> = {
   name: "pre-compact",
-  read: none,
+  read: noInput,
   readOnly: "reads",
   async run(service, _input, caller, access) {
     if (access === "read-write") await collectMemory(service, caller);

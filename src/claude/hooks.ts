@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
-import { serviceTarget } from "../remote/target.js";
 import { type AnyStep, localRelative, localRunner, remoteRunner } from "../remote/steps.js";
+import { serviceTarget } from "../remote/target.js";
 import { pathDeeperThan } from "../schemas/json-size.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ArbeitService } from "../service/arbeit-service.js";

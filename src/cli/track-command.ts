@@ -1,8 +1,8 @@
 import { fromDirectory } from "../domain/paths.js";
-import { serviceTarget } from "../remote/target.js";
 import { localRelative, localRunner, remoteRunner, trackFilesStep } from "../remote/steps.js";
-import { resolveLikeKernel } from "../service/resolve-path.js";
+import { serviceTarget } from "../remote/target.js";
 import { locate } from "../service/project.js";
+import { resolveLikeKernel } from "../service/resolve-path.js";
 import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
 import { printEnvelope, wantsJson, write } from "./output.js";
@@ -42,7 +42,10 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     // Without a project there is nothing to track in: opening the store says so.
     if (!remote) await ctx.service();
     if (relative === undefined)
-      return printEnvelope({ success: true, data: { tracked: false, reason: "outside_project" } }, wantsJson(options.json));
+      return printEnvelope(
+        { success: true, data: { tracked: false, reason: "outside_project" } },
+        wantsJson(options.json),
+      );
     const { results } = await run(
       trackFilesStep,
       { touches: [{ path: relative, operation: op }] },

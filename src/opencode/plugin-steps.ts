@@ -1,6 +1,6 @@
 import { activeBriefingText } from "../fragments/briefing-text.js";
 import { sessionStartContext } from "../fragments/session-start.js";
-import { commitInput, list, optionalCount, row, text } from "../remote/step-input.js";
+import { commitInput, list, noInput, optionalCount, row, text } from "../remote/step-input.js";
 import type { AnyStep, HostStep } from "../remote/steps.js";
 import type { CommitInput } from "../service/commits.js";
 import { fitBriefing, newsLine } from "./system-prompt.js";
@@ -80,7 +80,7 @@ export const systemPromptStep: HostStep<{ after?: number }, PromptPart> = {
 /** The briefing a compaction must keep: the session's active task (else its nearest parent's). */
 export const compactionStep: HostStep<object, { text?: string }> = {
   name: "compaction-briefing",
-  read: (input) => (row(input), {}),
+  read: noInput,
   readOnly: "reads",
   async run(service, _input, caller) {
     const text = caller.session ? await activeBriefingText(service, caller.session, caller.parents) : undefined;

@@ -2,8 +2,8 @@ import type { Hooks, PluginInput, PluginOptions } from "@opencode-ai/plugin";
 import { localRelative, type StepSession, trackFilesStep } from "../remote/steps.js";
 import type { Caller } from "../service/caller.js";
 import { readCommit } from "../service/git-commit.js";
-import { resolveLikeKernel } from "../service/resolve-path.js";
 import { locate } from "../service/project.js";
+import { resolveLikeKernel } from "../service/resolve-path.js";
 import { commitOfToolCall } from "./commits.js";
 import { type FileTouch, touchesFromToolCall, touchFromFileEdited } from "./file-touches.js";
 import { compactionStep, mirrorTodosStep, recordCommitStep, systemPromptStep } from "./plugin-steps.js";
@@ -53,6 +53,7 @@ export async function createArbeitHooks(
   const project = new ProjectHandle(
     { cwd: directory, db: settings.db },
     { agent: null, ...(settings.list ? { list_id: settings.list } : {}) },
+    env,
   );
   const tree = new SessionTree();
   const activity = new SessionActivity();

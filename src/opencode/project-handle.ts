@@ -1,5 +1,5 @@
-import { type ServiceTarget, serviceTarget } from "../remote/target.js";
 import { localRunner, remoteRunner, type StepRunner } from "../remote/steps.js";
+import { type ServiceTarget, serviceTarget } from "../remote/target.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { isNoUsableStore, type LocateOptions, locate, openProject } from "../service/project.js";
@@ -12,12 +12,25 @@ import { isNoUsableStore, type LocateOptions, locate, openProject } from "../ser
 export class ProjectHandle {
   readonly #where: LocateOptions;
   readonly #base: Pick<Caller, "agent" | "list_id">;
+  readonly #env: NodeJS.ProcessEnv;
   #service: Promise<ArbeitService> | undefined;
 
-  /** `base`: who the hooks' steps act as on a local store, unless a step names its agent. */
-  constructor(where: LocateOptions, base: Pick<Caller, "agent" | "list_id"> = { agent: null }) {
+  /**
+   * `base`: who the hooks' steps act as on a local store, unless a step names its agent. `env`:
+   * where ARBEIT_URL and ARBEIT_TOKEN are read.
+   */
+  constructor(
+    where: LocateOptions,
+    base: Pick<Caller, "agent" | "list_id"> = { agent: null },
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
     this.#where = where;
     this.#base = base;
+    this.#env = env;
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.#env;
   }
 
   get where(): LocateOptions {
@@ -26,7 +39,7 @@ export class ProjectHandle {
 
   /** The service this process sends its calls to, if any; read each time, as arbeit_init may run in between. */
   remote(): ServiceTarget | undefined {
-    return serviceTarget(this.#where);
+    return serviceTarget(this.#where, this.#env);
   }
 
   service(): Promise<ArbeitService> {
@@ -47,7 +60,7 @@ export class ProjectHandle {
    */
   async steps(): Promise<StepRunner | undefined> {
     const remote = this.remote();
-    if (remote) return remoteRunner(remote);
+    if (remote) return remoteRunner(remote, this.#env);
     if (!this.#service && !locate(this.#where)) return undefined;
     let service: ArbeitService;
     try {

@@ -67,11 +67,17 @@ export function opencodeTools(
           service: () => project.service(),
         };
         const envelope = remote
-          ? await remoteCall(remote, def.name, args, {
-              session: caller.session ?? undefined,
-              parents: caller.parents,
-              list: caller.list_id,
-            })
+          ? await remoteCall(
+              remote,
+              def.name,
+              args,
+              {
+                session: caller.session ?? undefined,
+                parents: caller.parents,
+                list: caller.list_id,
+              },
+              project.env,
+            )
           : await invokeTool(def, args, ctx);
         return {
           title: envelope.success ? def.title : `${def.title}: ${envelope.error.code}`,

@@ -42,7 +42,8 @@ export function optionalCount(value: Row, field: string): number | undefined {
 
 export function oneOf<T extends string>(value: Row, field: string, choices: readonly T[]): T {
   const found = value[field];
-  if (typeof found !== "string" || !choices.includes(found as T)) throw bad(field, `must be one of ${choices.join(", ")}`);
+  if (typeof found !== "string" || !choices.includes(found as T))
+    throw bad(field, `must be one of ${choices.join(", ")}`);
   return found as T;
 }
 
@@ -79,4 +80,10 @@ export function commitInput(value: unknown, field: string): CommitInput {
     subject: text(commit, "subject", 10_000),
     files: list(commit, "files", COMMIT_FILES, textItem(LIMITS.file_path)),
   };
+}
+
+/** The input of a step that takes none: an object, whatever it holds. */
+export function noInput(value: unknown): object {
+  row(value);
+  return {};
 }

@@ -341,7 +341,9 @@ describe("a process given ARBEIT_URL in a checkout with a local store", () => {
       assert.equal((await laptop.cli(["task", "start-work", id, "--json"])).code, 0);
       writeFileSync(join(laptop.dir, "a.ts"), "");
       const url = `http://127.0.0.1:${await closedPort()}`;
-      const tracked = await laptop.cli(["track", "a.ts", "--json"], { env: { ARBEIT_URL: url, ARBEIT_TOKEN: "arb_x" } });
+      const tracked = await laptop.cli(["track", "a.ts", "--json"], {
+        env: { ARBEIT_URL: url, ARBEIT_TOKEN: "arb_x" },
+      });
       assert.equal(tracked.code, 1);
       assert.equal(tracked.json.error.code, "STORE_UNAVAILABLE");
       assert.ok(tracked.json.error.message.includes(url));

@@ -63,7 +63,12 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         .filter((event) => event.event_type === type)
         .map((event) => ({ ...event, payload: JSON.parse(event.payload) }));
     /** The hook as Claude Code runs it in the laptop's checkout, and the HTTP requests it made. */
-    const hook = async (name: string, event: string, fields: Record<string, unknown>, env: Record<string, string> = {}) => {
+    const hook = async (
+      name: string,
+      event: string,
+      fields: Record<string, unknown>,
+      env: Record<string, string> = {},
+    ) => {
       const before = proxy.requests.length;
       const result = await runHook(name, hookPayload(laptop.dir, SESSION, event, fields), laptop.dir, {
         ...laptop.env,
@@ -81,7 +86,10 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       proxy = await countingProxy(service.url);
       laptop = checkout();
       assert.equal((await laptop.cli(["init", "--server", proxy.url, "--json"])).code, 0);
-      assert.equal((await laptop.cli(["login", proxy.url, "--token-stdin", "--json"], { input: `${alice}\n` })).code, 0);
+      assert.equal(
+        (await laptop.cli(["login", proxy.url, "--token-stdin", "--json"], { input: `${alice}\n` })).code,
+        0,
+      );
       mkdirSync(join(laptop.dir, "src"));
       writeFileSync(join(laptop.dir, "src", "app.ts"), "export {};\n");
       taskId = (await laptop.cli(["task", "create", "Fix the login bug", "--json"])).json.data.task.id;
@@ -153,7 +161,10 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.deepEqual(result.requests, ["POST /api/hook"]);
       assert.match(context(result.stdout), /The cookie lives in auth\.ts/);
       const [logged] = await eventsOf("prompt_submitted");
-      assert.deepEqual([logged.session_id, logged.agent, logged.payload.prompt], [SESSION, "alice", "Go on with the fix"]);
+      assert.deepEqual(
+        [logged.session_id, logged.agent, logged.payload.prompt],
+        [SESSION, "alice", "Go on with the fix"],
+      );
     });
 
     it("post-tool-use-failure records the failed call as an attempt on the task", async () => {
@@ -258,7 +269,12 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
     it("another agent's token cannot act in the session: nothing is written, the hook notes it on stderr", async () => {
       const bob = await makeToken(project, ["--agent", "bob"]);
       const before = (await rows("events")).length;
-      const result = await hook("user-prompt-submit", "UserPromptSubmit", { prompt: "Take over" }, { ARBEIT_TOKEN: bob });
+      const result = await hook(
+        "user-prompt-submit",
+        "UserPromptSubmit",
+        { prompt: "Take over" },
+        { ARBEIT_TOKEN: bob },
+      );
       assert.equal(result.stdout, "");
       assert.match(result.stderr, /user-prompt-submit hook skipped: .*belongs to another agent/);
       assert.equal((await rows("events")).length, before);
@@ -313,7 +329,10 @@ describe("Claude Code hooks when the service cannot answer", () => {
         const result = await runHook(name!, hookPayload(laptop.dir, SESSION, event!, {}), laptop.dir, env);
         assert.equal(result.code, 0);
         assert.equal(result.stdout, "");
-        assert.match(result.stderr, new RegExp(`${name} hook skipped: The Arbeit service at ${url} could not be reached`));
+        assert.match(
+          result.stderr,
+          new RegExp(`${name} hook skipped: The Arbeit service at ${url} could not be reached`),
+        );
       }
       assert.equal(existsSync(join(laptop.dir, ".arbeit")), false);
     } finally {

@@ -68,7 +68,10 @@ describe("arbeit serve in a process pointed at a service", () => {
     try {
       assert.equal((await laptop.cli(["init", "--json"])).code, 0);
       const env = { ...laptop.env, ARBEIT_URL: `http://127.0.0.1:${await closedPort()}` };
-      const service = await startService({ dir: laptop.dir, env } as UiProject, ["--db", ".arbeit/arbeit.db"]);
+      const service = await startService({ dir: laptop.dir, env } as unknown as UiProject, [
+        "--db",
+        ".arbeit/arbeit.db",
+      ]);
       try {
         const health = await fetch(`${service.url}/healthz`);
         assert.equal(health.status, 200);
@@ -80,4 +83,3 @@ describe("arbeit serve in a process pointed at a service", () => {
     }
   });
 });
-
