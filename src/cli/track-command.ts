@@ -1,5 +1,5 @@
 import { fromDirectory } from "../domain/paths.js";
-import { localRelative, localRunner, remoteRunner, trackFilesStep } from "../remote/steps.js";
+import { localRelative, localRunner, remoteRunner, trackCommandStep } from "../remote/steps.js";
 import { serviceTarget } from "../remote/target.js";
 import { locate } from "../service/project.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
@@ -47,7 +47,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
         wantsJson(options.json),
       );
     const { results } = await run(
-      trackFilesStep,
+      trackCommandStep,
       { touches: [{ path: relative, operation: op }] },
       { session: ctx.caller.session },
     );

@@ -117,9 +117,10 @@ export interface RelativeTouch {
 /** The most files one step records: far more than one tool call touches. */
 const MAX_TOUCHES = 1_000;
 
-/** Records files the session read or wrote on its active task (OpenCode's file tools, `arbeit track`). */
-export const trackFilesStep: HostStep<{ touches: RelativeTouch[] }, { results: TrackResult[] }> = {
-  name: "track-files",
+type TrackFiles = HostStep<{ touches: RelativeTouch[] }, { results: TrackResult[] }>;
+
+/** Records files the session read or wrote on its active task. */
+const trackFiles: Pick<TrackFiles, "read" | "run"> = {
   read(input) {
     const value = row(input);
     return {
@@ -135,3 +136,9 @@ export const trackFilesStep: HostStep<{ touches: RelativeTouch[] }, { results: T
     return { results };
   },
 };
+
+/** For a host's hooks (OpenCode's file tools): a read-only token's records nothing, silently. */
+export const trackFilesStep: TrackFiles = { name: "track-files", ...trackFiles, readOnly: { answer: { results: [] } } };
+
+/** For `arbeit track`, which a person runs: a read-only token is refused (FORBIDDEN). */
+export const trackCommandStep: TrackFiles = { name: "track", ...trackFiles };

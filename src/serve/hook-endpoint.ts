@@ -2,7 +2,7 @@ import { CLAUDE_STEPS } from "../claude/hook-steps.js";
 import { ArbeitError } from "../domain/errors.js";
 import { OPENCODE_STEPS } from "../opencode/plugin-steps.js";
 import type { HookRequest } from "../remote/client.js";
-import { type AnyStep, trackFilesStep } from "../remote/steps.js";
+import { type AnyStep, trackCommandStep, trackFilesStep } from "../remote/steps.js";
 import { identify } from "../service/caller.js";
 import { type Token, tokenCaller } from "../team/token-rules.js";
 import { type Envelope, failure } from "../tools/envelope.js";
@@ -15,7 +15,9 @@ import { Refusal } from "./http.js";
  * local store (src/remote/steps.ts). The body is `{"hook": "<step>", "session": "<id>",
  * "parents": ["<id>", ...], "input": {...}}`; the answer is an envelope whose data is the step's.
  */
-const STEPS = new Map<string, AnyStep>([...CLAUDE_STEPS, trackFilesStep, ...OPENCODE_STEPS].map((s) => [s.name, s]));
+const STEPS = new Map<string, AnyStep>(
+  [...CLAUDE_STEPS, trackFilesStep, trackCommandStep, ...OPENCODE_STEPS].map((s) => [s.name, s]),
+);
 
 export function hookRequest(body: unknown): HookRequest & { parents: string[] } {
   const value = body as Record<string, unknown> | null;
