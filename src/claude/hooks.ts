@@ -65,7 +65,6 @@ export interface HookOutcome {
 }
 
 export const CLAUDE_AGENT = "claude-code";
-export { PROMPT_CHARS };
 
 const clip = (value: string, max: number) => (value.length <= max ? value : value.slice(0, max));
 

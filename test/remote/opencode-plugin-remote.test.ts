@@ -71,7 +71,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       hooks = await plugin({ ARBEIT_TOKEN: token });
     });
     after(async () => {
-      await hooks?.dispose!();
+      await hooks?.dispose?.();
       await proxy?.close();
       await service?.stop("SIGKILL");
       await server?.close();
