@@ -20,6 +20,7 @@ const USAGE = `Usage: arbeit serve [--port N] [--host H] [--tls-cert FILE --tls-
 
 Serves this project's store to a team, on one port, until SIGTERM or Ctrl-C:
   POST /api/call   {"tool": "<name>", "args": {...}, "session": "<id>"} -> the tool's envelope
+  POST /api/hook   one step of a hook of Arbeit's own clients (Claude Code, OpenCode, arbeit track)
   /mcp             MCP over Streamable HTTP (the same tools as \`arbeit mcp\`)
   GET  /healthz    whether the service and its store answer (no token needed)
 Every other request needs "Authorization: Bearer <token>" (arbeit token create). An MCP client
