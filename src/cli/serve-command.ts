@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createSecureContext } from "node:tls";
+import { ArbeitError } from "../domain/errors.js";
+import { serviceTarget } from "../remote/target.js";
 import { DEFAULT_LIMITS } from "../serve/limits.js";
 import { openProject } from "../service/project.js";
 import type { SqlStore } from "../store/sql/database.js";
@@ -18,6 +20,7 @@ const USAGE = `Usage: arbeit serve [--port N] [--host H] [--tls-cert FILE --tls-
 
 Serves this project's store to a team, on one port, until SIGTERM or Ctrl-C:
   POST /api/call   {"tool": "<name>", "args": {...}, "session": "<id>"} -> the tool's envelope
+  POST /api/hook   one step of a hook of Arbeit's own clients (Claude Code, OpenCode, arbeit track)
   /mcp             MCP over Streamable HTTP (the same tools as \`arbeit mcp\`)
   GET  /healthz    whether the service and its store answer (no token needed)
 Every other request needs "Authorization: Bearer <token>" (arbeit token create). An MCP client
@@ -97,6 +100,28 @@ function tlsFiles(cert: string | undefined, key: string | undefined): { cert: Bu
   return files;
 }
 
+/**
+ * A process pointed at a service (ARBEIT_URL, or a checkout recorded by `arbeit init --server`)
+ * sends its calls there: serving a store from it would serve one its own calls do not use.
+ */
+function refuseServiceCheckout(cwd: string, db: string | undefined): void {
+  const remote = serviceTarget({ cwd, db });
+  if (!remote) return;
+  const where = remote.from === "ARBEIT_URL" ? "ARBEIT_URL is set" : "this checkout records it in .arbeit/config.json";
+  throw new ArbeitError(
+    "STORE_UNAVAILABLE",
+    `arbeit serve serves a store of its own, but this process uses the Arbeit service at ${remote.url} (${where}); nothing was started.`,
+    {
+      suggestions: [
+        remote.from === "ARBEIT_URL"
+          ? "Unset ARBEIT_URL for this command, or name the SQLite file to serve with --db."
+          : "Run arbeit serve in the checkout that holds the store (or name a SQLite file with --db).",
+      ],
+      details: { path: remote.root, cause: "service_checkout", url: remote.url },
+    },
+  );
+}
+
 /** `arbeit serve`: one service in front of the project's store (docs/team.md). */
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
   if (options.help) {
@@ -125,6 +150,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   let service: Awaited<ReturnType<typeof openProject>> | undefined;
   let running: Awaited<ReturnType<typeof import("../serve/server.js").startService>>;
   try {
+    refuseServiceCheckout(cwd, db);
     service = await openProject({ cwd, db });
     const [{ startService }, { version }] = await Promise.all([import("../serve/server.js"), import("./version.js")]);
     running = await startService({

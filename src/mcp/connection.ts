@@ -81,6 +81,7 @@ export function openConnection(options: ConnectionOptions): Connection {
       const { remoteCall } = await import("../remote/call.js");
       return remoteCall(remote, tool.name, args, {
         session: ctx.caller.session ?? undefined,
+        parents: ctx.caller.parents,
         list: options.listId,
       });
     },

@@ -1,13 +1,16 @@
 import type { Hooks, PluginInput, PluginOptions } from "@opencode-ai/plugin";
-import { activeBriefingText } from "../fragments/briefing-text.js";
+import { localRelative, type StepSession, trackFilesStep } from "../remote/steps.js";
 import type { Caller } from "../service/caller.js";
 import { readCommit } from "../service/git-commit.js";
+import { locate } from "../service/project.js";
+import { resolveLikeKernel } from "../service/resolve-path.js";
 import { commitOfToolCall } from "./commits.js";
 import { type FileTouch, touchesFromToolCall, touchFromFileEdited } from "./file-touches.js";
+import { compactionStep, mirrorTodosStep, recordCommitStep, systemPromptStep } from "./plugin-steps.js";
 import { ProjectHandle } from "./project-handle.js";
 import { SessionActivity, SessionTree } from "./sessions.js";
 import { SystemPrompts } from "./system-prompt.js";
-import { mirrorTodos, type Todo, todosOf } from "./todos.js";
+import { type Todo, todosOf } from "./todos.js";
 import { opencodeTools } from "./tools.js";
 
 /** Options from opencode.json: `"plugin": [["arbeit", {"list": "frontend"}]]`. */
@@ -34,6 +37,11 @@ type HookInput = Pick<PluginInput, "directory"> & Partial<Pick<PluginInput, "cli
  * own Arbeit session, the session's briefing and news in its system prompts, its todo list
  * mirrored as progress of its active task, and that task's briefing kept across compaction. No
  * hook ever throws into OpenCode: Arbeit trouble is logged and the user's session carries on.
+ *
+ * Every hook reads what it needs here (paths made relative to the project root, commits read
+ * from the local repository) and hands it to a store step (src/opencode/plugin-steps.ts): on the
+ * project's own store in this process, or, in a checkout that uses `arbeit serve`, as one request
+ * to the service, as do the tools.
  */
 export async function createArbeitHooks(
   input: HookInput,
@@ -42,7 +50,11 @@ export async function createArbeitHooks(
 ): Promise<Hooks> {
   const settings = readOptions(options, env);
   const directory = input.directory;
-  const project = new ProjectHandle({ cwd: directory, db: settings.db });
+  const project = new ProjectHandle(
+    { cwd: directory, db: settings.db },
+    { agent: null, ...(settings.list ? { list_id: settings.list } : {}) },
+    env,
+  );
   const tree = new SessionTree();
   const activity = new SessionActivity();
   const prompts = new SystemPrompts();
@@ -66,27 +78,45 @@ export async function createArbeitHooks(
     }
   };
 
+  /** Who a hook's step acts for: the session, the sessions that started it, its agent. */
+  const whoIs = (session: string): StepSession => ({
+    session,
+    parents: tree.ancestors(session),
+    agent: tree.agentOf(session),
+  });
+
+  /** The real project root paths are made relative to: the service's checkout may sit anywhere. */
+  const projectRoot = () => {
+    const spelled = project.remote()?.root ?? locate(project.where)?.root ?? directory;
+    return resolveLikeKernel(spelled) ?? spelled;
+  };
+
   const track = async (touches: FileTouch[], session: string) => {
     if (touches.length === 0) return;
-    const service = await project.serviceIfInitialized();
-    if (!service) return;
-    const caller = callerOf(session, tree.agentOf(session));
-    for (const touch of touches) await service.trackFile(touch, caller);
+    const run = await project.steps();
+    if (!run) return;
+    const root = projectRoot();
+    const relative = touches.flatMap((touch) => {
+      const path = localRelative(root, touch.path);
+      return path ? [{ path, operation: touch.operation }] : [];
+    });
+    if (relative.length > 0) await run(trackFilesStep, { touches: relative }, whoIs(session));
   };
 
   // When each bash call started: a quiet `git commit -q` is HEAD only if made during the call.
   const shellStarts = new Map<string, number>();
   const recordCommit = async (sha: string, since: number, session: string) => {
-    const service = await project.serviceIfInitialized();
-    if (!service) return;
+    const run = await project.steps();
+    if (!run) return;
     const commit = readCommit(directory, sha, since);
-    if (commit) await service.recordCommit(commit, callerOf(session, tree.agentOf(session)));
+    if (commit) await run(recordCommitStep, { commit }, whoIs(session));
   };
 
   const mirror = (session: string, todos: Todo[]) => {
     const mirrored = (todoQueues.get(session) ?? Promise.resolve()).then(async () => {
-      const service = await project.serviceIfInitialized();
-      if (service) await mirrorTodos(service, callerOf(session, tree.agentOf(session)), todos);
+      if (todos.length === 0) return;
+      const run = await project.steps();
+      if (run) await run(mirrorTodosStep, { todos }, whoIs(session));
     });
     todoQueues.set(
       session,
@@ -148,9 +178,10 @@ export async function createArbeitHooks(
     "experimental.chat.system.transform": async (hook, output) => {
       try {
         const session = hook.sessionID;
-        const service = session ? await project.serviceIfInitialized() : undefined;
-        if (!session || !service) return;
-        output.system.push(...(await prompts.next(service, callerOf(session, tree.agentOf(session)))));
+        const run = session ? await project.steps() : undefined;
+        if (!session || !run) return;
+        const who = whoIs(session);
+        output.system.push(...(await prompts.next(session, (after) => run(systemPromptStep, { after }, who))));
       } catch (error) {
         await report("adding the briefing to the system prompt", error);
       }
@@ -158,10 +189,8 @@ export async function createArbeitHooks(
 
     "experimental.session.compacting": async (hook, output) => {
       try {
-        const service = await project.serviceIfInitialized();
-        const text = service
-          ? await activeBriefingText(service, hook.sessionID, tree.ancestors(hook.sessionID))
-          : undefined;
+        const run = await project.steps();
+        const text = run ? (await run(compactionStep, {}, whoIs(hook.sessionID))).text : undefined;
         if (text) output.context.push(text);
       } catch (error) {
         await report("adding the briefing to compaction", error);

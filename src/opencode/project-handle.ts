@@ -1,21 +1,45 @@
-import { serviceTarget } from "../remote/target.js";
+import { localRunner, remoteRunner, type StepRunner } from "../remote/steps.js";
+import { type ServiceTarget, serviceTarget } from "../remote/target.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
+import type { Caller } from "../service/caller.js";
 import { isNoUsableStore, type LocateOptions, locate, openProject } from "../service/project.js";
 
 /**
- * The project's service for a long-lived host process, opened on first use and kept open. A
- * failed open (most often NOT_INITIALIZED) is not remembered, so arbeit_init later just works.
+ * The project's store for a long-lived host process, opened on first use and kept open; or, in
+ * a checkout that uses an `arbeit serve` service (or a process given ARBEIT_URL), that service.
+ * A failed open (most often NOT_INITIALIZED) is not remembered, so arbeit_init later just works.
  */
 export class ProjectHandle {
   readonly #where: LocateOptions;
+  readonly #base: Pick<Caller, "agent" | "list_id">;
+  readonly #env: NodeJS.ProcessEnv;
   #service: Promise<ArbeitService> | undefined;
 
-  constructor(where: LocateOptions) {
+  /**
+   * `base`: who the hooks' steps act as on a local store, unless a step names its agent. `env`:
+   * where ARBEIT_URL and ARBEIT_TOKEN are read.
+   */
+  constructor(
+    where: LocateOptions,
+    base: Pick<Caller, "agent" | "list_id"> = { agent: null },
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
     this.#where = where;
+    this.#base = base;
+    this.#env = env;
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.#env;
   }
 
   get where(): LocateOptions {
     return this.#where;
+  }
+
+  /** The service this process sends its calls to, if any; read each time, as arbeit_init may run in between. */
+  remote(): ServiceTarget | undefined {
+    return serviceTarget(this.#where, this.#env);
   }
 
   service(): Promise<ArbeitService> {
@@ -30,19 +54,22 @@ export class ProjectHandle {
   }
 
   /**
-   * For hooks: the service, or undefined when this process has no store it can use here (Arbeit
-   * is not set up, or the process uses an Arbeit service): hooks stay silent then.
+   * For hooks: how to run their store steps here (on the service, or on the local store), or
+   * undefined when this process has no store it can use (Arbeit is not set up): hooks stay
+   * silent then.
    */
-  async serviceIfInitialized(): Promise<ArbeitService | undefined> {
+  async steps(): Promise<StepRunner | undefined> {
+    const remote = this.remote();
+    if (remote) return remoteRunner(remote, this.#env);
     if (!this.#service && !locate(this.#where)) return undefined;
-    // Not through a service yet: a process pointed at one (ARBEIT_URL) does not use a local store.
-    if (serviceTarget(this.#where)) return undefined;
+    let service: ArbeitService;
     try {
-      return await this.service();
+      service = await this.service();
     } catch (error) {
       if (isNoUsableStore(error)) return undefined;
       throw error;
     }
+    return localRunner(async () => service, this.#base);
   }
 
   async close(): Promise<void> {

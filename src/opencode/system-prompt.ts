@@ -1,7 +1,3 @@
-import { sessionStartContext } from "../fragments/session-start.js";
-import type { ArbeitService } from "../service/arbeit-service.js";
-import type { Caller } from "../service/caller.js";
-
 /**
  * The most the session's briefing adds to each of its system prompts, in tokens (o200k_base). A
  * briefing is paid on every model call, so it is kept well under arbeit_resume's default budget;
@@ -51,6 +47,9 @@ interface Briefed {
   seq: number;
 }
 
+/** What the store says for the next system prompt (the system-prompt step, src/opencode/plugin-steps.ts). */
+export type PromptSource = (after: number | undefined) => Promise<{ briefing?: string; seq: number; news?: string }>;
+
 /**
  * What Arbeit adds to an OpenCode session's system prompts (`experimental.chat.system.transform`).
  *
@@ -64,10 +63,8 @@ interface Briefed {
 export class SystemPrompts {
   readonly #sessions = new Map<string, Promise<Briefed | undefined>>();
 
-  /** The texts for the next model call of `caller.session`, briefing first (a stable prefix). */
-  async next(service: ArbeitService, caller: Caller): Promise<string[]> {
-    const session = caller.session;
-    if (!session) return [];
+  /** The texts for the next model call of `session`, briefing first (a stable prefix), from `source`. */
+  async next(session: string, source: PromptSource): Promise<string[]> {
     const previous = this.#sessions.get(session);
     let texts: string[] = [];
     let failure: unknown;
@@ -76,21 +73,12 @@ export class SystemPrompts {
     const step = (async (): Promise<Briefed | undefined> => {
       const known = await previous;
       try {
-        if (!known) {
-          // The briefing tells the session where things stand, up to `seq`; news is what comes after.
-          const start = await sessionStartContext(service, caller, { advanceNews: "when-told" });
-          const briefing = fitBriefing(start.text);
-          const seq = start.seq;
-          texts = [briefing];
-          return { briefing, seq };
-        }
-        // The plugin keeps its own place between calls, and moves the session's cursor past what it
-        // tells: the next OpenCode process on this session (`opencode run --session`), whose
-        // briefing starts from the cursor, and arbeit_resume do not tell it again.
-        const { news, seq } = (await service.sessionNews(caller, { advance: "when-told", after: known.seq })).data;
-        const line = newsLine(news);
-        texts = line ? [known.briefing, line] : [known.briefing];
-        return { briefing: known.briefing, seq };
+        // The briefing tells the session where things stand, up to `seq`; news is what comes after.
+        // The plugin keeps its own place between calls.
+        const part = await source(known?.seq);
+        const briefing = known?.briefing ?? part.briefing ?? "";
+        texts = [briefing, ...(part.news ? [part.news] : [])].filter((text) => text !== "");
+        return { briefing, seq: part.seq };
       } catch (error) {
         // A failed call keeps what the session was told: the next one repeats it, or tries again.
         failure = error;

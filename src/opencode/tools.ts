@@ -1,5 +1,6 @@
 import type { ToolContext as OpencodeToolContext } from "@opencode-ai/plugin";
 import type { z } from "zod";
+import { remoteCall } from "../remote/call.js";
 import type { Caller } from "../service/caller.js";
 import { TOOLS } from "../tools/catalogue.js";
 import type { ToolContext, ToolDef } from "../tools/define.js";
@@ -43,7 +44,8 @@ export interface OpencodeTool {
 /**
  * Every catalogue tool under its own name, its args the catalogue's zod v4 shape (see
  * opencodeArgs). invokeTool validates with the strict schema, so the envelope and its errors are
- * the same as on every other front end.
+ * the same as on every other front end. In a checkout that uses `arbeit serve`, each call is one
+ * request to the service, which validates it the same way.
  */
 export function opencodeTools(
   project: ProjectHandle,
@@ -56,13 +58,27 @@ export function opencodeTools(
       description: def.description,
       args: opencodeArgs(def.input.shape),
       async execute(args, context) {
+        const caller = callerFor(context);
+        const remote = project.remote();
         const ctx: ToolContext = {
-          caller: callerFor(context),
+          caller,
           cwd: project.where.cwd,
           db: project.where.db,
           service: () => project.service(),
         };
-        const envelope = await invokeTool(def, args, ctx);
+        const envelope = remote
+          ? await remoteCall(
+              remote,
+              def.name,
+              args,
+              {
+                session: caller.session ?? undefined,
+                parents: caller.parents,
+                list: caller.list_id,
+              },
+              project.env,
+            )
+          : await invokeTool(def, args, ctx);
         return {
           title: envelope.success ? def.title : `${def.title}: ${envelope.error.code}`,
           output: JSON.stringify(envelope),

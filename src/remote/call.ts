@@ -26,7 +26,7 @@ export async function remoteCall(
   target: ServiceTarget,
   tool: string,
   args: unknown,
-  caller: { session?: string | undefined; list?: string | undefined },
+  caller: { session?: string | undefined; parents?: readonly string[] | undefined; list?: string | undefined },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Envelope> {
   if (caller.list !== undefined)
@@ -38,6 +38,7 @@ export async function remoteCall(
         { suggestions: ["Unset it and pass list_id in the tool's arguments instead."] },
       ).toBody(),
     };
-  const session = caller.session;
-  return postCall(target.url, { tool, args: localPathsRelative(tool, args, target.root), session }, env);
+  const { session } = caller;
+  const parents = caller.parents?.length ? caller.parents : undefined;
+  return postCall(target.url, { tool, args: localPathsRelative(tool, args, target.root), session, parents }, env);
 }

@@ -7,30 +7,52 @@ export interface CallRequest {
   tool: string;
   args: unknown;
   session?: string | undefined;
+  /** The sessions `session` was started from, nearest first (a sub-agent's conversation). */
+  parents?: readonly string[] | undefined;
 }
+
+/** The body of POST <url>/api/hook: one step of a host's hook, run on the service's store. */
+export interface HookRequest {
+  hook: string;
+  session?: string | undefined;
+  parents?: readonly string[] | undefined;
+  input: unknown;
+}
+
+/** How long a tool call may wait for the service's answer. */
+export const CALL_TIMEOUT_MS = 30_000;
+/**
+ * How long a hook may wait: a host waits for its hooks (Claude Code kills one after the 10 s
+ * `arbeit setup claude` gives it), and a hook must never hold the person's session up for long.
+ */
+export const HOOK_TIMEOUT_MS = 8_000;
 
 const loginHint = (url: string) =>
   `Run \`arbeit login ${url}\` with a token from the service's administrator, or set ARBEIT_TOKEN.`;
 
+/** A request the client sends: its path on the service, its body, how long to wait for the answer. */
+interface Request {
+  path: "/api/call" | "/api/hook";
+  body: unknown;
+  timeoutMs: number;
+}
+
 /**
- * Sends one tool call to the service at `url` as one HTTP request and returns its envelope. A
- * service that cannot be reached is STORE_UNAVAILABLE naming it; no token, or one it refuses,
- * is UNAUTHORIZED saying how to log in. Never throws.
+ * Sends one request to the service at `url` with the token for it, as one HTTP request, and
+ * returns the service's envelope. A service that cannot be reached, or does not answer in time, is
+ * STORE_UNAVAILABLE naming it; no token, or one it refuses, is UNAUTHORIZED saying how to log in.
+ * Never throws.
  */
-export async function postCall(
-  url: string,
-  call: CallRequest,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Envelope> {
+async function post(url: string, request: Request, env: NodeJS.ProcessEnv): Promise<Envelope> {
   try {
     const token = tokenFor(url, env);
     if (token === undefined)
       throw new ArbeitError("UNAUTHORIZED", `No token for the Arbeit service at ${url}; nothing was sent.`, {
         suggestions: [loginHint(url)],
       });
-    return await send(url, token, call);
+    return await sendRequest(url, token, request);
   } catch (error) {
-    // send() names an unreachable service itself; anything else thrown here is a bug.
+    // sendRequest() names an unreachable service itself; anything else thrown here is a bug.
     const known =
       error instanceof ArbeitError
         ? error
@@ -42,19 +64,47 @@ export async function postCall(
   }
 }
 
-/** Sends with `token`; the envelope the service answered. Throws an ArbeitError when there is none. */
-export async function send(url: string, token: string, call: CallRequest): Promise<Envelope> {
+/** One tool call sent to the service at `url`: its envelope (see post). */
+export function postCall(
+  url: string,
+  call: CallRequest,
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = CALL_TIMEOUT_MS,
+): Promise<Envelope> {
+  return post(url, { path: "/api/call", body: call, timeoutMs }, env);
+}
+
+/** One hook step sent to the service at `url`: its envelope, whose data is the step's answer (see post). */
+export function postHook(
+  url: string,
+  hook: HookRequest,
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = HOOK_TIMEOUT_MS,
+): Promise<Envelope> {
+  return post(url, { path: "/api/hook", body: hook, timeoutMs }, env);
+}
+
+/** Sends a tool call with `token`; the envelope the service answered. Throws an ArbeitError when there is none. */
+export function send(url: string, token: string, call: CallRequest, timeoutMs = CALL_TIMEOUT_MS): Promise<Envelope> {
+  return sendRequest(url, token, { path: "/api/call", body: call, timeoutMs });
+}
+
+async function sendRequest(url: string, token: string, request: Request): Promise<Envelope> {
+  // The whole exchange, the answer's body included, is bounded: a hung service must not hang the caller.
+  const signal = AbortSignal.timeout(request.timeoutMs);
   let response: Response;
+  let text: string;
   try {
-    response = await fetch(`${url}/api/call`, {
+    response = await fetch(`${url}${request.path}`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-      body: JSON.stringify(call),
+      body: JSON.stringify(request.body),
+      signal,
     });
+    text = await response.text();
   } catch (error) {
-    throw unreachable(url, error);
+    throw unreachable(url, error, request.timeoutMs);
   }
-  const text = await response.text().catch(() => "");
   let envelope: Envelope | undefined;
   try {
     const parsed = JSON.parse(text) as Envelope;
@@ -76,7 +126,16 @@ export async function send(url: string, token: string, call: CallRequest): Promi
   return envelope;
 }
 
-function unreachable(url: string, error: unknown): ArbeitError {
+function unreachable(url: string, error: unknown, timeoutMs: number): ArbeitError {
+  if ((error as { name?: unknown } | null)?.name === "TimeoutError")
+    return new ArbeitError(
+      "STORE_UNAVAILABLE",
+      `The Arbeit service at ${url} did not answer within ${timeoutMs / 1000} s; whether the call took effect is unknown.`,
+      {
+        suggestions: ["Check that `arbeit serve` runs there and is not stuck (its log, GET /healthz), then retry."],
+        details: { path: url, cause: "service_timeout" },
+      },
+    );
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   const why = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
   return new ArbeitError("STORE_UNAVAILABLE", `The Arbeit service at ${url} could not be reached (${why}).`, {

@@ -1,3 +1,4 @@
+import { HOOK_TIMEOUT_MS } from "./client.js";
 import { tokenFor } from "./credentials.js";
 import type { ServiceTarget } from "./target.js";
 
@@ -16,7 +17,7 @@ export async function serviceStatus(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ServiceStatus> {
   const token = env.ARBEIT_TOKEN ? "ARBEIT_TOKEN" : tokenFor(target.url, env) === undefined ? "missing" : "stored";
-  const reachable = await fetch(`${target.url}/healthz`).then(
+  const reachable = await fetch(`${target.url}/healthz`, { signal: AbortSignal.timeout(HOOK_TIMEOUT_MS) }).then(
     (response) => response.ok,
     () => false,
   );

@@ -3,6 +3,7 @@ import { callRefusal, sessionRefusal, type Token, type ToolFacts, tokenCaller } 
 import { findTool } from "../tools/catalogue.js";
 import type { ToolDef } from "../tools/define.js";
 import { type Envelope, failure, invokeTool } from "../tools/envelope.js";
+import { Refusal } from "./http.js";
 import type { SessionOwners } from "./session-owners.js";
 
 /** Where the service runs tools: its one open store, and the directory paths resolve against. */
@@ -23,9 +24,42 @@ const lookup = (name: string): ToolFacts | undefined => {
   return tool && facts(tool);
 };
 
+/** The most sessions a request names as its parents: a chain of sub-agents is never this deep. */
+const MAX_PARENTS = 16;
+
+/** A request's `parents`: the sessions its session was started from, nearest first (none when absent). */
+export function parentSessions(value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length > MAX_PARENTS || !value.every((parent) => typeof parent === "string"))
+    throw new Refusal(400, "INVALID_ARGUMENT", `parents must be an array of at most ${MAX_PARENTS} session ids.`);
+  return value;
+}
+
 /**
- * One call of `tool` made with `token`, in the session the caller chose (or its agent's own):
- * the token's rules first (docs/team.md), then the tool exactly as every front end runs it.
+ * Why the token may not act in these sessions (the one a caller chose, and those it says it was
+ * started from), or undefined when it may: another agent's `agent:<name>` session, or a session
+ * another agent has used (docs/team.md).
+ */
+export async function sessionsRefusal(
+  context: CallContext,
+  token: Token,
+  sessions: ReadonlyArray<string | undefined>,
+): Promise<unknown> {
+  for (const session of sessions) {
+    if (session === undefined) continue;
+    const refusal = sessionRefusal(token, session);
+    if (refusal) return refusal;
+    if (session.startsWith("agent:")) continue;
+    const taken = await context.sessions.refusal(token, session).catch((error: unknown) => error);
+    if (taken) return taken;
+  }
+  return undefined;
+}
+
+/**
+ * One call of `tool` made with `token`, in the session the caller chose (or its agent's own),
+ * started from `parents` (a sub-agent's conversation): the token's rules first (docs/team.md),
+ * then the tool exactly as every front end runs it.
  */
 export async function callWithToken(
   context: CallContext,
@@ -33,6 +67,7 @@ export async function callWithToken(
   tool: ToolDef,
   args: unknown,
   session: string | undefined,
+  parents: readonly string[] = [],
 ): Promise<Envelope> {
   const refusal =
     (session === undefined ? undefined : sessionRefusal(token, session)) ??
@@ -41,12 +76,10 @@ export async function callWithToken(
   // A session argument of the tool's own replaces the chosen one for this call (as invokeTool does).
   const own = (args as { session?: unknown } | null)?.session;
   const acting = typeof own === "string" ? own : session;
-  if (acting !== undefined && !acting.startsWith("agent:")) {
-    const taken = await context.sessions.refusal(token, acting).catch((error: unknown) => error);
-    if (taken) return failure(taken);
-  }
+  const taken = await sessionsRefusal(context, token, [acting, ...parents]);
+  if (taken) return failure(taken);
   return invokeTool(tool, args, {
-    caller: tokenCaller(token, session),
+    caller: { ...tokenCaller(token, session), ...(parents.length > 0 ? { parents } : {}) },
     cwd: context.cwd,
     db: context.db,
     service: async () => context.service,

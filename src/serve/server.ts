@@ -9,7 +9,8 @@ import { actingAgent } from "../team/token-rules.js";
 import { findTool } from "../tools/catalogue.js";
 import { failure, toArbeitError } from "../tools/envelope.js";
 import { allowedHosts, hostAllowed, originAllowed } from "../ui/server/security.js";
-import { callWithToken, type ServiceContext } from "./calls.js";
+import { callWithToken, parentSessions, type ServiceContext } from "./calls.js";
+import { hookRequest, runHookStep } from "./hook-endpoint.js";
 import { Refusal, readJson, sendJson } from "./http.js";
 import { DEFAULT_LIMITS, FailedTokens, type Limits, RequestRate } from "./limits.js";
 import { McpEndpoint, SESSION_HEADER } from "./mcp-endpoint.js";
@@ -56,17 +57,18 @@ interface RequestNote {
   outcome: string;
 }
 
-/** `{tool, args, session?}`: the body of POST /api/call. */
-function callRequest(body: unknown): { tool: string; args: unknown; session: string | undefined } {
+/** `{tool, args, session?, parents?}`: the body of POST /api/call. */
+function callRequest(body: unknown): { tool: string; args: unknown; session: string | undefined; parents: string[] } {
   const value = body as Record<string, unknown> | null;
   if (value === null || typeof value !== "object" || Array.isArray(value) || typeof value.tool !== "string")
     throw new Refusal(400, "INVALID_ARGUMENT", 'The body is {"tool": "<name>", "args": {...}, "session": "<id>"}.');
   if (value.session !== undefined && typeof value.session !== "string")
     throw new Refusal(400, "INVALID_ARGUMENT", "session must be a string.");
-  const extra = Object.keys(value).find((key) => !["tool", "args", "session"].includes(key));
+  const parents = parentSessions(value.parents);
+  const extra = Object.keys(value).find((key) => !["tool", "args", "session", "parents"].includes(key));
   if (extra !== undefined)
-    throw new Refusal(400, "INVALID_ARGUMENT", `The body takes tool, args and session only, not "${extra}".`);
-  return { tool: value.tool, args: value.args ?? {}, session: value.session as string | undefined };
+    throw new Refusal(400, "INVALID_ARGUMENT", `The body takes tool, args, session and parents only, not "${extra}".`);
+  return { tool: value.tool, args: value.args ?? {}, session: value.session as string | undefined, parents };
 }
 
 /** The JSON-RPC method of an MCP post, or the tool's name for tools/call: what the log names. */
@@ -104,11 +106,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 
   async function apiCall(req: IncomingMessage, res: ServerResponse, bearer: Bearer, note: RequestNote) {
-    const { tool: name, args, session } = callRequest(await readJson(req));
+    const { tool: name, args, session, parents } = callRequest(await readJson(req));
     note.tool = name;
     const tool = findTool(name);
     if (!tool) throw new Refusal(400, "INVALID_ARGUMENT", `There is no tool named "${name}".`);
-    const envelope = await callWithToken(context, bearer.token, tool, args, session);
+    const envelope = await callWithToken(context, bearer.token, tool, args, session, parents);
+    note.outcome = envelope.success ? "ok" : envelope.error.code;
+    sendJson(res, 200, envelope);
+  }
+
+  async function apiHook(req: IncomingMessage, res: ServerResponse, bearer: Bearer, note: RequestNote) {
+    const request = hookRequest(await readJson(req));
+    note.tool = request.hook;
+    const envelope = await runHookStep(context, bearer.token, request);
     note.outcome = envelope.success ? "ok" : envelope.error.code;
     sendJson(res, 200, envelope);
   }
@@ -135,6 +145,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (path === "/api/call") {
       if (req.method !== "POST") throw methodRefused("POST");
       return apiCall(req, res, bearer, note);
+    }
+    if (path === "/api/hook") {
+      if (req.method !== "POST") throw methodRefused("POST");
+      return apiHook(req, res, bearer, note);
     }
     if (path === "/mcp") {
       const body = req.method === "POST" ? await readJson(req) : undefined;

@@ -1,0 +1,253 @@
+import { FILE_OPERATIONS, type FileOperation } from "../domain/types.js";
+import { activeBriefingText } from "../fragments/briefing-text.js";
+import { lastWorkedOnText, sessionStartContext } from "../fragments/session-start.js";
+import {
+  commitInput,
+  count,
+  noInput,
+  oneOf,
+  optionalCount,
+  optionalText,
+  relativePath,
+  row,
+  text,
+} from "../remote/step-input.js";
+import type { AnyStep, HostStep } from "../remote/steps.js";
+import type { CommitInput } from "../service/commits.js";
+import type { NewsItem } from "../service/session-news.js";
+import { collectMemory } from "./memory-gc.js";
+
+/**
+ * The store steps of Claude Code's hooks (see src/remote/steps.ts): what each hook does with the
+ * store, given what its local part read (src/claude/hook-locals.ts). Each answers the hook's
+ * stdout. Locally they run in the hook's process; in a checkout that uses `arbeit serve`, on the
+ * service. A read-only token's hooks write nothing: session-start and pre-compact answer their
+ * briefing (read without moving the session's news cursor or collecting memory), the others
+ * answer nothing.
+ */
+
+export interface HookAnswer {
+  stdout: string;
+}
+
+/** A prompt is logged for the task's history, not kept whole: a pasted log can run to megabytes. */
+export const PROMPT_CHARS = 2_000;
+/** What a failed call was asked to do and how it failed, as sent: the store keeps less of either. */
+export const FAILURE_CHARS = 8_000;
+const SHORT = 200;
+
+const silent: HookAnswer = { stdout: "" };
+const quiet = { answer: silent };
+
+/** The JSON that gives the model extra context; `hookEventName` is required or Claude Code drops it. */
+const additionalContext = (hookEventName: string, context: string): HookAnswer => ({
+  stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: context } })}\n`,
+});
+
+/** News for the model, one line each, a person's answers first; nothing when there is none. */
+function newsContext(hookEventName: string, news: ReadonlyArray<NewsItem>): HookAnswer {
+  if (news.length === 0) return silent;
+  const ordered = [...news.filter((item) => item.answer), ...news.filter((item) => !item.answer)];
+  const lines = ["Arbeit: news since this session last looked:", ...ordered.map((item) => `- ${item.text}`)];
+  return additionalContext(hookEventName, lines.join("\n"));
+}
+
+export const sessionStart: HostStep<object, HookAnswer> = {
+  name: "session-start",
+  read: noInput,
+  readOnly: "reads",
+  run: async (service, _input, caller, access) =>
+    additionalContext(
+      "SessionStart",
+      (await sessionStartContext(service, caller, access === "read-only" ? { advanceNews: false } : {})).text,
+    ),
+};
+
+export interface PromptFacts {
+  /** The person's prompt (its first PROMPT_CHARS) and its length; absent for a sub-agent's result. */
+  prompt?: { text: string; chars: number };
+}
+
+export const userPromptSubmit: HostStep<PromptFacts, HookAnswer> = {
+  name: "user-prompt-submit",
+  read(input) {
+    const value = row(input);
+    if (value.prompt === undefined) return {};
+    const prompt = row(value.prompt, "prompt");
+    return { prompt: { text: text(prompt, "text", PROMPT_CHARS), chars: count(prompt, "chars") } };
+  },
+  readOnly: quiet,
+  async run(service, input, caller) {
+    const { news } = (await service.sessionNews(caller)).data;
+    if (input.prompt)
+      await service.recordSessionEvent(
+        { event_type: "prompt_submitted", payload: { prompt: input.prompt.text, chars: input.prompt.chars } },
+        caller,
+      );
+    return newsContext("UserPromptSubmit", news);
+  },
+};
+
+export interface ToolUseFacts {
+  /** The file a file tool read or wrote, relative to the project root. */
+  touch?: { path: string; operation: FileOperation };
+  /** The commit a Bash call made, as git records it. */
+  commit?: CommitInput;
+}
+
+export const postToolUse: HostStep<ToolUseFacts, HookAnswer> = {
+  name: "post-tool-use",
+  read(input) {
+    const value = row(input);
+    const facts: ToolUseFacts = {};
+    if (value.touch !== undefined) {
+      const touch = row(value.touch, "touch");
+      facts.touch = { path: relativePath(touch, "path"), operation: oneOf(touch, "operation", FILE_OPERATIONS) };
+    }
+    if (value.commit !== undefined) facts.commit = commitInput(value.commit, "commit");
+    return facts;
+  },
+  readOnly: quiet,
+  async run(service, input, caller) {
+    if (input.commit) await service.recordCommit(input.commit, caller);
+    else if (input.touch && caller.session) await service.trackFile(input.touch, caller);
+    // After every tool call: a person's answer (or other news) reaches the model at its next step.
+    // Read without the write lock; the cursor moves only when there is something to tell.
+    if (!caller.session) return silent;
+    const { news } = (await service.sessionNews(caller, { advance: "when-told" })).data;
+    return newsContext("PostToolUse", news);
+  },
+};
+
+export interface FailureFacts {
+  tool: string;
+  input?: string;
+  error: string;
+}
+
+export const postToolUseFailure: HostStep<FailureFacts, HookAnswer> = {
+  name: "post-tool-use-failure",
+  read(input) {
+    const value = row(input);
+    return {
+      tool: text(value, "tool", SHORT),
+      input: optionalText(value, "input", FAILURE_CHARS),
+      error: text(value, "error", FAILURE_CHARS),
+    };
+  },
+  readOnly: quiet,
+  async run(service, input, caller) {
+    await service.recordToolFailure(input, caller);
+    return silent;
+  },
+};
+
+export interface SubagentFacts {
+  agent_id?: string;
+  agent_type?: string;
+}
+
+const readSubagent = (input: unknown): SubagentFacts => {
+  const value = row(input);
+  return { agent_id: optionalText(value, "agent_id", SHORT), agent_type: optionalText(value, "agent_type", SHORT) };
+};
+
+export const subagentStart: HostStep<SubagentFacts, HookAnswer> = {
+  name: "subagent-start",
+  read: readSubagent,
+  readOnly: quiet,
+  async run(service, input, caller) {
+    await service.recordSessionEvent(
+      { event_type: "subagent_started", payload: { agent_id: input.agent_id, agent_type: input.agent_type } },
+      caller,
+    );
+    // SubagentStart context reaches that sub-agent only: the work it is helping with.
+    const brief = caller.session ? await activeBriefingText(service, caller.session, caller.parents) : undefined;
+    return brief ? additionalContext("SubagentStart", brief) : silent;
+  },
+};
+
+export const subagentStop: HostStep<SubagentFacts, HookAnswer> = {
+  name: "subagent-stop",
+  read: readSubagent,
+  readOnly: quiet,
+  async run(service, input, caller) {
+    const ended = (await service.endSession({ reason: "sub-agent stopped", stop: true }, caller)).data;
+    await service.recordSessionEvent(
+      {
+        event_type: "subagent_stopped",
+        payload: {
+          agent_id: input.agent_id,
+          agent_type: input.agent_type,
+          ...(ended.task_id ? { stopped_work_on: ended.task_id } : {}),
+        },
+      },
+      caller,
+    );
+    return silent;
+  },
+};
+
+// PreCompact: plain stdout is appended to the compaction instructions.
+export const preCompact: HostStep<object, HookAnswer> = {
+  name: "pre-compact",
+  read: noInput,
+  readOnly: "reads",
+  async run(service, _input, caller, access) {
+    if (access === "read-write") await collectMemory(service, caller);
+    if (!caller.session) return silent;
+    // A `claude -p /compact` run compacts a conversation whose previous run ended (and stopped) its
+    // work: the task it last worked on is still what the summary must keep.
+    const text =
+      (await activeBriefingText(service, caller.session)) ?? (await lastWorkedOnText(service, caller.session));
+    return text ? { stdout: `Preserve this task briefing in the summary.\n${text}\n` } : silent;
+  },
+};
+
+export interface CompactFacts {
+  trigger: string | null;
+  summary_chars: number;
+}
+
+export const postCompact: HostStep<CompactFacts, HookAnswer> = {
+  name: "post-compact",
+  read(input) {
+    const value = row(input);
+    return {
+      trigger: value.trigger == null ? null : text(value, "trigger", SHORT),
+      summary_chars: optionalCount(value, "summary_chars") ?? 0,
+    };
+  },
+  readOnly: quiet,
+  async run(service, input, caller) {
+    await service.recordSessionEvent({ event_type: "session_compacted", payload: { ...input } }, caller);
+    return silent;
+  },
+};
+
+export const sessionEnd: HostStep<{ reason: string }, HookAnswer> = {
+  name: "session-end",
+  read: (input) => ({ reason: text(row(input), "reason", SHORT) }),
+  readOnly: quiet,
+  async run(service, input, caller) {
+    // Every end stops the work and hands the claim back, `claude -p`'s end of each run (`other`)
+    // included: a run that is never resumed must not hold the task for the lease's length. A
+    // `--resume` is briefed on the task it last worked on, with the call that starts it again.
+    await service.endSession({ reason: input.reason, stop: true }, caller);
+    await collectMemory(service, caller);
+    return silent;
+  },
+};
+
+/** Every hook that works on the store, by name; pre-tool-use has no store step (it only leaves a note). */
+export const CLAUDE_STEPS: readonly AnyStep[] = [
+  sessionStart,
+  userPromptSubmit,
+  postToolUse,
+  postToolUseFailure,
+  subagentStart,
+  subagentStop,
+  preCompact,
+  postCompact,
+  sessionEnd,
+];

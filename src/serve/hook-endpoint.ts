@@ -1,0 +1,68 @@
+import { CLAUDE_STEPS } from "../claude/hook-steps.js";
+import { ArbeitError } from "../domain/errors.js";
+import { OPENCODE_STEPS } from "../opencode/plugin-steps.js";
+import type { HookRequest } from "../remote/client.js";
+import { type AnyStep, trackCommandStep, trackFilesStep } from "../remote/steps.js";
+import { identify } from "../service/caller.js";
+import { type Token, tokenCaller } from "../team/token-rules.js";
+import { type Envelope, failure } from "../tools/envelope.js";
+import { type CallContext, parentSessions, sessionsRefusal } from "./calls.js";
+import { Refusal } from "./http.js";
+
+/**
+ * POST /api/hook: one step of a host's hook (Claude Code's hooks, the OpenCode plugin's, `arbeit
+ * track`), run on the service's store as the token's caller: the same step the host runs on a
+ * local store (src/remote/steps.ts). The body is `{"hook": "<step>", "session": "<id>",
+ * "parents": ["<id>", ...], "input": {...}}`; the answer is an envelope whose data is the step's.
+ */
+const STEPS = new Map<string, AnyStep>(
+  [...CLAUDE_STEPS, trackFilesStep, trackCommandStep, ...OPENCODE_STEPS].map((s) => [s.name, s]),
+);
+
+export function hookRequest(body: unknown): HookRequest & { parents: string[] } {
+  const value = body as Record<string, unknown> | null;
+  const shape = 'The body is {"hook": "<name>", "session": "<id>", "parents": ["<id>"], "input": {...}}.';
+  if (value === null || typeof value !== "object" || Array.isArray(value) || typeof value.hook !== "string")
+    throw new Refusal(400, "INVALID_ARGUMENT", shape);
+  const extra = Object.keys(value).find((key) => !["hook", "session", "parents", "input"].includes(key));
+  if (extra !== undefined) throw new Refusal(400, "INVALID_ARGUMENT", `${shape} Not "${extra}".`);
+  if (value.session !== undefined && typeof value.session !== "string")
+    throw new Refusal(400, "INVALID_ARGUMENT", "session must be a string.");
+  const parents = parentSessions(value.parents);
+  if (!STEPS.has(value.hook))
+    throw new Refusal(400, "INVALID_ARGUMENT", `There is no hook step named ${JSON.stringify(value.hook)}.`);
+  return { hook: value.hook, session: value.session as string | undefined, parents, input: value.input ?? {} };
+}
+
+/** Runs the step for `token`: its session rules, its read-only rule, then the step. */
+export async function runHookStep(
+  context: CallContext,
+  token: Token,
+  request: HookRequest & { parents: string[] },
+): Promise<Envelope> {
+  const step = STEPS.get(request.hook) as AnyStep;
+  try {
+    const taken = await sessionsRefusal(context, token, [request.session, ...request.parents]);
+    if (taken) return failure(taken);
+    const input = step.read(request.input);
+    const caller = identify({
+      ...tokenCaller(token, request.session),
+      ...(request.parents.length > 0 ? { parents: request.parents } : {}),
+    });
+    // A hook payload without a session acts as the agent's own session, as locally; the step sees none.
+    const asSent = { ...caller, session: request.session ?? null };
+    if (token.read_only) {
+      if (step.readOnly === undefined)
+        return failure(
+          new ArbeitError("FORBIDDEN", `This token is read-only; the ${step.name} step writes.`, {
+            details: { hook: step.name },
+          }),
+        );
+      if (step.readOnly !== "reads") return { success: true, data: step.readOnly.answer };
+      return { success: true, data: await step.run(context.service, input, asSent, "read-only") };
+    }
+    return { success: true, data: await step.run(context.service, input, asSent, "read-write") };
+  } catch (error) {
+    return failure(error);
+  }
+}
