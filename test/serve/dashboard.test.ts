@@ -35,7 +35,7 @@ async function signIn(page: Page, service: Service, secret: string, path = "/boa
   await form.getByRole("button", { name: "Sign in" }).click();
 }
 
-const storedToken = (page: Page) => page.evaluate((key) => localStorage.getItem(key), KEY);
+const storedToken = (page: Page) => page.evaluate((key) => (globalThis as any).localStorage.getItem(key), KEY);
 
 function dashboardSuite(engine: Engine) {
   let project: UiProject;
@@ -137,7 +137,11 @@ function dashboardSuite(engine: Engine) {
         assert.equal(headers.cookie, undefined);
         assert.ok(!JSON.stringify(headers).includes(dana), "no header carries the token");
       }
-      assert.equal(await tab.evaluate((key) => localStorage.getItem(key), KEY), null, "another origin reads none");
+      assert.equal(
+        await tab.evaluate((key) => (globalThis as any).localStorage.getItem(key), KEY),
+        null,
+        "another origin reads none",
+      );
     } finally {
       await tab.close();
       await new Promise((resolve) => other.close(resolve));
@@ -207,12 +211,15 @@ function dashboardSuite(engine: Engine) {
       await tab.locator('[data-view="task"]').getByRole("heading", { name: "Write the lexer by hand" }).waitFor();
       assert.equal(await tab.getByRole("button", { name: "Save" }).count(), 0);
       // An edit sent all the same, as the page sends one: refused, and nothing changes.
-      const refused = await tab.evaluate(
+      const refused: any = await tab.evaluate(
         async ({ key, id }) => {
           const response = await fetch("/api/tools/arbeit_task_update", {
             method: "POST",
             credentials: "omit",
-            headers: { Authorization: `Bearer ${localStorage.getItem(key)}`, "Content-Type": "application/json" },
+            headers: {
+              Authorization: `Bearer ${(globalThis as any).localStorage.getItem(key)}`,
+              "Content-Type": "application/json",
+            },
             body: JSON.stringify({ task_id: id, title: "Renamed by a reader" }),
           });
           return response.json();
