@@ -1,15 +1,18 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { runCli } from "../helpers/cli.js";
 import { postgresSkip } from "../helpers/postgres.js";
 import { requirement } from "../helpers/requirements.js";
-import { chromiumSkip, type Engine, launchChromium, type UiProject, uiProject } from "../ui/harness.js";
-import { makeToken, type Service, startService } from "./harness.js";
+import {
+  chromiumSkip,
+  type Engine,
+  launchChromium,
+  type UiProject,
+  uiProject,
+  visitAnotherServer,
+} from "../ui/harness.js";
+import { makeToken, opensslMissing, type Service, selfSigned, startService } from "./harness.js";
 
 /**
  * The dashboard on `arbeit serve`, as people meet it: the real service process, a real headless
@@ -118,34 +121,13 @@ function dashboardSuite(engine: Engine) {
 
   it("keeps the token out of every cookie, and sends it to no other server on this host", async () => {
     assert.deepEqual(await context.cookies(), []);
-    const seen: Array<Record<string, string | string[] | undefined>> = [];
-    const other = createServer((req, res) => {
-      seen.push(req.headers);
-      res.writeHead(200, { "Content-Type": "text/html" });
-      res.end("<!doctype html><title>Another server</title><img src='/pixel.png'><p>hello</p>");
-    });
-    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
-    const tab = await context.newPage();
-    try {
-      await tab.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
-      await tab.getByText("hello").waitFor();
-      await tab.evaluate(async () => {
-        await fetch("/fetched", { credentials: "include" });
-      });
-      assert.ok(seen.length >= 2, "the other server was visited");
-      for (const headers of seen) {
-        assert.equal(headers.cookie, undefined);
-        assert.ok(!JSON.stringify(headers).includes(dana), "no header carries the token");
-      }
-      assert.equal(
-        await tab.evaluate((key) => (globalThis as any).localStorage.getItem(key), KEY),
-        null,
-        "another origin reads none",
-      );
-    } finally {
-      await tab.close();
-      await new Promise((resolve) => other.close(resolve));
+    const { headers, stored } = await visitAnotherServer(context, KEY);
+    assert.ok(headers.length >= 2, "the other server was visited");
+    for (const seen of headers) {
+      assert.equal(seen.cookie, undefined);
+      assert.ok(!JSON.stringify(seen).includes(dana), "no header carries the token");
     }
+    assert.equal(stored, null, "another origin reads none");
   });
 
   it("edits as human:<name> from the token, and the event names the token", async () => {
@@ -285,15 +267,6 @@ describe(
   () => dashboardSuite("postgres"),
 );
 
-const opensslMissing = (() => {
-  try {
-    execFileSync("openssl", ["version"], { stdio: "ignore" });
-    return undefined;
-  } catch {
-    return "openssl is not on PATH";
-  }
-})();
-
 describe("the dashboard on arbeit serve over HTTPS, in Chromium", {
   skip: chromiumSkip() || requirement("openssl", opensslMissing),
 }, () => {
@@ -303,17 +276,7 @@ describe("the dashboard on arbeit serve over HTTPS, in Chromium", {
 
   before(async () => {
     project = await uiProject("sqlite");
-    const cert = join(project.dir, "cert.pem");
-    const key = join(project.dir, "key.pem");
-    execFileSync(
-      "openssl",
-      [
-        ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
-        ...["-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost"],
-        ...["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-      ],
-      { stdio: "ignore" },
-    );
+    const { cert, key } = selfSigned(project.dir);
     service = await startService(project, ["--tls-cert", cert, "--tls-key", key]);
     browser = await launchChromium();
   });
