@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import Database from "better-sqlite3";
 import { runCli } from "../helpers/cli.js";
 import { type UiProject, uiProject } from "../ui/harness.js";
 import { makeToken, mcpClient, type Service, startService } from "./harness.js";
@@ -153,6 +155,22 @@ describe("the dashboard's routes on arbeit serve", () => {
     const after = await send(service, "GET", "/api/me", bearer(fay));
     assert.equal(after.status, 401);
     assert.equal(after.body.error.code, "UNAUTHORIZED");
+  });
+
+  it("ends the open live stream of a token once it expires", async () => {
+    const { project, service } = run;
+    const gil = await makeToken(project, ["--person", "gil", "--expires", "1h"]);
+    const stream = await openStream(service, gil);
+    assert.equal(stream.status, 200);
+    // An hour passes: the token's expiry moves into the past, in the store the service reads.
+    const db = new Database(join(project.dir, ".arbeit", "arbeit.db"));
+    try {
+      db.prepare("UPDATE tokens SET expires_at = ? WHERE name = ?").run("2000-01-01T00:00:00.000Z", "gil");
+    } finally {
+      db.close();
+    }
+    await within(stream.ended, 15_000, "the expired token's stream ends");
+    assert.equal((await send(service, "GET", "/api/me", bearer(gil))).status, 401);
   });
 
   it("accepts writes from its own pages' Origin and refuses another origin's", async () => {
