@@ -23,6 +23,7 @@ Serves this project's store to a team, on one port, until SIGTERM or Ctrl-C:
   POST /api/hook   one step of a hook of Arbeit's own clients (Claude Code, OpenCode, arbeit track)
   /mcp             MCP over Streamable HTTP (the same tools as \`arbeit mcp\`)
   GET  /healthz    whether the service and its store answer (no token needed)
+  /board, /api/*   the dashboard (arbeit ui's), where people sign in with a person's token
 Every other request needs "Authorization: Bearer <token>" (arbeit token create). An MCP client
 acts in its MCP session, or in the session its X-Arbeit-Session header names.
 The first line on stdout is the URL; stderr gets one line per request.
@@ -35,7 +36,8 @@ The first line on stdout is the URL; stderr gets one line per request.
                       name a reverse proxy passes on (docs/team.md#tls-and-reverse-proxies)
   --rate N            requests a second one token may make, on average (default ${DEFAULT_LIMITS.rate})
   --burst N           requests one token may make at once (default ${DEFAULT_LIMITS.burst})
-  --max-sessions N    MCP sessions one token may hold open (default ${DEFAULT_LIMITS.sessions})
+  --max-sessions N    streams one token may hold open: MCP sessions and dashboard live streams
+                      (default ${DEFAULT_LIMITS.sessions})
   --insecure-no-tls   allow a --host other machines reach, without TLS (tokens cross the network
                       in clear text: use it behind a TLS-terminating proxy or on a trusted network)
   --request-timeout S seconds a request may take to arrive, headers and body (default 30); a

@@ -38,9 +38,18 @@ export class McpEndpoint {
   constructor(
     private readonly context: CallContext,
     private readonly version: string,
-    /** MCP sessions one token may hold open. */
+    /** Streams one token may hold open: its MCP sessions and the others `otherStreams` counts. */
     private readonly maxSessions: number,
+    /** The token's other open streams (the dashboard's live event streams). */
+    private readonly otherStreams: (tokenId: string) => number = () => 0,
   ) {}
+
+  /** The MCP sessions `tokenId` holds open. */
+  sessionsOf(tokenId: string): number {
+    let held = 0;
+    for (const session of this.#sessions.values()) if (session.tokenId === tokenId) held++;
+    return held;
+  }
 
   get openSessions(): number {
     return this.#sessions.size;
@@ -60,10 +69,10 @@ export class McpEndpoint {
     if (!open) {
       if (req.method !== "POST" || !isInitializeRequest(body))
         throw new Refusal(400, "INVALID_ARGUMENT", "Start with an initialize request (no Mcp-Session-Id yet).");
-      const held = [...this.#sessions.values()].filter((session) => session.tokenId === bearer.token.id).length;
+      const held = this.sessionsOf(bearer.token.id) + this.otherStreams(bearer.token.id);
       if (held >= this.maxSessions)
         throw rateLimited(
-          `This token holds ${held} open MCP sessions, the most it may; nothing was opened. Close one (DELETE /mcp with its Mcp-Session-Id) or wait for one to end.`,
+          `This token holds ${held} open MCP sessions and dashboard streams, the most it may; nothing was opened. Close one (DELETE /mcp with its Mcp-Session-Id) or wait for one to end.`,
           1,
         );
       open = await this.#open(bearer);

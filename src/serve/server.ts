@@ -8,8 +8,9 @@ import type { SqlStore } from "../store/sql/database.js";
 import { actingAgent } from "../team/token-rules.js";
 import { findTool } from "../tools/catalogue.js";
 import { failure, toArbeitError } from "../tools/envelope.js";
-import { allowedHosts, hostAllowed, originAllowed } from "../ui/server/security.js";
+import { allowedHosts, allowedOrigins, hostAllowed, originAllowed } from "../ui/server/security.js";
 import { callWithToken, parentSessions, type ServiceContext } from "./calls.js";
+import { ServiceDashboard } from "./dashboard.js";
 import { hookRequest, runHookStep } from "./hook-endpoint.js";
 import { Refusal, readJson, sendJson } from "./http.js";
 import { DEFAULT_LIMITS, FailedTokens, type Limits, RequestRate } from "./limits.js";
@@ -88,10 +89,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const gate = new TokenGate(store);
   const context = { ...options, sessions: new SessionOwners(store) };
   const limits = options.limits ?? DEFAULT_LIMITS;
-  const mcp = new McpEndpoint(context, options.version, limits.sessions);
+  // One limit on the streams a token holds open: its MCP sessions and its dashboard event streams.
+  const mcp: McpEndpoint = new McpEndpoint(context, options.version, limits.sessions, (id) => dashboard.streamsOf(id));
+  const dashboard = new ServiceDashboard(context, limits.sessions, (id) => mcp.sessionsOf(id));
   const rate = new RequestRate(limits.rate, limits.burst);
   const failedTokens = new FailedTokens();
   let hosts = new Set<string>();
+  let origins = new Set<string>();
   let inFlight = 0;
   let drained: (() => void) | undefined;
 
@@ -128,11 +132,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // DNS rebinding: a foreign name made to resolve here still arrives with its own Host.
     if (!hostAllowed(req, hosts))
       throw new Refusal(403, "FORBIDDEN", "This service answers only to its own address (Host refused).");
-    if (!originAllowed(req, hosts))
+    if (!originAllowed(req, origins))
       throw new Refusal(403, "FORBIDDEN", "Requests from web pages of other origins are refused.");
-    const path = requestTarget(req.url).pathname;
+    const url = requestTarget(req.url);
+    const path = url.pathname;
     if (!METHODS.includes(req.method ?? "")) throw methodRefused(ALLOW);
     if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return healthz(res, note);
+    // The dashboard's page and assets hold no data: they load without a token.
+    if (dashboard.page(req.method ?? "", url, res)) return;
     const address = req.socket.remoteAddress ?? "-";
     const bearer = await gate.check(req).catch(async (error: unknown) => {
       // Only a token that was sent and refused counts as a guess; a request without one is no guess.
@@ -155,14 +162,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       if (body !== undefined) note.tool = mcpNote(body);
       return mcp.handle(req, res, bearer, body);
     }
+    if (path.startsWith("/api/")) return dashboard.api(url, req, res, bearer, note);
     throw new Refusal(404, "INVALID_ARGUMENT", `Nothing is served at ${path}: use /api/call, /mcp or /healthz.`);
   }
 
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const note: RequestNote = { who: "-", tool: "-", outcome: "" };
-    // An MCP client's GET is a stream that stays open: shutting down does not wait for it.
-    const counted = !(req.method === "GET" && req.url?.startsWith("/mcp"));
+    // An MCP client's GET and the dashboard's live GET are streams that stay open: shutting down does not wait for them.
+    const counted = !(req.method === "GET" && (req.url?.startsWith("/mcp") || req.url?.startsWith("/api/live")));
     if (counted) inFlight++;
     res.once("close", () => {
       if (counted && --inFlight === 0) drained?.();
@@ -199,12 +207,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   guardEdges(server, ALLOW);
   const port = await listen(server, options.port, options.host);
   hosts = allowedHosts(options.host, port, options.tls ? "https" : "http");
+  origins = allowedOrigins(hosts, [options.tls ? "https" : "http"]);
   for (const name of options.allowHosts ?? []) hosts.add(name.toLowerCase());
+  // A name a proxy passes on is reached by whatever scheme the proxy serves, which the service cannot see.
+  for (const origin of allowedOrigins(options.allowHosts ?? [], ["https", "http"])) origins.add(origin);
   // Revocation reaches sessions that only listen (an open GET stream sends no request to check).
-  const sweep = setInterval(
-    () => void mcp.closeRevoked((secret) => gate.stillActive(secret)),
-    options.revocationCheckMs ?? 1000,
-  );
+  const sweep = setInterval(() => {
+    void mcp.closeRevoked((secret) => gate.stillActive(secret));
+    void dashboard.closeRevoked((secret) => gate.stillActive(secret));
+  }, options.revocationCheckMs ?? 1000);
   sweep.unref();
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
@@ -216,6 +227,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       server.closeIdleConnections();
       if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
       await mcp.close();
+      dashboard.close();
       server.closeAllConnections();
       await closed;
     },

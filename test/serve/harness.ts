@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
@@ -110,4 +111,30 @@ export async function mcpClient(service: Service, token: string, headers: Record
     },
     close: () => client.close(),
   };
+}
+
+/** Why certificates cannot be made here (openssl is not on PATH), or undefined when they can. */
+export const opensslMissing = (() => {
+  try {
+    execFileSync("openssl", ["version"], { stdio: "ignore" });
+    return undefined;
+  } catch {
+    return "openssl is not on PATH";
+  }
+})();
+
+/** A self-signed certificate for 127.0.0.1 and localhost, made with openssl in `dir`. */
+export function selfSigned(dir: string): { cert: string; key: string } {
+  const cert = join(dir, "cert.pem");
+  const key = join(dir, "key.pem");
+  execFileSync(
+    "openssl",
+    [
+      ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
+      ...["-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost"],
+      ...["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+    ],
+    { stdio: "ignore" },
+  );
+  return { cert, key };
 }

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request } from "node:https";
@@ -8,32 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { requirement } from "../helpers/requirements.js";
 import { type UiProject, uiProject } from "../ui/harness.js";
-import { makeToken, startService } from "./harness.js";
-
-const opensslMissing = (() => {
-  try {
-    execFileSync("openssl", ["version"], { stdio: "ignore" });
-    return undefined;
-  } catch {
-    return "openssl is not on PATH";
-  }
-})();
-
-/** A self-signed certificate for 127.0.0.1 and localhost, made with openssl in `dir`. */
-function selfSigned(dir: string): { cert: string; key: string } {
-  const cert = join(dir, "cert.pem");
-  const key = join(dir, "key.pem");
-  execFileSync(
-    "openssl",
-    [
-      ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
-      ...["-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost"],
-      ...["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-    ],
-    { stdio: "ignore" },
-  );
-  return { cert, key };
-}
+import { makeToken, opensslMissing, selfSigned, startService } from "./harness.js";
 
 /** POST /api/call over HTTPS, trusting only `ca`. */
 function httpsCall(url: string, ca: Buffer, token: string, body: unknown): Promise<{ status: number; body: any }> {

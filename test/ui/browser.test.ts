@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -17,6 +15,7 @@ import {
   startDashboard,
   type UiProject,
   uiProject,
+  visitAnotherServer,
 } from "./harness.js";
 
 /**
@@ -151,32 +150,14 @@ function browserSuite(engine: Engine) {
   });
 
   it("sends the token to no other server on this host: a page served from another port receives none", async () => {
-    // Another local server (a dev server, a notebook, another user's page): it records every header it is sent.
-    const seen: Array<Record<string, string | string[] | undefined>> = [];
-    const other = createServer((req, res) => {
-      seen.push(req.headers);
-      res.writeHead(200, { "Content-Type": "text/html" });
-      res.end("<!doctype html><title>Another server</title><img src='/pixel.png'><p>hello</p>");
-    });
-    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
-    const tab = await context.newPage();
-    try {
-      const { port } = other.address() as AddressInfo;
-      await tab.goto(`http://127.0.0.1:${port}/`);
-      await tab.getByText("hello").waitFor();
-      await tab.evaluate(async () => {
-        await fetch("/fetched", { credentials: "include" });
-      });
-      assert.ok(seen.length >= 2, "the other server was visited");
-      for (const headers of seen) {
-        assert.equal(headers.cookie, undefined);
-        assert.ok(!JSON.stringify(headers).includes(dashboard.token), "no header carries the token");
-      }
-      assert.deepEqual(await context.cookies(), []);
-    } finally {
-      await tab.close();
-      await new Promise((resolve) => other.close(resolve));
+    const { headers, stored } = await visitAnotherServer(context, "arbeit-token");
+    assert.ok(headers.length >= 2, "the other server was visited");
+    for (const seen of headers) {
+      assert.equal(seen.cookie, undefined);
+      assert.ok(!JSON.stringify(seen).includes(dashboard.token), "no header carries the token");
     }
+    assert.equal(stored, null, "another origin reads none");
+    assert.deepEqual(await context.cookies(), []);
   });
 
   it("answers an API request from the page without the Authorization header with 401", async () => {

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { requirement } from "../helpers/requirements.js";
@@ -138,4 +140,35 @@ export async function uiProject(engine: Engine): Promise<UiProject> {
       cleanup();
     },
   };
+}
+
+/**
+ * Another web server on this host (a dev server, a notebook, another user's page), visited in a
+ * tab of `context`: the page loads an image and fetches with credentials. Returns every request's
+ * headers as it received them, and what the tab could read from its own localStorage under `key`.
+ */
+export async function visitAnotherServer(
+  context: BrowserContext,
+  key: string,
+): Promise<{ headers: Array<Record<string, string | string[] | undefined>>; stored: string | null }> {
+  const headers: Array<Record<string, string | string[] | undefined>> = [];
+  const other = createServer((req, res) => {
+    headers.push(req.headers);
+    res.writeHead(200, { "Content-Type": "text/html" });
+    res.end("<!doctype html><title>Another server</title><img src='/pixel.png'><p>hello</p>");
+  });
+  await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+  const tab = await context.newPage();
+  try {
+    await tab.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+    await tab.getByText("hello").waitFor();
+    const stored = await tab.evaluate(async (key) => {
+      await fetch("/fetched", { credentials: "include" });
+      return (globalThis as any).localStorage.getItem(key) as string | null;
+    }, key);
+    return { headers, stored };
+  } finally {
+    await tab.close();
+    await new Promise((resolve) => other.close(resolve));
+  }
 }

@@ -1,6 +1,6 @@
 /** Talking to the dashboard's server: reads (GET /api/...) and tool calls (POST /api/tools/<name>). */
 import type { Envelope } from "../contract.js";
-import { authorization } from "./token.js";
+import { authorization, tokenRefused } from "./token.js";
 
 /** A failed call, as the person sees it: the tool's code and message. */
 export class ApiError extends Error {
@@ -14,6 +14,8 @@ export class ApiError extends Error {
 }
 
 async function envelopeOf<T>(response: Response): Promise<Envelope<T>> {
+  // The token the page holds no longer works: the page asks for one again.
+  if (response.status === 401) tokenRefused();
   let body: unknown;
   try {
     body = await response.json();

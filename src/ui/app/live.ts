@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { errorText, seqOf } from "./api.js";
-import { authorization } from "./token.js";
+import { authorization, tokenRefused } from "./token.js";
 
 export type Connection = "connecting" | "live" | "offline";
 
@@ -52,6 +52,7 @@ async function readStream(onOpen: () => void, onChange: (seq: number) => void): 
     cache: "no-store",
     headers: { ...authorization(), Accept: "text/event-stream" },
   });
+  if (response.status === 401) tokenRefused();
   if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
   onOpen();
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

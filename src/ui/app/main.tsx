@@ -8,7 +8,8 @@ import { ErrorAlert } from "./common.js";
 import { HelpPopover, installKeyboard } from "./keyboard.js";
 import { startLive, useConnection, useResource } from "./live.js";
 import { FILTER_KEYS, interceptLinks, type Route, useRoute, type ViewName } from "./router.js";
-import { adoptToken, hasToken } from "./token.js";
+import { SignIn } from "./sign-in.js";
+import { adoptToken, hasToken, signOut, signsIn } from "./token.js";
 import { ActivityPage } from "./views/activity.js";
 import { AgentsPage } from "./views/agents.js";
 import { BoardPage } from "./views/board.js";
@@ -71,8 +72,8 @@ function App() {
     document.title = `${names[route.view]} · Arbeit`;
   }, [route.view, route.taskId]);
 
-  // A token from an earlier start of `arbeit ui` on this address: only the new URL helps.
-  if (me.error?.code === "UNAUTHORIZED") return <Locked />;
+  // A token the server no longer takes (an earlier start of `arbeit ui`, a revoked person's token).
+  if (me.error?.code === "UNAUTHORIZED") return <NoToken />;
   const active = route.view === "task" ? undefined : route.view;
   return (
     <>
@@ -105,7 +106,14 @@ function App() {
         </nav>
         <span class="spacer" />
         {me.data?.read_only && (
-          <span class="badge readonly" title="This dashboard was started read-only: nothing can be changed here.">
+          <span
+            class="badge readonly"
+            title={
+              signsIn()
+                ? "Your token is read-only: you see everything and change nothing."
+                : "This dashboard was started read-only: nothing can be changed here."
+            }
+          >
             read-only
           </span>
         )}
@@ -115,6 +123,11 @@ function App() {
           </span>
         )}
         <ConnectionIndicator />
+        {signsIn() && (
+          <button type="button" class="quiet" onClick={signOut}>
+            Sign out
+          </button>
+        )}
         <button type="button" class="quiet" aria-expanded={help} aria-controls="help" onClick={() => setHelp(!help)}>
           Keyboard shortcuts
         </button>
@@ -170,9 +183,12 @@ function Locked() {
   );
 }
 
+/** What a page without a working token shows: the sign-in form (`arbeit serve`), or where the token is (`arbeit ui`). */
+const NoToken = () => (signsIn() ? <SignIn /> : <Locked />);
+
 adoptToken();
 if (hasToken()) {
   interceptLinks();
   startLive();
   render(<App />, document.getElementById("app")!);
-} else render(<Locked />, document.getElementById("app")!);
+} else render(<NoToken />, document.getElementById("app")!);

@@ -31,14 +31,18 @@ export function loadAssets(): Map<string, Asset> | undefined {
   return assets.has("app.js") && assets.has("app.css") ? assets : undefined;
 }
 
-/** The one HTML document every view URL answers; the page reads the URL and draws the view. */
-export const SHELL = `<!doctype html>
+/**
+ * The one HTML document every view URL answers; the page reads the URL and draws the view. With
+ * `signIn` (`arbeit serve`) the page asks a person for their token when it holds none; otherwise
+ * (`arbeit ui`) the token comes in the URL the server printed.
+ */
+export const shell = (signIn: boolean) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>Arbeit</title>
+${signIn ? '<meta name="arbeit-sign-in" content="person-token">\n' : ""}<title>Arbeit</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/app.css">
 <script type="module" src="/assets/app.js"></script>
@@ -52,6 +56,6 @@ export const SHELL = `<!doctype html>
 
 export const NOT_BUILT = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Arbeit</title></head>
-<body><p>The dashboard's page is not built in this copy of Arbeit. Run <code>npm run build</code> and start <code>arbeit ui</code> again.</p></body>
+<body><p>The dashboard's page is not built in this copy of Arbeit. Run <code>npm run build</code> and start the server again.</p></body>
 </html>
 `;

@@ -58,15 +58,29 @@ export function hostAllowed(req: IncomingMessage, hosts: ReadonlySet<string>): b
 }
 
 /**
+ * The origins (`scheme://host`) whose pages may write: each of `hosts` under each of `schemes`.
+ * A server names its own hosts under the scheme it serves; a name a TLS-terminating proxy passes
+ * on is reached by `https:` (or, behind a plain proxy, `http:`), which the server cannot tell.
+ */
+export function allowedOrigins(
+  hosts: Iterable<string>,
+  schemes: ReadonlyArray<keyof typeof DEFAULT_PORT>,
+): Set<string> {
+  const origins = new Set<string>();
+  for (const host of hosts) for (const scheme of schemes) origins.add(`${scheme}://${host.toLowerCase()}`);
+  return origins;
+}
+
+/**
  * A write is allowed from the server's own pages: a browser names them in Origin. A client that
  * sends no Origin at all (a script with the token) is not a browser page and may write.
  */
-export function originAllowed(req: IncomingMessage, hosts: ReadonlySet<string>): boolean {
+export function originAllowed(req: IncomingMessage, origins: ReadonlySet<string>): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;
   try {
     const parsed = new URL(origin);
-    return parsed.protocol === "http:" && hosts.has(parsed.host.toLowerCase());
+    return origins.has(`${parsed.protocol}//${parsed.host.toLowerCase()}`);
   } catch {
     return false;
   }

@@ -6,19 +6,17 @@ import { HttpRefusal, malformed, methodRefused } from "../../http/refusals.js";
 import { requestTarget } from "../../http/request-target.js";
 import type { ArbeitService } from "../../service/arbeit-service.js";
 import type { Caller } from "../../service/caller.js";
-import { newestSeq, readActivity, readAgents, readInbox, readOverview } from "../../service/overview.js";
-import { findTool } from "../../tools/catalogue.js";
 import type { ToolContext } from "../../tools/define.js";
 import { failure, invokeTool } from "../../tools/envelope.js";
 import type { Me } from "../contract.js";
-import { loadAssets, NOT_BUILT, SHELL } from "./assets.js";
-import { LiveFeed } from "./live.js";
-import { allowedHosts, bearerMatches, hostAllowed, newToken, originAllowed, SECURITY_HEADERS } from "./security.js";
+import { DashboardRoutes, type DashboardUser, send } from "./routes.js";
+import { allowedHosts, allowedOrigins, bearerMatches, hostAllowed, newToken, originAllowed } from "./security.js";
 
 /**
- * `arbeit ui`'s web server: the page, the reads behind each view, live change notices, and every
- * edit as a call of the tool catalogue (the same validation, events and version checks as any
- * agent's) made as the agent `human:<name>`.
+ * `arbeit ui`'s web server: the dashboard's routes (./routes.ts) for one person, the one who
+ * started it, behind a random token that the URL it prints carries. Every edit is a call of the
+ * tool catalogue (the same validation, events and version checks as any agent's) made as the
+ * agent `human:<name>`.
  */
 
 export interface DashboardOptions {
@@ -48,25 +46,7 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/** Views the page draws; each has its own URL, and every one is answered with the same document. */
-const VIEW_PATH = /^\/(?:|board|tree|graph|agents|activity|inbox|task\/[^/]+)$/;
 const BODY_LIMIT = 1024 * 1024;
-
-function send(
-  res: ServerResponse,
-  status: number,
-  type: string,
-  body: string | Buffer,
-  headers: Record<string, string> = {},
-) {
-  res.writeHead(status, { ...SECURITY_HEADERS, "Content-Type": type, "Cache-Control": "no-store", ...headers });
-  res.end(body);
-}
-
-const sendJson = (res: ServerResponse, status: number, value: unknown) =>
-  send(res, status, "application/json; charset=utf-8", JSON.stringify(value));
-
-const refuse = sendRefusal;
 
 const tooLarge = () =>
   new HttpRefusal(413, "FIELD_TOO_LARGE", "The request body is larger than 1 MiB.", {
@@ -74,20 +54,17 @@ const tooLarge = () =>
     Connection: "close",
   });
 
-function optionalInt(url: URL, name: string): number | undefined {
-  const raw = url.searchParams.get(name);
-  if (raw === null || raw === "") return undefined;
-  if (!/^\d{1,15}$/.test(raw)) throw new HttpRefusal(400, "INVALID_ARGUMENT", `${name} must be a whole number.`);
-  return Number(raw);
-}
-
-const optionalText = (url: URL, name: string): string | undefined => url.searchParams.get(name) || undefined;
-
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   const { service } = options;
   const token = newToken();
-  const assets = loadAssets();
-  const live = new LiveFeed(() => newestSeq(service.store), options.pollMs);
+  const routes = new DashboardRoutes({
+    service,
+    engine: options.engine,
+    location: options.location,
+    signIn: false,
+    readBody: (req) => readJsonBody(req, BODY_LIMIT, tooLarge),
+    pollMs: options.pollMs,
+  });
   const caller: Caller = { session: null, agent: `human:${options.person}` };
   const toolContext: ToolContext = {
     caller,
@@ -95,44 +72,18 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     db: options.db,
     service: async () => service,
   };
-  let hosts = new Set<string>();
-
-  const reads: Record<string, (url: URL) => Promise<unknown>> = {
-    "/api/me": async () =>
-      ({
-        agent: caller.agent!,
-        read_only: options.readOnly,
-        engine: options.engine,
-        location: options.location,
-        seq: await newestSeq(service.store),
-      }) satisfies Me,
-    "/api/overview": (url) => readOverview(service.store, optionalText(url, "list"), optionalInt(url, "since")),
-    "/api/agents": () => readAgents(service.store),
-    "/api/inbox": () => readInbox(service.store),
-    "/api/activity": (url) =>
-      readActivity(service.store, {
-        before: optionalInt(url, "before"),
-        limit: optionalInt(url, "limit"),
-        task_id: optionalText(url, "task"),
-      }),
+  // One person for every request: the one who started `arbeit ui`.
+  const user: DashboardUser = {
+    agent: caller.agent!,
+    readOnly: options.readOnly,
+    async call(tool, args) {
+      if (options.readOnly && !tool.annotations.readOnlyHint)
+        throw new HttpRefusal(403, "READ_ONLY", "This dashboard was started with --read-only: it makes no changes.");
+      return invokeTool(tool, args, toolContext);
+    },
   };
-
-  async function callTool(name: string, req: IncomingMessage, res: ServerResponse) {
-    const tool = findTool(name);
-    if (!tool) {
-      refuse(res, new HttpRefusal(404, "NOT_FOUND", `There is no tool ${name}.`));
-      return;
-    }
-    if (options.readOnly && !tool.annotations.readOnlyHint) {
-      refuse(
-        res,
-        new HttpRefusal(403, "READ_ONLY", "This dashboard was started with --read-only: it makes no changes."),
-      );
-      return;
-    }
-    const args = await readJsonBody(req, BODY_LIMIT, tooLarge);
-    sendJson(res, 200, await invokeTool(tool, args, toolContext));
-  }
+  let hosts = new Set<string>();
+  let origins = new Set<string>();
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     if (req.headers.host === undefined) throw malformed("it has no Host header.");
@@ -145,35 +96,16 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     const url = requestTarget(req.url);
     const method = req.method ?? "";
     if (method !== "GET" && method !== "HEAD" && method !== "POST") throw methodRefused("GET, HEAD, POST");
-    if (url.pathname.startsWith("/api/")) return api(method, url, req, res);
-    // The page and its assets hold no data: they load without the token, then ask /api/* with it.
-    if (method === "POST") throw new HttpRefusal(404, "NOT_FOUND", `Nothing to post at ${url.pathname}.`);
-    if (url.pathname.startsWith("/assets/")) {
-      const asset = assets?.get(url.pathname.slice("/assets/".length));
-      if (asset) return send(res, 200, asset.type, asset.body, { "Cache-Control": "no-cache" });
-      return send(res, 404, "text/plain; charset=utf-8", "Not found.\n");
-    }
-    if (VIEW_PATH.test(url.pathname)) return send(res, 200, "text/html; charset=utf-8", assets ? SHELL : NOT_BUILT);
-    send(res, 404, "text/plain; charset=utf-8", "Not found.\n");
-  }
-
-  async function api(method: string, url: URL, req: IncomingMessage, res: ServerResponse) {
-    if (!bearerMatches(req, token))
-      throw new HttpRefusal(401, "UNAUTHORIZED", "Open the URL that `arbeit ui` printed: it carries the token.");
-    if (method === "POST") {
-      if (!originAllowed(req, hosts))
+    if (url.pathname.startsWith("/api/")) {
+      if (!bearerMatches(req, token))
+        throw new HttpRefusal(401, "UNAUTHORIZED", "Open the URL that `arbeit ui` printed: it carries the token.");
+      if (method === "POST" && !originAllowed(req, origins))
         throw new HttpRefusal(403, "FORBIDDEN_ORIGIN", "Changes are accepted only from this dashboard's own pages.");
-      const tool = /^\/api\/tools\/([a-z_]{1,64})$/.exec(url.pathname);
-      if (tool) return callTool(tool[1]!, req, res);
-      throw new HttpRefusal(404, "NOT_FOUND", `Nothing to post at ${url.pathname}.`);
+      return routes.api(method, url, req, res, user);
     }
-    if (url.pathname === "/api/live") {
-      if (method === "HEAD") return send(res, 200, "text/event-stream; charset=utf-8", "");
-      return live.add(res);
-    }
-    const read = reads[url.pathname];
-    if (read) return sendJson(res, 200, { success: true, data: await read(url) });
-    throw new HttpRefusal(404, "NOT_FOUND", `No such read: ${url.pathname}.`);
+    if (routes.page(method, url, res)) return;
+    if (method === "POST") throw new HttpRefusal(404, "NOT_FOUND", `Nothing to post at ${url.pathname}.`);
+    send(res, 404, "text/plain; charset=utf-8", "Not found.\n");
   }
 
   const server = createServer(requestTimeouts(options.requestTimeoutMs), (req, res) => {
@@ -182,11 +114,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
         res.destroy();
         return;
       }
-      if (error instanceof HttpRefusal) refuse(res, error);
+      if (error instanceof HttpRefusal) sendRefusal(res, error);
       else {
         const envelope = failure(error);
         const status = error instanceof ArbeitError ? 400 : 500;
-        sendJson(res, status, envelope);
+        send(res, status, "application/json; charset=utf-8", JSON.stringify(envelope));
       }
     });
   });
@@ -194,6 +126,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   guardEdges(server, "GET, HEAD, POST");
   const port = await listen(server, options.port, options.host);
   hosts = allowedHosts(options.host, port);
+  origins = allowedOrigins(hosts, ["http"]);
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   // The token rides in the fragment, which a browser never sends to any server; the page moves
   // it into storage of its own origin and out of the address bar.
@@ -203,7 +136,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     url: url.href,
     server,
     close: async () => {
-      live.close();
+      routes.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
