@@ -9,6 +9,7 @@
  *   npm run bench -- --scale 0.1       # fewer iterations, for a quick look
  *   npm run bench -- --only query_ready,task_create --no-cli
  *   npm run bench -- --dashboard       # the dashboard in Chromium (bench/dashboard.ts)
+ *   npm run bench -- --network         # round trips, a delayed network, arbeit serve (bench/network.ts)
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -68,6 +69,16 @@ async function main(): Promise<void> {
       changes: Math.max(10, Math.round(40 * args.scale)),
       pages: 20,
       outDir: args.outDir,
+    });
+  }
+  if (args.network) {
+    const { runNetworkBench } = await import("./network.js");
+    return runNetworkBench({
+      scale: args.scale,
+      outDir: args.outDir,
+      delays: [0, 10, 40],
+      agents: 50,
+      seconds: Math.max(3, Math.round(10 * Math.min(1, args.scale))),
     });
   }
   const wanted = (name: string) => args.only === undefined || args.only.includes(name);

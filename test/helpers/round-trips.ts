@@ -52,6 +52,27 @@ export async function bareConnect(proxy: TcpProxy, url = TEST_DATABASE_URL): Pro
   return proxy.counts();
 }
 
+/**
+ * Each call's round-trip budget, held by test/store/round-trips.test.ts; docs/postgres.md shows
+ * the same table (the test compares them). A budget counts round trips once connected: the call's
+ * total minus what a bare connection costs (the TCP handshake and the startup exchange, 2 without
+ * TLS). A call that opens a second connection pays that one's cost inside its budget. The budgets
+ * are today's counts, so a regression fails; the goal is one round trip per call, two where a call
+ * must read before it writes. Lower a budget whenever a change lowers a count.
+ */
+export const ROUND_TRIP_BUDGETS: Record<string, { budget: number; goal: number }> = {
+  task_get: { budget: 7, goal: 1 },
+  task_create: { budget: 7, goal: 1 },
+  task_update: { budget: 8, goal: 2 },
+  context_add: { budget: 9, goal: 1 },
+  ready: { budget: 5, goal: 1 },
+  claim_next: { budget: 8, goal: 1 },
+  resume: { budget: 21, goal: 1 },
+  hook_post_tool_use: { budget: 20, goal: 2 },
+  hook_user_prompt_submit: { budget: 19, goal: 2 },
+  hook_session_start: { budget: 42, goal: 2 },
+};
+
 export const HOOK_SESSION = "claude-round-trips";
 
 /** One budgeted call: the CLI's arguments (and a hook's stdin). */

@@ -106,7 +106,9 @@ export async function startTcpProxy(
     target: options.target,
     roundTripMs: options.roundTripMs ?? 0,
     counts: () => ({ ...totals, roundTrips: totals.connections + totals.exchanges }),
-    reset: () => void (totals = zero()),
+    reset: () => {
+      totals = zero();
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -10,6 +10,7 @@ import {
   counted,
   type NetworkProject,
   networkProject,
+  ROUND_TRIP_BUDGETS,
   runNetworkCall,
   targetOf,
 } from "../helpers/round-trips.js";
@@ -20,27 +21,8 @@ import { makeToken, type Service, startService } from "../serve/harness.js";
 /**
  * What each call costs on the network, counted through a proxy in front of Postgres: one fresh
  * process per call (an agent's shell command, a Claude Code hook), as it runs in a real session.
- * A call fails the test when it needs more round trips than its budget.
- *
- * The budgets are round trips once connected: the call's total minus what a bare connection
- * costs (the TCP handshake and the startup exchange, 2 without TLS). A call that opens a second
- * connection pays that one's cost inside its budget. The budgets are today's counts, so a
- * regression fails; the goal is one round trip per call (two where a call must read before it
- * writes). Lower a budget whenever a change lowers a count. docs/postgres.md holds the same table
- * (checked below).
+ * A call fails the test when it needs more round trips than its budget (ROUND_TRIP_BUDGETS).
  */
-export const ROUND_TRIP_BUDGETS: Record<string, { budget: number; goal: number }> = {
-  task_get: { budget: 7, goal: 1 },
-  task_create: { budget: 7, goal: 1 },
-  task_update: { budget: 8, goal: 2 },
-  context_add: { budget: 9, goal: 1 },
-  ready: { budget: 5, goal: 1 },
-  claim_next: { budget: 8, goal: 1 },
-  resume: { budget: 21, goal: 1 },
-  hook_post_tool_use: { budget: 20, goal: 2 },
-  hook_user_prompt_submit: { budget: 19, goal: 2 },
-  hook_session_start: { budget: 42, goal: 2 },
-};
 
 /** A call through `arbeit serve`: exactly one HTTP request, and the TCP handshake. */
 const SERVICE_ROUND_TRIPS = 2;
@@ -152,7 +134,10 @@ describe("round trips to Postgres per call, one fresh process each", { skip: awa
     connection = await bareConnect(proxy);
     // In order: each call sees the writes of the ones before it, as in a session.
     for (const call of project.calls)
-      measured.set(call.name, (await counted(proxy, () => runNetworkCall(project.dir, call, project.proxiedEnv(proxy)))).counts);
+      measured.set(
+        call.name,
+        (await counted(proxy, () => runNetworkCall(project.dir, call, project.proxiedEnv(proxy)))).counts,
+      );
   });
   after(async () => {
     await project?.close();
@@ -177,9 +162,14 @@ describe("round trips to Postgres per call, one fresh process each", { skip: awa
       const counts = measured.get(name)!;
       assert.equal(counts.connections, 1, `${name} opened ${counts.connections} connections`);
       const afterConnect = counts.roundTrips - connection.roundTrips;
-      assert.ok(afterConnect <= budget, `${name} needs ${afterConnect} round trips once connected; its budget is ${budget}`);
+      assert.ok(
+        afterConnect <= budget,
+        `${name} needs ${afterConnect} round trips once connected; its budget is ${budget}`,
+      );
       if (afterConnect < budget)
-        process.stderr.write(`\n${name}: ${afterConnect} round trips, under its budget of ${budget}: lower the budget.\n`);
+        process.stderr.write(
+          `\n${name}: ${afterConnect} round trips, under its budget of ${budget}: lower the budget.\n`,
+        );
     });
   }
 });
@@ -220,31 +210,27 @@ describe("round trips to arbeit serve (on Postgres), one fresh process each", { 
 
   it(`a CLI call is one request and ${SERVICE_ROUND_TRIPS} round trips, the connection included`, async () => {
     const logged = service.stderr().length;
-    const { counts, result } = await counted(proxy, () =>
-      laptop.cli(["task", "get", project.other, "--json"]),
-    );
+    const { counts, result } = await counted(proxy, () => laptop.cli(["task", "get", project.other, "--json"]));
     assert.equal(result.json?.success, true, result.stdout + result.stderr);
     assert.equal(callsLogged(logged).length, 1);
     assert.deepEqual([counts.connections, counts.roundTrips], [1, SERVICE_ROUND_TRIPS]);
   });
 
-  it(
-    `the PostToolUse hook is one request and ${SERVICE_ROUND_TRIPS} round trips, the connection included`,
-    { todo: "the Claude Code hooks do not go through the service yet: in such a checkout they do nothing" },
-    async () => {
-      const logged = service.stderr().length;
-      const payload = hookPayload(laptop.dir, "claude-laptop", "PostToolUse", {
-        tool_name: "Read",
-        tool_input: { file_path: join(laptop.dir, "README.md") },
-        tool_response: { success: true },
-        tool_use_id: "toolu_remote",
-      });
-      const { counts, result } = await counted(proxy, () =>
-        runHook("post-tool-use", payload, laptop.dir, { XDG_CONFIG_HOME: laptop.config }),
-      );
-      assert.equal(result.code, 0);
-      assert.equal(callsLogged(logged).length, 1);
-      assert.deepEqual([counts.connections, counts.roundTrips], [1, SERVICE_ROUND_TRIPS]);
-    },
-  );
+  it(`the PostToolUse hook is one request and ${SERVICE_ROUND_TRIPS} round trips, the connection included`, {
+    todo: "the Claude Code hooks do not go through the service yet: in such a checkout they do nothing",
+  }, async () => {
+    const logged = service.stderr().length;
+    const payload = hookPayload(laptop.dir, "claude-laptop", "PostToolUse", {
+      tool_name: "Read",
+      tool_input: { file_path: join(laptop.dir, "README.md") },
+      tool_response: { success: true },
+      tool_use_id: "toolu_remote",
+    });
+    const { counts, result } = await counted(proxy, () =>
+      runHook("post-tool-use", payload, laptop.dir, { XDG_CONFIG_HOME: laptop.config }),
+    );
+    assert.equal(result.code, 0);
+    assert.equal(callsLogged(logged).length, 1);
+    assert.deepEqual([counts.connections, counts.roundTrips], [1, SERVICE_ROUND_TRIPS]);
+  });
 });
