@@ -31,7 +31,7 @@ const USAGE = `Usage: npm run bench -- [--fresh] [--tasks N] [--chain N] [--scal
   --chain N    length of the blocks chain for the cycle checks (default 5000)
   --scale F    multiply iteration counts by F (default 1)
   --only a,b   run only these measurements (names as in the results table)
-  --no-cli     skip the CLI CPU comparison
+  --no-cli     skip what starts CLI processes: the CPU comparison, the MCP start, round trips
   --engine E   sqlite (default) or postgres: the same dataset imported into a Postgres schema
                (ARBEIT_BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
   --dashboard  measure the dashboard instead: page weight, first render at 10,000 tasks (--tasks),

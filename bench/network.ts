@@ -38,6 +38,7 @@ import type { UiProject } from "../test/ui/harness.js";
 import { expectEnvelope, openHarness, postgresLocation } from "./harness.js";
 import { finishMachineInfo, type MachineInfo, machineInfo } from "./machine.js";
 import { machineLines } from "./report.js";
+import type { ResultRow } from "./results.js";
 import { fmtMs, percentile, Rng } from "./stats.js";
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -185,6 +186,47 @@ export async function runNetworkBench(options: NetworkBenchOptions): Promise<voi
     await httpProxy.close();
     await pgProxy.close();
     await project.close();
+  }
+}
+
+/**
+ * The round-trip counts alone, as rows of the full run's table (a few seconds): each budgeted
+ * call's round trips to Postgres once connected, against its goal. One row saying why when
+ * Postgres does not answer.
+ */
+export async function roundTripRows(): Promise<ResultRow[]> {
+  const url = process.env.ARBEIT_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  process.env.ARBEIT_TEST_DATABASE_URL ??= url;
+  const { default: pg } = await import("pg");
+  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  probe.on("error", () => {});
+  try {
+    await probe.connect();
+  } catch (error) {
+    const why = `Postgres does not answer at ${new URL(url).host}: ${error instanceof Error ? error.message : error}`;
+    return [{ name: "round_trips", label: "Postgres round trips per call", kind: "info", met: null, note: why }];
+  } finally {
+    await probe.end().catch(() => {});
+  }
+  const proxy = await startTcpProxy({ target: targetOf(url, 5432) });
+  const project = await networkProject(url);
+  try {
+    const rows = await countRoundTrips(project, proxy, url);
+    return rows
+      .filter((row) => row.name !== "connect")
+      .map((row) => ({
+        name: `round_trips_${row.name}`,
+        label: `Postgres round trips once connected: ${row.label}`,
+        kind: "info",
+        value: row.afterConnect,
+        unit: "round trips",
+        target: `<= ${row.goal}`,
+        met: row.afterConnect <= row.goal,
+        note: `${row.roundTrips} with the connection, one fresh process; budget ${row.budget} (test/store/round-trips.test.ts)`,
+      }));
+  } finally {
+    await project.close();
+    await proxy.close();
   }
 }
 

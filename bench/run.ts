@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: builds (or reuses) a store of 100,000 tasks and about a million events, then
  * times the calls agents make most, the cycle check on a 5,000-long blocks chain, claims from
- * eight processes at once, and one CLI call's CPU beside `node -e 0`. Prints a markdown table
+ * eight processes at once, one CLI call's CPU beside `node -e 0`, and (when Postgres answers)
+ * each call's round trips to Postgres. Prints a markdown table
  * and writes bench/.data/results.json and results.md. Never part of the tests: machines are
  * noisy, so nothing here fails on a missed target.
  *
@@ -118,6 +119,8 @@ async function main(): Promise<void> {
   if (wanted("claim_throughput")) await measureClaims(dataset, args, record);
   await latencyPhase("after-claims", dataset, args, wanted, record);
   if (wanted("answer_sizes")) await measureSizes(record);
+  // Round trips to Postgres per call and hook (a fresh project of its own; bench/network.ts).
+  if (!args.noCli && wanted("round_trips")) (await (await import("./network.js")).roundTripRows()).forEach(record);
 
   const finished = finishMachineInfo(info);
   mkdirSync(args.outDir, { recursive: true });
