@@ -19,21 +19,26 @@ export interface BenchArgs {
   engine: "sqlite" | "postgres";
   /** Measure the dashboard (in Chromium) instead of the store. */
   dashboard: boolean;
+  /** Measure the network instead: round trips, delays, arbeit serve (bench/network.ts). */
+  network: boolean;
 }
 
 const USAGE = `Usage: npm run bench -- [--fresh] [--tasks N] [--chain N] [--scale F] [--only a,b] [--no-cli]
-                       [--engine sqlite|postgres] [--dashboard]
+                       [--engine sqlite|postgres] [--dashboard] [--network]
 
   --fresh      rebuild the dataset instead of reusing bench/.data/<key>.db
   --tasks N    tasks in the dataset (default 100000)
   --chain N    length of the blocks chain for the cycle checks (default 5000)
   --scale F    multiply iteration counts by F (default 1)
   --only a,b   run only these measurements (names as in the results table)
-  --no-cli     skip the CLI CPU comparison
+  --no-cli     skip what starts CLI processes: the CPU comparison, the MCP start, round trips
   --engine E   sqlite (default) or postgres: the same dataset imported into a Postgres schema
                (ARBEIT_BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
   --dashboard  measure the dashboard instead: page weight, first render at 10,000 tasks (--tasks),
                change-to-screen latency, server memory with 20 pages (needs Chromium)
+  --network    measure the network instead (needs Postgres, ARBEIT_BENCH_DATABASE_URL): round
+               trips per call and hook, a CLI call and a hook at 0/10/40 ms round trip on Postgres
+               and through arbeit serve, the service's overhead, 50 agents at 10 calls/s
 `;
 
 export function parseArgs(argv: readonly string[], defaultOutDir: string): BenchArgs {
@@ -47,6 +52,7 @@ export function parseArgs(argv: readonly string[], defaultOutDir: string): Bench
     outDir: defaultOutDir,
     engine: "sqlite",
     dashboard: false,
+    network: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -63,6 +69,7 @@ export function parseArgs(argv: readonly string[], defaultOutDir: string): Bench
     if (flag === "--fresh") args.fresh = true;
     else if (flag === "--no-cli") args.noCli = true;
     else if (flag === "--dashboard") args.dashboard = true;
+    else if (flag === "--network") args.network = true;
     else if (flag === "--tasks") args.tasks = Math.round(positive(value()));
     else if (flag === "--chain") args.chain = Math.round(positive(value()));
     else if (flag === "--scale") args.scale = positive(value());
@@ -77,7 +84,7 @@ export function parseArgs(argv: readonly string[], defaultOutDir: string): Bench
       process.exit(0);
     } else throw new Error(`Unknown option ${flag}.\n${USAGE}`);
   }
-  if (args.dashboard) return args;
+  if (args.dashboard || args.network) return args;
   if (args.chain + 100 > args.tasks) throw new Error("--tasks must exceed --chain by at least 100.");
   return args;
 }

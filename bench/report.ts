@@ -39,7 +39,9 @@ export function otherTable(rows: ResultRow[]): string {
   const lines = ["| measurement | value | target | met | wall p50 / p99 ms | notes |", "|---|---:|---|---|---|---|"];
   for (const row of rows) {
     const value =
-      row.value === undefined ? "—" : `${row.value.toFixed(row.unit === "x node -e 0" ? 2 : 1)} ${row.unit}`;
+      row.value === undefined
+        ? "—"
+        : `${row.value.toFixed(row.unit === "x node -e 0" ? 2 : row.unit === "round trips" ? 0 : 1)} ${row.unit}`;
     const wall = row.p50 === undefined ? "—" : `${fmtMs(row.p50)} / ${fmtMs(row.p99!)}`;
     lines.push(`| ${row.label} | ${value} | ${row.target ?? "—"} | ${yesNo(row.met)} | ${wall} | ${row.note ?? ""} |`);
   }

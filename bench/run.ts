@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: builds (or reuses) a store of 100,000 tasks and about a million events, then
  * times the calls agents make most, the cycle check on a 5,000-long blocks chain, claims from
- * eight processes at once, and one CLI call's CPU beside `node -e 0`. Prints a markdown table
+ * eight processes at once, one CLI call's CPU beside `node -e 0`, and (when Postgres answers)
+ * each call's round trips to Postgres. Prints a markdown table
  * and writes bench/.data/results.json and results.md. Never part of the tests: machines are
  * noisy, so nothing here fails on a missed target.
  *
@@ -9,6 +10,7 @@
  *   npm run bench -- --scale 0.1       # fewer iterations, for a quick look
  *   npm run bench -- --only query_ready,task_create --no-cli
  *   npm run bench -- --dashboard       # the dashboard in Chromium (bench/dashboard.ts)
+ *   npm run bench -- --network         # round trips, a delayed network, arbeit serve (bench/network.ts)
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -70,6 +72,16 @@ async function main(): Promise<void> {
       outDir: args.outDir,
     });
   }
+  if (args.network) {
+    const { runNetworkBench } = await import("./network.js");
+    return runNetworkBench({
+      scale: args.scale,
+      outDir: args.outDir,
+      delays: [0, 10, 40],
+      agents: 50,
+      seconds: Math.max(3, Math.round(10 * Math.min(1, args.scale))),
+    });
+  }
   const wanted = (name: string) => args.only === undefined || args.only.includes(name);
   const info = machineInfo();
   log(`Machine: ${info.cpu}, ${info.cores} cores, Node ${info.node}, SQLite ${info.sqlite}`);
@@ -107,6 +119,8 @@ async function main(): Promise<void> {
   if (wanted("claim_throughput")) await measureClaims(dataset, args, record);
   await latencyPhase("after-claims", dataset, args, wanted, record);
   if (wanted("answer_sizes")) await measureSizes(record);
+  // Round trips to Postgres per call and hook (a fresh project of its own; bench/network.ts).
+  if (!args.noCli && wanted("round_trips")) (await (await import("./network.js")).roundTripRows()).forEach(record);
 
   const finished = finishMachineInfo(info);
   mkdirSync(args.outDir, { recursive: true });

@@ -1,0 +1,236 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { hookPayload, runHook } from "../claude/hook-input.js";
+import { postgresSkip, TEST_DATABASE_URL } from "../helpers/postgres.js";
+import {
+  bareConnect,
+  counted,
+  type NetworkProject,
+  networkProject,
+  ROUND_TRIP_BUDGETS,
+  runNetworkCall,
+  targetOf,
+} from "../helpers/round-trips.js";
+import { type RoundTripCounts, startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
+import { type Checkout, checkout } from "../remote/harness.js";
+import { makeToken, type Service, startService } from "../serve/harness.js";
+
+/**
+ * What each call costs on the network, counted through a proxy in front of Postgres: one fresh
+ * process per call (an agent's shell command, a Claude Code hook), as it runs in a real session.
+ * A call fails the test when it needs more round trips than its budget (ROUND_TRIP_BUDGETS).
+ */
+
+/** A call through `arbeit serve`: exactly one HTTP request, and the TCP handshake. */
+const SERVICE_ROUND_TRIPS = 2;
+
+/** The budget table of docs/postgres.md, as { name: [budget, goal] }. */
+function documentedBudgets(): Record<string, [number, number]> {
+  const doc = readFileSync(new URL("../../docs/postgres.md", import.meta.url), "utf8");
+  const rows: Record<string, [number, number]> = {};
+  for (const match of doc.matchAll(/^\| .+? \| `(\w+)` \| (\d+) \| (\d+) \|/gm))
+    rows[match[1]!] = [Number(match[2]), Number(match[3])];
+  return rows;
+}
+
+describe("the counting proxy", () => {
+  let echo: Server;
+  let proxy: TcpProxy;
+  /** Answers every burst from a client with "ok" twice, in two writes. */
+  before(async () => {
+    echo = createServer((socket) => {
+      socket.on("data", (chunk) => {
+        if (chunk.toString().includes("?")) {
+          socket.write("o");
+          setTimeout(() => socket.write("k"), 5);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
+    proxy = await startTcpProxy({ target: { host: "127.0.0.1", port: (echo.address() as { port: number }).port } });
+  });
+  after(async () => {
+    await proxy?.close();
+    await new Promise<void>((resolve) => echo?.close(() => resolve()));
+  });
+
+  /** Opens a connection through the proxy and runs `talk` on it; waits for the close to pass. */
+  async function through(talk: (socket: Socket, answer: () => Promise<string>) => Promise<void>) {
+    proxy.reset();
+    const socket = connect({ host: "127.0.0.1", port: proxy.port });
+    await new Promise<void>((resolve) => socket.once("connect", resolve));
+    let received = "";
+    const answer = () =>
+      new Promise<string>((resolve) => {
+        const seen = () => {
+          if (received.length < 2) return;
+          socket.off("data", onData);
+          resolve(received);
+          received = "";
+        };
+        const onData = (chunk: Buffer) => {
+          received += chunk.toString();
+          seen();
+        };
+        socket.on("data", onData);
+      });
+    await talk(socket, answer);
+    await new Promise<void>((resolve) => {
+      socket.once("close", resolve);
+      socket.end();
+    });
+  }
+
+  it("counts the handshake and each answered burst, however many writes each side made", async () => {
+    await through(async (socket, answer) => {
+      socket.write("a");
+      socket.write("b?");
+      assert.equal(await answer(), "ok");
+      socket.write("c?");
+      assert.equal(await answer(), "ok");
+    });
+    const counts: RoundTripCounts = proxy.counts();
+    assert.deepEqual([counts.connections, counts.exchanges, counts.roundTrips], [1, 2, 3]);
+    assert.deepEqual([counts.bytesUp, counts.bytesDown], [5, 4]);
+  });
+
+  it("does not count bytes the server never answers (a client's goodbye)", async () => {
+    await through(async (socket, answer) => {
+      socket.write("q?");
+      await answer();
+      socket.write("bye");
+    });
+    assert.deepEqual(proxy.counts().roundTrips, 2);
+  });
+
+  it("with a delay, holds a new connection's first bytes a round trip, then each direction half of one", async () => {
+    proxy.roundTripMs = 40;
+    try {
+      const start = performance.now();
+      await through(async (socket, answer) => {
+        socket.write("q?");
+        await answer();
+      });
+      // Never sooner than the network allows: the handshake, then the exchange.
+      assert.ok(performance.now() - start >= 80, `answered after ${performance.now() - start} ms`);
+    } finally {
+      proxy.roundTripMs = 0;
+    }
+  });
+});
+
+describe("round trips to Postgres per call, one fresh process each", { skip: await postgresSkip() }, () => {
+  let proxy: TcpProxy;
+  let project: NetworkProject;
+  let connection: RoundTripCounts;
+  const measured = new Map<string, RoundTripCounts>();
+
+  before(async () => {
+    proxy = await startTcpProxy({ target: targetOf(TEST_DATABASE_URL, 5432) });
+    project = await networkProject();
+    connection = await bareConnect(proxy);
+    // In order: each call sees the writes of the ones before it, as in a session.
+    for (const call of project.calls)
+      measured.set(
+        call.name,
+        (await counted(proxy, () => runNetworkCall(project.dir, call, project.proxiedEnv(proxy)))).counts,
+      );
+  });
+  after(async () => {
+    await project?.close();
+    await proxy?.close();
+  });
+
+  it("a bare connection costs the TCP handshake and one startup exchange", () => {
+    assert.deepEqual([connection.connections, connection.exchanges], [1, 1]);
+  });
+
+  it("every budgeted call was counted, and docs/postgres.md shows the same budgets", () => {
+    assert.deepEqual([...measured.keys()].sort(), Object.keys(ROUND_TRIP_BUDGETS).sort());
+    const documented = documentedBudgets();
+    assert.deepEqual(
+      documented,
+      Object.fromEntries(Object.entries(ROUND_TRIP_BUDGETS).map(([name, { budget, goal }]) => [name, [budget, goal]])),
+    );
+  });
+
+  for (const [name, { budget }] of Object.entries(ROUND_TRIP_BUDGETS)) {
+    it(`${name}: one connection and at most ${budget} round trips once connected`, () => {
+      const counts = measured.get(name)!;
+      assert.equal(counts.connections, 1, `${name} opened ${counts.connections} connections`);
+      const afterConnect = counts.roundTrips - connection.roundTrips;
+      assert.ok(
+        afterConnect <= budget,
+        `${name} needs ${afterConnect} round trips once connected; its budget is ${budget}`,
+      );
+      if (afterConnect < budget)
+        process.stderr.write(
+          `\n${name}: ${afterConnect} round trips, under its budget of ${budget}: lower the budget.\n`,
+        );
+    });
+  }
+});
+
+describe("round trips to arbeit serve (on Postgres), one fresh process each", { skip: await postgresSkip() }, () => {
+  let proxy: TcpProxy;
+  let project: NetworkProject;
+  let service: Service;
+  let laptop: Checkout;
+
+  before(async () => {
+    project = await networkProject();
+    // The proxy listens first: the service must answer to the proxy's Host.
+    proxy = await startTcpProxy();
+    service = await startService(project, ["--allow-host", `127.0.0.1:${proxy.port}`]);
+    proxy.target = targetOf(service.url, 80);
+    const token = await makeToken(project, ["--agent", "laptop-agent"]);
+    laptop = checkout();
+    const url = `http://127.0.0.1:${proxy.port}`;
+    assert.equal((await laptop.cli(["init", "--server", url, "--json"])).code, 0);
+    const login = await laptop.cli(["login", url, "--token-stdin", "--json"], { input: `${token}\n` });
+    assert.equal(login.code, 0, login.stdout + login.stderr);
+  });
+  after(async () => {
+    await proxy?.close();
+    await service?.stop();
+    await project?.close();
+    laptop?.close();
+  });
+
+  /** The service's request log lines for /api/call since `from` characters of its stderr. */
+  const callsLogged = (from: number) =>
+    service
+      .stderr()
+      .slice(from)
+      .split("\n")
+      .filter((line) => line.includes(" /api/call "));
+
+  it(`a CLI call is one request and ${SERVICE_ROUND_TRIPS} round trips, the connection included`, async () => {
+    const logged = service.stderr().length;
+    const { counts, result } = await counted(proxy, () => laptop.cli(["task", "get", project.other, "--json"]));
+    assert.equal(result.json?.success, true, result.stdout + result.stderr);
+    assert.equal(callsLogged(logged).length, 1);
+    assert.deepEqual([counts.connections, counts.roundTrips], [1, SERVICE_ROUND_TRIPS]);
+  });
+
+  it(`the PostToolUse hook is one request and ${SERVICE_ROUND_TRIPS} round trips, the connection included`, {
+    todo: "the Claude Code hooks do not go through the service yet: in such a checkout they do nothing",
+  }, async () => {
+    const logged = service.stderr().length;
+    const payload = hookPayload(laptop.dir, "claude-laptop", "PostToolUse", {
+      tool_name: "Read",
+      tool_input: { file_path: join(laptop.dir, "README.md") },
+      tool_response: { success: true },
+      tool_use_id: "toolu_remote",
+    });
+    const { counts, result } = await counted(proxy, () =>
+      runHook("post-tool-use", payload, laptop.dir, { XDG_CONFIG_HOME: laptop.config }),
+    );
+    assert.equal(result.code, 0);
+    assert.equal(callsLogged(logged).length, 1);
+    assert.deepEqual([counts.connections, counts.roundTrips], [1, SERVICE_ROUND_TRIPS]);
+  });
+});
