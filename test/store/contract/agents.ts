@@ -429,6 +429,25 @@ export function agentContract(factory: StoreFactory): void {
       );
     });
 
+    it("gives a caller without a session one that fits the 128-character limit, also for a 128-character agent", async () => {
+      const long = { session: null, agent: "a".repeat(128) };
+      const twin = { session: null, agent: `${"a".repeat(127)}b` };
+      const one = await p().task("one");
+      const two = await p().task("two");
+      const started = await p().ok("arbeit_task_start_work", { task_id: one }, long);
+      const other = await p().ok("arbeit_task_start_work", { task_id: two }, twin);
+      assert.ok(started.session_id.length <= 128, started.session_id);
+      assert.ok(started.session_id.startsWith("agent:aaaa"), started.session_id);
+      assert.notEqual(other.session_id, started.session_id, "two agents never share a session");
+      // The same agent acts as the same session again, and the name can be given back.
+      assert.deepEqual(focusOf(await p().ok("arbeit_resume", {}, long)), [one, "kept_focus"]);
+      await p().ok("arbeit_task_stop_work", { task_id: one, session: started.session_id }, alice);
+      assert.equal(await p().read((tx) => tx.activeWork(started.session_id)), undefined);
+      // A short agent name is its session, as ever.
+      const short = await p().ok("arbeit_task_start_work", { task_id: one }, { session: null, agent: "carol" });
+      assert.equal(short.session_id, "agent:carol");
+    });
+
     it("moves the agent's cursor forward only, and peek leaves it where it was", async () => {
       const id = await p().task("shared");
       await p().ok("arbeit_task_claim", { task_id: id }, alice);
