@@ -415,7 +415,7 @@ export function agentContract(factory: StoreFactory): void {
         ],
       );
       const kept: string[][] = [];
-      for (let budget = 2000; budget >= 200; budget -= 50) {
+      for (let budget = 2000; budget >= 400; budget -= 50) {
         const packet = await brief(budget);
         const keys = packet.memory.map((m) => m.key);
         assert.deepEqual(keys, strongest.slice(0, keys.length), `with ${budget} tokens`);
@@ -427,6 +427,48 @@ export function agentContract(factory: StoreFactory): void {
         kept.some((keys) => keys.length === 1),
         "some budget leaves room for the strongest entry alone",
       );
+    });
+
+    it("fits every budget from the smallest allowed (400 tokens) up, keeping the focus task", async () => {
+      const epic = await p().task("Harden the login flow");
+      const blockers = [];
+      for (const name of ["Rate limiter service", "Audit log schema", "Session store migration"])
+        blockers.push(await p().task(name));
+      const long = (word: string) => `${word} `.repeat(800);
+      const focus = await p().task("Add rate limiting to the login endpoint", {
+        type: "feature",
+        parent_id: epic,
+        blocked_by: blockers,
+        intent: long("why"),
+        description: long("what"),
+        plan: long("how"),
+        priority: 0,
+      });
+      await p().ok("arbeit_task_start_work", { task_id: focus }, alice);
+      for (let i = 0; i < 12; i++) {
+        await p().ok(
+          "arbeit_context_add",
+          { task_id: focus, type: "decision", content: `decision ${i} `.repeat(40) },
+          bob,
+        );
+        await p().ok("arbeit_memory", { action: "set", key: `fact-${i}`, value: `fact ${i} `.repeat(30) }, alice);
+      }
+      await p().ok(
+        "arbeit_progress_add",
+        { task_id: focus, items: Array.from({ length: 12 }, (_, i) => `step ${i} `.repeat(12)) },
+        alice,
+      );
+      for (let i = 0; i < 5; i++)
+        await p().service.trackFile({ path: `${p().root}/src/file-${i}.ts`, operation: "write" }, alice);
+      for (let max = 400; max <= 2400; max += 20) {
+        const packet = await p().ok("arbeit_resume", { peek: true, max_tokens: max }, alice);
+        assert.ok(
+          packet.budget.estimated_tokens <= max,
+          `${packet.budget.estimated_tokens} tokens for a budget of ${max}: ${packet.budget.cut}`,
+        );
+        assert.equal(packet.focus.task.id, focus, `with ${max} tokens`);
+        assert.match(packet.focus.task.title, /^Add rate limiting/);
+      }
     });
 
     it("gives a caller without a session one that fits the 128-character limit, also for a 128-character agent", async () => {
