@@ -59,7 +59,12 @@ export interface ResumePacket {
   answers: Answer[];
   agent: string;
   /** The focus task in full; in brief (TaskBrief) on a budget too tight for it, as budget.cut says. */
-  focus: { task: Task | TaskBrief | null; reason: FocusReason };
+  focus: {
+    task: Task | TaskBrief | null;
+    reason: FocusReason;
+    /** Set when the list asked for had nothing ready, so the focus comes from another list. */
+    note?: string;
+  };
   parent: TaskSummary | null;
   blockers: TaskSummary[];
   context: ContextEntry[];
@@ -219,7 +224,7 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const claims = await tx.claimsOf(session, dbNow);
     const known = { session, now: dbNow, previous, working, lastStarted, claims };
     // Assignments and ready work are read only when the session has nothing of its own.
-    let focus = selectFocus({ ...known, assigned: [], ready: [] });
+    let focus: { task: Task | null; reason: FocusReason; note?: string } = selectFocus({ ...known, assigned: [], ready: [] });
     if (focus.task === null) {
       const assigned = caller.agent ? await tx.assignedTo(caller.agent, dbNow, 5) : [];
       const ready = await tx.readyTasks({
@@ -231,6 +236,17 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
         offset: 0,
       });
       focus = selectFocus({ ...known, assigned, ready });
+      // A list with nothing to do is not the end of the work: the rest of the project is offered.
+      if (focus.task === null && scopeList !== undefined) {
+        const [best] = await tx.readyTasks({ now: dbNow, agent: caller.agent, session, limit: 1, offset: 0 });
+        if (best) {
+          focus = {
+            task: best,
+            reason: "best_ready",
+            note: `Nothing is ready in list ${scopeList}: this is the best ready task in the rest of the project (list ${best.list_id}).`,
+          };
+        }
+      }
     }
     const task = focus.task;
 

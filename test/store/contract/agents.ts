@@ -429,6 +429,40 @@ export function agentContract(factory: StoreFactory): void {
       );
     });
 
+    it("falls through from a list with nothing ready to the rest of the project, and says so", async () => {
+      const done = await p().task("shipped", { list_id: "frontend" });
+      await p().ok("arbeit_task_update", { task_id: done, status: "completed" }, alice);
+      const held = await p().task("bob's", { list_id: "frontend" });
+      await p().ok("arbeit_task_claim", { task_id: held }, bob);
+      const elsewhere = await p().task("backend work", { list_id: "backend", priority: 1 });
+      const later = await p().task("later backend work", { list_id: "backend", priority: 3 });
+      const packet = await p().ok("arbeit_resume", { list_id: "frontend" }, alice);
+      assert.deepEqual(focusOf(packet), [elsewhere, "best_ready"]);
+      assert.match(packet.focus.note, /Nothing is ready in list frontend.*rest of the project \(list backend\)/);
+      // The caller's own list (--list, ARBEIT_LIST) the same way.
+      const asCaller = await p().ok("arbeit_resume", { peek: true }, { ...bob, list_id: "frontend" });
+      assert.deepEqual(focusOf(asCaller), [held, "claimed"], "bob's own claim comes first, from any list");
+      // A list with work keeps its own, and says nothing.
+      const own = await p().task("frontend work", { list_id: "frontend", priority: 4 });
+      const scoped = await p().ok(
+        "arbeit_resume",
+        { list_id: "frontend", peek: true },
+        { session: "ses-carol", agent: "carol" },
+      );
+      assert.deepEqual(focusOf(scoped), [own, "best_ready"]);
+      assert.equal(scoped.focus.note, undefined);
+      // Nothing ready anywhere: no focus, and no note.
+      for (const id of [own, elsewhere, later])
+        await p().ok("arbeit_task_update", { task_id: id, status: "cancelled" }, alice);
+      const none = await p().ok(
+        "arbeit_resume",
+        { list_id: "frontend", peek: true },
+        { session: "ses-dan", agent: "dan" },
+      );
+      assert.deepEqual(focusOf(none), [null, "none"]);
+      assert.equal(none.focus.note, undefined);
+    });
+
     it("fits every budget from the smallest allowed (400 tokens) up, keeping the focus task", async () => {
       const epic = await p().task("Harden the login flow");
       const blockers = [];
