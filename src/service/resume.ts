@@ -224,7 +224,11 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const claims = await tx.claimsOf(session, dbNow);
     const known = { session, now: dbNow, previous, working, lastStarted, claims };
     // Assignments and ready work are read only when the session has nothing of its own.
-    let focus: { task: Task | null; reason: FocusReason; note?: string } = selectFocus({ ...known, assigned: [], ready: [] });
+    let focus: { task: Task | null; reason: FocusReason; note?: string } = selectFocus({
+      ...known,
+      assigned: [],
+      ready: [],
+    });
     if (focus.task === null) {
       const assigned = caller.agent ? await tx.assignedTo(caller.agent, dbNow, 5) : [];
       const ready = await tx.readyTasks({

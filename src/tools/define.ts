@@ -44,4 +44,7 @@ export const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destruct
  * Destructive: one call can remove data (a delete, remove or gc action, or a batch that can run
  * one), so a client may ask a person first. Merely changing a field is not destructive.
  */
-export const destructive = (annotations: ToolAnnotations): ToolAnnotations => ({ ...annotations, destructiveHint: true });
+export const destructive = (annotations: ToolAnnotations): ToolAnnotations => ({
+  ...annotations,
+  destructiveHint: true,
+});

@@ -61,7 +61,7 @@ function modulesOf(page: string): Module[] {
     }
     const body = block.content.split("\n");
     current.source += `${body.join("\n")}\n`;
-    body.forEach((_, i) => current!.lines.push(block.contentStart + i + 1));
+    for (let i = 0; i < body.length; i++) current.lines.push(block.contentStart + i + 1);
   }
   // Every module is an ES module, with top-level await, even one that imports nothing.
   for (const module of modules) module.source += "export {};\n";
