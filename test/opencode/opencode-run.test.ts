@@ -20,7 +20,7 @@ import {
 } from "./harness.js";
 
 /**
- * The real OpenCode binary (node_modules/.bin/opencode), headless, in a hermetic HOME, driven by
+ * The real OpenCode binary (installed on demand, test/helpers/hosts.ts), headless, in a hermetic HOME, driven by
  * a scripted model; the plugin is loaded exactly as a user would load it. Each run takes 10-30 s.
  */
 
