@@ -22,15 +22,8 @@ import { after, describe, it } from "node:test";
 import ts from "typescript";
 import { tempDir } from "../helpers/temp.js";
 import { parseDoc } from "./doc-blocks.js";
-import { CHECKOUT } from "./doc-project.js";
+import { CHECKOUT, DOC_PAGES } from "./doc-project.js";
 
-const PAGES = [
-  "README.md",
-  ...readdirSync(join(CHECKOUT, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .sort()
-    .map((name) => `docs/${name}`),
-];
 const LANGUAGES = new Set(["ts", "typescript"]);
 
 interface Module {
@@ -68,7 +61,7 @@ function modulesOf(page: string): Module[] {
   return modules;
 }
 
-const MODULES = PAGES.flatMap(modulesOf);
+const MODULES = DOC_PAGES.flatMap(modulesOf);
 
 /** A temporary root whose node_modules gives the examples this checkout's build and packages. */
 function exampleRoot(): { dir: string; cleanup(): void } {
