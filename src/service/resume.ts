@@ -22,6 +22,7 @@ export type { ResumeInput };
 
 export const DEFAULT_RESUME_TOKENS = 1500;
 const EVENTS_FETCHED = 60;
+const ANONYMOUS_AGENT = "anonymous";
 /** Text kept of each field on the tightest budgets. */
 const TIGHT_TEXT = 60;
 type TextField = "title" | "intent" | "description" | "plan" | "active_form";
@@ -38,7 +39,6 @@ function present(task: Task, fields: readonly TextField[]): Partial<Record<TextF
  */
 export type TaskBrief = Omit<TaskSummary, "owner" | "lease_expires_at" | "claim_session" | "active_form"> &
   Partial<Pick<Task, "intent" | "description" | "plan">>;
-const ANONYMOUS_AGENT = "anonymous";
 
 /** One event as the brief shows it: what happened, by whom, in a line. */
 export interface BriefEvent {
@@ -111,8 +111,9 @@ async function caredAbout(tx: StoreTx, focus: Task | null, claims: readonly Task
 
 /**
  * Shrinks the packet to the budget, cutting what matters least first: superseded context, then
- * old events, then long text, then the weakest memory and extra files, then the oldest live context.
- * A person's answers are never cut.
+ * old events, then long text, then the weakest memory and extra files, then the oldest live
+ * context and progress items; on a tight budget the neighbours' summaries, every text to a line,
+ * and last the focus task to its brief. A person's answers are never cut.
  */
 export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePacket {
   const cut: string[] = [];
