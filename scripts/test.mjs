@@ -65,7 +65,7 @@ const files = only.length > 0 ? only : testFiles(join(root, "test"));
 /**
  * The real host binaries (Claude Code, OpenCode, Bun) are no dependencies of the checkout: they
  * are installed here, into the test cache, before the tests (scripts/host-binaries.ts; the first
- * run downloads about 500 MB). A full run installs all of them, so test files running side by
+ * run installs about 690 MB). A full run installs all of them, so test files running side by
  * side find them in place; a run of chosen files installs only Bun, when it runs them under
  * Bun, and each file installs what else it needs. Returns host -> path, or -> undefined with the
  * reason printed when it could not be installed (the tests needing it then skip, saying why, or
