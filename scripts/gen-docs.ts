@@ -10,6 +10,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { z } from "zod";
 import { ERROR_CODES, ERROR_SUGGESTIONS } from "../src/domain/errors.js";
+import { WARNING_CODES, WARNING_MEANINGS } from "../src/domain/types.js";
+import { ATTENTION_CODES } from "../src/maintenance/status.js";
 import { inputJsonSchema, type JsonSchema } from "../src/mcp/tool-json-schema.js";
 import { QUERIES } from "../src/service/queries.js";
 import { TASK_FIELDS } from "../src/service/summaries.js";
@@ -147,6 +149,19 @@ function errorSection(): string {
   ].join("\n\n");
 }
 
+/** The codes a successful call can carry as warnings, and those `arbeit status` reports. */
+function warningSection(): string {
+  const rows = WARNING_CODES.map((code) => `| \`${code}\` | ${cell(WARNING_MEANINGS[code])} |`);
+  const attention = Object.entries(ATTENTION_CODES).map(([code, meaning]) => `| \`${code}\` | ${cell(meaning)} |`);
+  return [
+    "## Warning codes",
+    "A call that succeeds can carry `warnings`, each with one of these codes and a message naming the tasks concerned. A warning never stops the call: what it did is done.",
+    `| code | meaning |\n|---|---|\n${rows.join("\n")}`,
+    "`arbeit status` lists what needs a person's attention under `attention`, each with one of these codes, a message and often a `hint`:",
+    `| code | meaning |\n|---|---|\n${attention.join("\n")}`,
+  ].join("\n\n");
+}
+
 export function renderToolsDoc(): string {
   const summary = TOOLS.map((tool) => {
     const a = tool.annotations;
@@ -166,6 +181,7 @@ export function renderToolsDoc(): string {
     listsSection(),
     ...queries.map(([name, def]) => querySection(name, def)),
     errorSection(),
+    warningSection(),
   ].join("\n\n")}\n`;
 }
 

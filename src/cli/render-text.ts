@@ -235,6 +235,7 @@ function renderResume(data: Row, out: string[]): void {
   out.push(`Resume briefing for agent ${line(data.agent)}`, "");
   if (isRow(focus.task)) {
     const why = FOCUS_REASONS[String(focus.reason)];
+    if (typeof focus.note === "string") out.push(line(focus.note));
     out.push(`Focus${why ? ` (${why})` : ""}:`);
     renderTask(focus.task, out);
   } else out.push("No task to resume: nothing in progress, claimed, assigned to you or ready.");

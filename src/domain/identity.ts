@@ -28,7 +28,29 @@ export function listIdProblem(value: string): string | undefined {
   );
 }
 
-/** The session a caller without one acts as: one per agent name. */
+const AGENT_SESSION = "agent:";
+
+/**
+ * The session a caller without one acts as: one per agent name, `agent:<name>`. A name too long
+ * for that to be a name itself (over 122 characters) is cut, and a hash of the whole name keeps
+ * two such agents apart: `agent:<first 105 characters>~<16 hex digits>`, 128 characters.
+ */
 export function agentSession(agent: string | null): string {
-  return `agent:${agent ?? "anonymous"}`;
+  const whole = `${AGENT_SESSION}${agent ?? "anonymous"}`;
+  if (whole.length <= MAX_NAME_LENGTH) return whole;
+  const hash = `~${fnv1a(whole, 0x811c9dc5)}${fnv1a(whole, 0x01000193)}`;
+  let head = whole.slice(0, MAX_NAME_LENGTH - hash.length);
+  // Never half of a surrogate pair: the name must stay valid Unicode.
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+  return `${head}${hash}`;
+}
+
+/** FNV-1a over UTF-16 code units from `seed`, as 8 hex digits (a spread, not a secret). */
+function fnv1a(text: string, seed: number): string {
+  let hash = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }

@@ -231,6 +231,17 @@ export const WARNING_CODES = [
 ] as const;
 export type WarningCode = (typeof WARNING_CODES)[number];
 
+/** What each warning means: the call succeeded, and this is worth a look. */
+export const WARNING_MEANINGS: Record<WarningCode, string> = {
+  HAS_INCOMPLETE_CHILDREN: "A task was completed while some of its children are unfinished; they are left as they are.",
+  HAS_BLOCKERS: "A task that unfinished tasks still block was claimed, started or set in_progress.",
+  STALE_CONTEXT:
+    "The newest live context on the task is a week old or more: check it still holds, and supersede what does not.",
+  ORPHAN_RELATIONSHIPS: "The task has relationships to deleted tasks; remove them with `arbeit_relationship`.",
+  MEMORY_EVICTED:
+    "A new key in a full memory scope evicted the least reinforced, least recently set entry; its value is in `evicted`.",
+};
+
 export function isTerminal(status: TaskStatus): boolean {
   return status === "completed" || status === "cancelled";
 }

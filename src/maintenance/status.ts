@@ -1,5 +1,5 @@
 import { TASK_STATUSES, type TaskStatus } from "../domain/types.js";
-import type { HostStatus } from "../setup/host-status.js";
+import type { HostProblem, HostStatus } from "../setup/host-status.js";
 import type { MaintainedStore } from "./doctor.js";
 import { engineOf } from "./engine.js";
 
@@ -25,6 +25,18 @@ export interface StatusReport {
   hosts: HostStatus[];
   attention: Array<{ code: string; message: string; hint?: string }>;
 }
+
+/** What each item of `attention` means; the item's own message and hint give the specifics. */
+export const ATTENTION_CODES: Record<"EXPIRED_CLAIMS" | "STORE_READ_ONLY" | HostProblem["code"], string> = {
+  EXPIRED_CLAIMS: "Tasks still name an owner whose lease ran out; `arbeit doctor --fix` releases them.",
+  STORE_READ_ONLY: "The store cannot be written; reads still work.",
+  HOST_INCOMPLETE:
+    "Claude Code is set up only in part (a hook or the MCP server missing); `arbeit setup claude` completes it.",
+  HOST_COMMAND_MISSING: "A host's configuration names an `arbeit` command or plugin file that is gone.",
+  HOST_CONFIG_UNREADABLE: "A host's configuration file is not JSON Arbeit can read; setup leaves it alone.",
+  HOST_PLUGIN_TWICE: "OpenCode loads Arbeit twice, from the plugin file and from opencode.json.",
+  HOST_INSTRUCTIONS_OUTDATED: "The Arbeit instructions in CLAUDE.md or AGENTS.md are not the ones this version writes.",
+};
 
 export async function storeStatus(
   store: MaintainedStore,

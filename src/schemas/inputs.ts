@@ -98,7 +98,9 @@ export const resumeInput = () =>
   z.strictObject({
     list_id: listId.optional(),
     peek: z.boolean().optional(),
-    max_tokens: z.number().int().min(200).max(50_000).optional().describe("Default 1500"),
+    // The least a packet can always be cut to (its frame, the focus task in brief and what was
+    // cut) is about 400 tokens; a smaller budget could not be kept.
+    max_tokens: z.number().int().min(400).max(50_000).optional().describe("Default 1500"),
     session: identityName.optional(),
   });
 

@@ -23,6 +23,22 @@ export type { ResumeInput };
 export const DEFAULT_RESUME_TOKENS = 1500;
 const EVENTS_FETCHED = 60;
 const ANONYMOUS_AGENT = "anonymous";
+/** Text kept of each field on the tightest budgets. */
+const TIGHT_TEXT = 60;
+type TextField = "title" | "intent" | "description" | "plan" | "active_form";
+const LONG_FIELDS = ["intent", "description", "plan"] as const;
+
+/** The fields of `task` among `fields` that hold something. */
+function present(task: Task, fields: readonly TextField[]): Partial<Record<TextField, string>> {
+  return Object.fromEntries(fields.flatMap((field) => (task[field] ? [[field, task[field]]] : [])));
+}
+
+/**
+ * The focus task as the tightest budgets show it: its summary (no empty or default fields) less
+ * who holds it, and its intent, description and plan where set.
+ */
+export type TaskBrief = Omit<TaskSummary, "owner" | "lease_expires_at" | "claim_session" | "active_form"> &
+  Partial<Pick<Task, "intent" | "description" | "plan">>;
 
 /** One event as the brief shows it: what happened, by whom, in a line. */
 export interface BriefEvent {
@@ -42,7 +58,13 @@ export interface ResumePacket {
    */
   answers: Answer[];
   agent: string;
-  focus: { task: Task | null; reason: FocusReason };
+  /** The focus task in full; in brief (TaskBrief) on a budget too tight for it, as budget.cut says. */
+  focus: {
+    task: Task | TaskBrief | null;
+    reason: FocusReason;
+    /** Set when the list asked for had nothing ready, so the focus comes from another list. */
+    note?: string;
+  };
   parent: TaskSummary | null;
   blockers: TaskSummary[];
   context: ContextEntry[];
@@ -89,8 +111,9 @@ async function caredAbout(tx: StoreTx, focus: Task | null, claims: readonly Task
 
 /**
  * Shrinks the packet to the budget, cutting what matters least first: superseded context, then
- * old events, then long text, then the weakest memory and extra files, then the oldest live context.
- * A person's answers are never cut.
+ * old events, then long text, then the weakest memory and extra files, then the oldest live
+ * context and progress items; on a tight budget the neighbours' summaries, every text to a line,
+ * and last the focus task to its brief. A person's answers are never cut.
  */
 export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePacket {
   const cut: string[] = [];
@@ -106,19 +129,33 @@ export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePack
     droppedEvents++;
   }
   if (droppedEvents > 0) cut.push(`oldest events (${droppedEvents})`);
-  for (const limit of [600, 200]) {
-    if (!over()) break;
-    const task = packet.focus.task;
+  // Long text is cut to 600, then 200 characters; each step is listed only when it cut something.
+  const truncate = (limit: number, fields: readonly TextField[]): boolean => {
+    const short = (value: string | null) => value && truncateText(value, limit);
+    let changed = false;
+    // In full until the last step below.
+    const task = packet.focus.task as Task | null;
     if (task) {
-      packet.focus.task = {
-        ...task,
-        intent: task.intent && truncateText(task.intent, limit),
-        description: task.description && truncateText(task.description, limit),
-        plan: task.plan && truncateText(task.plan, limit),
-      };
+      const next = { ...task };
+      for (const field of fields) {
+        const value = short(task[field]);
+        if (value !== task[field]) {
+          (next as Record<TextField, string | null>)[field] = value;
+          changed = true;
+        }
+      }
+      packet.focus.task = next;
     }
-    packet.context = packet.context.map((entry) => ({ ...entry, content: truncateText(entry.content, limit) }));
-    cut.push(`long fields truncated to ${limit} characters`);
+    packet.context = packet.context.map((entry) => {
+      const content = truncateText(entry.content, limit);
+      if (content === entry.content) return entry;
+      changed = true;
+      return { ...entry, content };
+    });
+    return changed;
+  };
+  for (const limit of [600, 200]) {
+    if (over() && truncate(limit, LONG_FIELDS)) cut.push(`long fields truncated to ${limit} characters`);
   }
   // Memory comes strongest first, so it is cut from the end: the least reinforced, least recent go.
   for (const [name, list, drop] of [
@@ -136,6 +173,31 @@ export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePack
   if (packet.progress && over() && packet.progress.remaining_items.length > 3) {
     cut.push(`remaining progress items beyond 3 (${packet.progress.remaining_items.length - 3})`);
     packet.progress = { ...packet.progress, remaining_items: packet.progress.remaining_items.slice(0, 3) };
+  }
+  // A tight budget (a few hundred tokens): the neighbours go to their ids, which the focus task
+  // names, and its own text to a line each; arbeit_task_get has all of it.
+  if (packet.progress && over() && packet.progress.remaining_items.length > 0) {
+    cut.push(`remaining progress items (${packet.progress.remaining_items.length})`);
+    packet.progress = { ...packet.progress, remaining_items: [] };
+  }
+  if (over() && packet.blockers.length > 0) {
+    cut.push(`blockers (${packet.blockers.length})`);
+    packet.blockers = [];
+  }
+  if (over() && packet.parent) {
+    cut.push("parent");
+    packet.parent = null;
+  }
+  if (over() && truncate(TIGHT_TEXT, [...LONG_FIELDS, "title", "active_form"])) {
+    cut.push(`text truncated to ${TIGHT_TEXT} characters`);
+  }
+  // Last, the focus task without its empty and default fields (arbeit_task_get has it whole).
+  if (over() && packet.focus.task) {
+    const full = packet.focus.task as Task;
+    // Who holds it goes too: a focus is never held by anyone but this caller.
+    const { owner, lease_expires_at, claim_session, active_form, ...brief } = summarize(full);
+    packet.focus.task = { ...brief, ...present(full, LONG_FIELDS) };
+    cut.push("focus task in brief");
   }
   packet.budget = { max_tokens: maxTokens, estimated_tokens: 0, cut };
   packet.budget.estimated_tokens = estimateTokens(packet);
@@ -163,7 +225,11 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const claims = await tx.claimsOf(session, dbNow);
     const known = { session, now: dbNow, previous, working, lastStarted, claims };
     // Assignments and ready work are read only when the session has nothing of its own.
-    let focus = selectFocus({ ...known, assigned: [], ready: [] });
+    let focus: { task: Task | null; reason: FocusReason; note?: string } = selectFocus({
+      ...known,
+      assigned: [],
+      ready: [],
+    });
     if (focus.task === null) {
       const assigned = caller.agent ? await tx.assignedTo(caller.agent, dbNow, 5) : [];
       const ready = await tx.readyTasks({
@@ -175,6 +241,17 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
         offset: 0,
       });
       focus = selectFocus({ ...known, assigned, ready });
+      // A list with nothing to do is not the end of the work: the rest of the project is offered.
+      if (focus.task === null && scopeList !== undefined) {
+        const [best] = await tx.readyTasks({ now: dbNow, agent: caller.agent, session, limit: 1, offset: 0 });
+        if (best) {
+          focus = {
+            task: best,
+            reason: "best_ready",
+            note: `Nothing is ready in list ${scopeList}: this is the best ready task in the rest of the project (list ${best.list_id}).`,
+          };
+        }
+      }
     }
     const task = focus.task;
 

@@ -1,5 +1,5 @@
 import { claimInput, memoryInput, resumeInput } from "../schemas/inputs.js";
-import { defineTool, IDEMPOTENT_WRITE, WRITE } from "./define.js";
+import { defineTool, destructive, IDEMPOTENT_WRITE, WRITE } from "./define.js";
 
 export const claim = defineTool({
   name: "arbeit_task_claim",
@@ -27,6 +27,6 @@ export const memory = defineTool({
   description:
     "Key/value notes that outlive sessions (set upserts and reinforces, list takes a prefix, gc deletes expired ones); scope defaults to project.",
   input: memoryInput,
-  annotations: IDEMPOTENT_WRITE,
+  annotations: destructive(IDEMPOTENT_WRITE),
   run: async (ctx, args) => (await ctx.service()).memory(args, ctx.caller),
 });

@@ -4,7 +4,7 @@ import { idKindOfPattern } from "../domain/ids.js";
 import type { Warning } from "../domain/types.js";
 import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
-import { defineTool, type ToolDef, WRITE } from "./define.js";
+import { defineTool, destructive, type ToolDef, WRITE } from "./define.js";
 import { toArbeitError } from "./envelope.js";
 
 /**
@@ -137,7 +137,8 @@ export const batchTool = (tools: () => readonly ToolDef[]) =>
     description:
       'Up to 100 write operations in one transaction, all or nothing. A later operation uses an earlier one\'s new id as "$<ref>" in an id field (task_id, parent_id, blocked_by...); other strings are literal.',
     input: () => batchInput(batchable(tools()).map((tool) => tool.name) as [string, ...string[]]),
-    annotations: WRITE,
+    // It can run arbeit_task_delete and the other destructive tools.
+    annotations: destructive(WRITE),
     run: async (ctx, { operations }) => {
       const service = await ctx.service();
       const refs = new Set<string>();

@@ -40,3 +40,11 @@ export function defineTool<S extends z.ZodObject>(source: ToolSource<S>): ToolDe
 export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
 export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false };
 export const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true };
+/**
+ * Destructive: one call can remove data (a delete, remove or gc action, or a batch that can run
+ * one), so a client may ask a person first. Merely changing a field is not destructive.
+ */
+export const destructive = (annotations: ToolAnnotations): ToolAnnotations => ({
+  ...annotations,
+  destructiveHint: true,
+});

@@ -3,7 +3,7 @@ import { expectedVersion, taskId, text } from "../schemas/common.js";
 import { taskCreateInput, taskUpdateInput } from "../schemas/inputs.js";
 import { LIMITS } from "../schemas/limits.js";
 import { INCLUDE_SECTIONS } from "../service/briefing.js";
-import { defineTool, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
+import { defineTool, destructive, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
 
 const _longText = text(LIMITS.text);
 const _blockedBy = z.array(taskId).max(LIMITS.id_list);
@@ -52,6 +52,6 @@ export const taskDelete = defineTool({
       expected_version: expectedVersion.optional(),
       force: z.boolean().optional().describe("Break another session's claim (logged)"),
     }),
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  annotations: destructive(WRITE),
   run: async (ctx, args) => (await ctx.service()).deleteTask(args, ctx.caller),
 });

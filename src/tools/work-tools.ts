@@ -1,14 +1,14 @@
 import { z } from "zod";
-import { expectedVersion, id, name, taskId, text } from "../schemas/common.js";
+import { expectedVersion, id, identityName, taskId, text } from "../schemas/common.js";
 import { contextAddInput, relationshipInput } from "../schemas/inputs.js";
 import { LIMITS } from "../schemas/limits.js";
 import { ok } from "../service/operation.js";
 import { initProject } from "../service/project.js";
 import { QUERY_NAMES, queryGuide } from "../service/queries.js";
-import { defineTool, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
+import { defineTool, destructive, IDEMPOTENT_WRITE, READ, WRITE } from "./define.js";
 
 /** Hosts pass their own session; this lets a caller name another (e.g. resuming a conversation). */
-const sessionArg = () => name.min(1).optional().describe("Defaults to yours");
+const sessionArg = () => identityName.optional().describe("Defaults to yours");
 
 export const init = defineTool({
   name: "arbeit_init",
@@ -78,7 +78,7 @@ export const relationship = defineTool({
   title: "Link or unlink tasks",
   description: "Add or remove a link: from_task_id <type> to_task_id (inverse types are turned around).",
   input: relationshipInput,
-  annotations: WRITE,
+  annotations: destructive(WRITE),
   run: async (ctx, args) => (await ctx.service()).relationship(args, ctx.caller),
 });
 

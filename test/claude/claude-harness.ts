@@ -1,40 +1,22 @@
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { hostBinary, hostMissing } from "../helpers/hosts.js";
 import { tempDir } from "../helpers/temp.js";
 
 /**
- * The real Claude Code CLI (devDependency @anthropic-ai/claude-code), headless, in a hermetic
+ * The real Claude Code CLI (@anthropic-ai/claude-code, installed on demand), headless, in a hermetic
  * temporary HOME, against a fake Anthropic API (fake-anthropic.ts). Facts it relies on: docs/claude-code-findings.md.
  */
 
 export const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
-/**
- * The native binary. The platform package's `claude` runs directly; `bin/claude.exe` is the same
- * binary only when the package's postinstall ran (otherwise it is a small stub).
- * ARBEIT_TEST_CLAUDE=/path/to/claude runs the tests against another build.
- */
-export const CLAUDE: string = (() => {
-  if (process.env.ARBEIT_TEST_CLAUDE) return process.env.ARBEIT_TEST_CLAUDE;
-  const scope = join(REPO, "node_modules", "@anthropic-ai");
-  const candidates = [
-    join(scope, `claude-code-${process.platform}-${process.arch}`, "claude"),
-    join(scope, `claude-code-${process.platform}-${process.arch}-musl`, "claude"),
-    join(scope, "claude-code", "bin", "claude.exe"),
-  ];
-  return candidates.find((path) => existsSync(path) && statSync(path).size > 1_000_000) ?? candidates[0]!;
-})();
+/** The native binary, from the test cache (test/helpers/hosts.ts) or ARBEIT_TEST_CLAUDE. */
+export const CLAUDE: string = hostBinary("claude").path;
 
 /** Why the binary cannot run here, or undefined when `claude --version` works. */
 export function claudeMissing(): string | undefined {
-  if (!existsSync(CLAUDE)) return `${CLAUDE} is missing (npm install the devDependency @anthropic-ai/claude-code)`;
-  try {
-    execFileSync(CLAUDE, ["--version"], { timeout: 30_000, stdio: "pipe", env: { PATH: process.env.PATH ?? "" } });
-    return undefined;
-  } catch (error) {
-    return `the claude binary does not run here: ${error instanceof Error ? error.message : String(error)}`;
-  }
+  return hostMissing("claude");
 }
 
 /** `claude --version`'s first word, e.g. "2.1.197". */

@@ -20,6 +20,10 @@ export interface TranscriptStep {
 
 export type Marker =
   | { kind: "not-run"; reason: string }
+  /** A TypeScript block that starts a module of its own (typescript-examples.test.ts). */
+  | { kind: "ts-module" }
+  /** A TypeScript block that starts a module which is typechecked but cannot run here. */
+  | { kind: "ts-typecheck-only"; reason: string }
   | { kind: "exit"; code: number }
   | { kind: "fresh-project" }
   | { kind: "file"; path: string };
@@ -57,12 +61,15 @@ function parseMarker(text: string, where: string): Marker | { kind: "continues";
   const exit = /^exit (\d+)$/.exec(text);
   if (exit) return { kind: "exit", code: Number(exit[1]) };
   if (text === "fresh project") return { kind: "fresh-project" };
+  if (text === "new module") return { kind: "ts-module" };
+  const typecheckOnly = /^typecheck only:\s*(\S.*)$/.exec(text);
+  if (typecheckOnly) return { kind: "ts-typecheck-only", reason: typecheckOnly[1]! };
   const file = /^file (\S+)$/.exec(text);
   if (file) return { kind: "file", path: file[1]! };
   const continues = /^continues (\S+)$/.exec(text);
   if (continues) return { kind: "continues", file: continues[1]! };
   throw new Error(
-    `${where}: unknown doc-test marker "${text}" (known: "not run: <reason>", "exit <code>", "fresh project", "file <path>", "continues <page>").`,
+    `${where}: unknown doc-test marker "${text}" (known: "not run: <reason>", "exit <code>", "fresh project", "file <path>", "continues <page>", and for TypeScript "new module", "typecheck only: <reason>").`,
   );
 }
 

@@ -1,11 +1,20 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { IdMap, TimeMap } from "./normalise.js";
 
 export const CHECKOUT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+
+/** The pages whose examples are tests: the README, then docs/*.md by name. */
+export const DOC_PAGES = [
+  "README.md",
+  ...readdirSync(join(CHECKOUT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 
 /**
  * The temporary project a page's commands run in, laid out as the pages show it: the project is

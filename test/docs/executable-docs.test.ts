@@ -35,27 +35,19 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { dropSchema, postgresSkip } from "../helpers/postgres.js";
 import { requirement } from "../helpers/requirements.js";
 import { parseDoc } from "./doc-blocks.js";
-import { CHECKOUT, DocProject } from "./doc-project.js";
+import { CHECKOUT, DOC_PAGES, DocProject } from "./doc-project.js";
 import { type NotRun, needsPostgres, type PageResult, runPage } from "./doc-runner.js";
 
 const UPDATE = process.env.ARBEIT_DOCS_UPDATE === "1";
 const UPDATE_HINT =
   "If the code is right and the page is stale, run `ARBEIT_DOCS_UPDATE=1 node scripts/test.mjs test/docs/executable-docs.test.ts` " +
   "to rewrite the shown outputs from a real run, then review the diff (git diff README.md docs/).";
-
-const PAGES = [
-  "README.md",
-  ...readdirSync(join(CHECKOUT, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .sort()
-    .map((name) => `docs/${name}`),
-];
 
 // The pages' commands need a terminal (util-linux `script` gives one), jq and git, as a reader's shell has.
 const missing = ["script", "jq", "git"].filter((tool) => spawnSync(tool, ["--version"]).status !== 0);
@@ -94,7 +86,7 @@ describe("executable docs", { concurrency: false, skip: tools }, () => {
     }
   });
 
-  for (const name of PAGES) {
+  for (const name of DOC_PAGES) {
     const page = parseDoc(readFileSync(join(CHECKOUT, name), "utf8"), name);
     if (!page.blocks.some((block) => block.kind !== "other")) continue;
     it(`${name}: every command prints what the page shows`, async (t) => {

@@ -305,7 +305,7 @@ const PLAUSIBLE: Record<string, (rng: Rng, model: Model) => unknown> = {
   },
   arbeit_resume: (rng) => ({
     ...(rng.chance(0.5) ? { peek: true } : {}),
-    ...(rng.chance(0.3) ? { max_tokens: 200 + rng.int(3000) } : {}),
+    ...(rng.chance(0.3) ? { max_tokens: 400 + rng.int(3000) } : {}),
   }),
   arbeit_memory: (rng, model) => {
     const action = rng.pick(["set", "set", "get", "list", "delete", "gc"])!;

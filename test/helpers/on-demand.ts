@@ -2,9 +2,6 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
 /** A package a test runs but the checkout must not depend on: installed once into a cache outside the repository. */
 export interface OnDemandTool {
@@ -43,13 +40,4 @@ export function installOnDemand(name: string, version: string, folder: string): 
   const said = `${npm.stderr}`.split("\n").filter((line) => line.startsWith("npm error"));
   const why = npm.error?.message ?? (said.slice(0, 2).join("; ") || `npm exited ${npm.status}`);
   return { dir, missing: `npm could not install ${name}@${version} into ${prefix} (${why})` };
-}
-
-/**
- * The command that runs a Node script needing Node 22 (fs.globSync, say): this Node when it is 22
- * or newer, otherwise the Bun binary this checkout installs.
- */
-export function node22Runner(): string {
-  const major = Number(process.versions.node.split(".")[0]);
-  return major >= 22 ? process.execPath : join(REPO, "node_modules", ".bin", "bun");
 }

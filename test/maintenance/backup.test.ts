@@ -7,7 +7,12 @@ import { openDriver } from "../../src/store/sqlite/open-driver.js";
 import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
 import { startWriter, type Writer } from "../crash/writer.js";
 import { runCli } from "../helpers/cli.js";
+import { hostBinary } from "../helpers/hosts.js";
+import { requirement } from "../helpers/requirements.js";
 import { tempDir } from "../helpers/temp.js";
+
+/** Bun for the test that runs the backup under it (installed on demand; says why when it cannot be). */
+const noBun = () => requirement("Bun, for the backup under Bun", hostBinary("bun").missing);
 
 /**
  * Waits until the writer has acknowledged `count` writes. It fails at once if the writer ends
@@ -91,7 +96,7 @@ describe("arbeit backup refuses what it should", () => {
     cleanup();
   });
 
-  it("works under Bun too (VACUUM INTO behind the same driver interface)", async () => {
+  it("works under Bun too (VACUUM INTO behind the same driver interface)", { skip: noBun() }, async () => {
     const { dir, cleanup } = tempDir();
     const script = `
       const { SqliteTaskStore } = await import(${JSON.stringify(new URL("../../src/store/sqlite/sqlite-task-store.ts", import.meta.url).pathname)});
@@ -102,7 +107,7 @@ describe("arbeit backup refuses what it should", () => {
       await store.close();
       console.log(store.driver.runtime);
     `;
-    const bun = new URL("../../node_modules/.bin/bun", import.meta.url).pathname;
+    const bun = hostBinary("bun").path;
     const { spawnSync } = await import("node:child_process");
     const result = spawnSync(bun, ["-e", script, dir], { encoding: "utf8" });
     assert.equal(result.status, 0, result.stderr);

@@ -32,6 +32,27 @@ describe("arbeit mcp: tool list", () => {
     }
   });
 
+  it("marks destructive every tool one call of which can remove data, and only those", async () => {
+    const { tools } = await server.mcp.client.listTools();
+    const removes = (tool: (typeof tools)[number]): boolean => {
+      const properties = (tool.inputSchema as any).properties ?? {};
+      const actions: string[] = properties.action?.enum ?? [];
+      if (tool.name.endsWith("_delete") || actions.some((action) => ["delete", "remove", "gc"].includes(action))) {
+        return true;
+      }
+      // A batch runs other tools' operations: it removes data when one of them can.
+      const batched: string[] = properties.operations?.items?.properties?.tool?.enum ?? [];
+      return batched.some((name) => removes(tools.find((other) => other.name === name)!));
+    };
+    const destructive = tools.filter((tool) => !tool.annotations?.readOnlyHint && tool.annotations?.destructiveHint);
+    assert.deepEqual(
+      destructive.map((tool) => tool.name),
+      tools.filter(removes).map((tool) => tool.name),
+    );
+    assert.ok(destructive.some((tool) => tool.name === "arbeit_memory"));
+    assert.ok(destructive.some((tool) => tool.name === "arbeit_relationship"));
+  });
+
   it("shows enums and limits in the schemas clients see", async () => {
     const { tools } = await server.mcp.client.listTools();
     const create = tools.find((tool) => tool.name === "arbeit_task_create")!.inputSchema as any;

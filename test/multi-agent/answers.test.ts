@@ -85,7 +85,7 @@ describe("a person's answers", () => {
       for (let i = 0; i < 20; i++)
         await project.ok("arbeit_context_add", { task_id: id, type: "note", content: `note ${i} ${"x".repeat(200)}` });
       await answer(await ask("Which DB?"), "Use Postgres.");
-      const packet = await project.ok("arbeit_resume", { max_tokens: 300 }, worker);
+      const packet = await project.ok("arbeit_resume", { max_tokens: 400 }, worker);
       assert.ok(packet.budget.cut.length > 0);
       assert.equal(packet.answers[0].content, "Use Postgres.");
     });

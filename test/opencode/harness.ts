@@ -2,12 +2,14 @@ import { spawn } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { hostBinary } from "../helpers/hosts.js";
 import { tempDir } from "../helpers/temp.js";
 
 /** The real OpenCode, run headless in a hermetic home against a scripted model (docs/opencode.md). */
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
-export const OPENCODE = join(REPO, "node_modules", ".bin", "opencode");
+/** The real binary, from the test cache (test/helpers/hosts.ts) or ARBEIT_TEST_OPENCODE. */
+export const OPENCODE = hostBinary("opencode").path;
 const PLUGIN_SDK = join(REPO, "node_modules", "@opencode-ai", "plugin");
 const PLUGIN_SDK_VERSION = "1.18.33";
 

@@ -6,11 +6,11 @@ import { after, before, describe, it } from "node:test";
 import { openProject } from "../../src/service/project.js";
 import { TOOL_NAMES } from "../../src/tools/catalogue.js";
 import { runCli } from "../helpers/cli.js";
+import { hostMissing } from "../helpers/hosts.js";
 import { requirement } from "../helpers/requirements.js";
 import { type ChatRequest, type FakeModel, type Reply, startFakeModel, textOf, toolHistory } from "./fake-model.js";
 import {
   createSandbox,
-  OPENCODE,
   type OpencodeRun,
   type OpencodeSandbox,
   opencodeConfig,
@@ -20,7 +20,7 @@ import {
 } from "./harness.js";
 
 /**
- * The real OpenCode binary (node_modules/.bin/opencode), headless, in a hermetic HOME, driven by
+ * The real OpenCode binary (installed on demand, test/helpers/hosts.ts), headless, in a hermetic HOME, driven by
  * a scripted model; the plugin is loaded exactly as a user would load it. Each run takes 10-30 s.
  */
 
@@ -29,15 +29,7 @@ const BRIEFING = "Arbeit: this session is working on";
 const SUBAGENT = "ARBEIT-SUBAGENT";
 const SUMMARY = "SUMMARY-MARKER";
 
-function opencodeWorks(): string | undefined {
-  try {
-    execFileSync(OPENCODE, ["--version"], { timeout: 30_000, stdio: "pipe" });
-    return undefined;
-  } catch (error) {
-    return `the opencode binary does not run here: ${error instanceof Error ? error.message : String(error)}`;
-  }
-}
-const cannotRun = requirement("the real-opencode tests", opencodeWorks());
+const cannotRun = requirement("the real-opencode tests", hostMissing("opencode"));
 
 const allText = (request: ChatRequest) => request.messages.map(textOf).join("\n");
 /** The system messages' text: the plugin's briefing and news are in it. */

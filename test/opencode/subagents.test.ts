@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openProject } from "../../src/service/project.js";
 import { runCli } from "../helpers/cli.js";
+import { hostMissing } from "../helpers/hosts.js";
 import { requirement } from "../helpers/requirements.js";
 import { type ChatRequest, type FakeModel, type Reply, startFakeModel, textOf, toolHistory } from "./fake-model.js";
 import {
   createSandbox,
-  OPENCODE,
   type OpencodeRun,
   type OpencodeSandbox,
   opencodeConfig,
@@ -54,15 +53,7 @@ interface TaskCall {
   end: number;
 }
 
-function opencodeWorks(): string | undefined {
-  try {
-    execFileSync(OPENCODE, ["--version"], { timeout: 30_000, stdio: "pipe" });
-    return undefined;
-  } catch (error) {
-    return `the opencode binary does not run here: ${error instanceof Error ? error.message : String(error)}`;
-  }
-}
-const cannotRun = requirement("the real-opencode tests", opencodeWorks());
+const cannotRun = requirement("the real-opencode tests", hostMissing("opencode"));
 
 const firstUserText = (request: ChatRequest) =>
   textOf(request.messages.find((message) => message.role === "user") ?? { role: "user" });

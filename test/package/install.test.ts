@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { hostBinary, hostMissing } from "../helpers/hosts.js";
 import { requirement } from "../helpers/requirements.js";
 import { tempDir } from "../helpers/temp.js";
 import { type FakeModel, type Reply, startFakeModel, toolHistory } from "../opencode/fake-model.js";
@@ -23,7 +24,9 @@ import {
  */
 
 const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
-const BUN = join(REPO, "node_modules", ".bin", "bun");
+const BUN = hostBinary("bun").path;
+const noBun = requirement("Bun, for the packed package under Bun", hostBinary("bun").missing);
+const noOpencode = requirement("the real opencode, for the packed plugin", hostMissing("opencode"));
 const MANIFEST = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
 const INSTALL_TIMEOUT_MS = 8 * 60_000;
 
@@ -157,7 +160,7 @@ describe("the packed package, installed with npm into a clean folder", { skip: c
     assert.equal(version.stdout.trim(), MANIFEST.version);
   });
 
-  it("gives a working `arbeit` command under Bun, on bun:sqlite", () => {
+  it("gives a working `arbeit` command under Bun, on bun:sqlite", { skip: noBun }, () => {
     const project = join(installed.app, "bun-project");
     mkdirSync(project);
     assert.equal(arbeit(BUN, installed.app, project, "init").json?.success, true);
@@ -168,7 +171,7 @@ describe("the packed package, installed with npm into a clean folder", { skip: c
     assert.equal(ready.json.data.tasks[0].title, "Packed on Bun");
   });
 
-  it("imports as a library under Node and Bun", () => {
+  it("imports as a library under Node and Bun", { skip: noBun }, () => {
     const script = join(installed.app, "use.mjs");
     writeFileSync(
       script,
@@ -191,7 +194,7 @@ describe("the packed package, installed with npm into a clean folder", { skip: c
     }
   });
 
-  describe("the OpenCode plugin from the installed package, in the real opencode binary", () => {
+  describe("the OpenCode plugin from the installed package, in the real opencode binary", { skip: noOpencode }, () => {
     let sandbox: OpencodeSandbox;
     let model: FakeModel;
 

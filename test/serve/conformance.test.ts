@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { installOnDemand, node22Runner } from "../helpers/on-demand.js";
+import { node22Runner } from "../helpers/hosts.js";
+import { installOnDemand } from "../helpers/on-demand.js";
 import { postgresSkip } from "../helpers/postgres.js";
 import { requirement } from "../helpers/requirements.js";
 import { tempDir } from "../helpers/temp.js";
@@ -18,13 +19,11 @@ import { makeToken, type Service, startService } from "./harness.js";
  */
 const VERSION = "0.1.16";
 const suite = installOnDemand("@modelcontextprotocol/conformance", VERSION, `conformance-${VERSION}`);
-const runner = node22Runner();
+const node22 = node22Runner();
+const runner = node22.path;
 const skip =
   requirement(`the MCP conformance suite ${VERSION}`, suite.missing) ||
-  requirement(
-    "a Node 22 runtime for the conformance suite (Bun)",
-    existsSync(runner) ? undefined : `${runner} is missing`,
-  );
+  requirement("a Node 22 runtime for the conformance suite (Bun)", node22.missing);
 
 /**
  * Every server scenario of the suite that applies to a server offering tools but no prompts,

@@ -78,7 +78,7 @@ export function analysisStatements(db: SqlDb) {
 
     /**
      * How many unfinished tasks in scope have no unfinished blocker, and the best of them to start
-     * now (open and unclaimed, in ready order).
+     * now (open, unclaimed and without unfinished children, as ready has them, in ready order).
      */
     async unblockedUnfinished(filter: Scope & { limit: number }): Promise<{ total: number; tasks: Task[] }> {
       const scope = scoped(d, filter, "t");
@@ -97,8 +97,8 @@ export function analysisStatements(db: SqlDb) {
         total = Number(row?.n ?? 0);
       }
       const rows = await db.all(
-        `${scope.cte}SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_ready_free")}
-         WHERE t.deleted_at IS NULL AND t.status = 'open' AND t.lease_expires_at IS NULL ${scope.clause}
+        `${scope.cte}SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_ready_leaves")}
+         WHERE t.deleted_at IS NULL AND t.status = 'open' AND t.lease_expires_at IS NULL AND t.open_children = 0 ${scope.clause}
            AND NOT ${openEdgeInto(d, "t")}
          ORDER BY ${TASK_ORDER} LIMIT ?`,
         ...head,

@@ -415,7 +415,7 @@ export function agentContract(factory: StoreFactory): void {
         ],
       );
       const kept: string[][] = [];
-      for (let budget = 2000; budget >= 200; budget -= 50) {
+      for (let budget = 2000; budget >= 400; budget -= 50) {
         const packet = await brief(budget);
         const keys = packet.memory.map((m) => m.key);
         assert.deepEqual(keys, strongest.slice(0, keys.length), `with ${budget} tokens`);
@@ -427,6 +427,101 @@ export function agentContract(factory: StoreFactory): void {
         kept.some((keys) => keys.length === 1),
         "some budget leaves room for the strongest entry alone",
       );
+    });
+
+    it("falls through from a list with nothing ready to the rest of the project, and says so", async () => {
+      const done = await p().task("shipped", { list_id: "frontend" });
+      await p().ok("arbeit_task_update", { task_id: done, status: "completed" }, alice);
+      const held = await p().task("bob's", { list_id: "frontend" });
+      await p().ok("arbeit_task_claim", { task_id: held }, bob);
+      const elsewhere = await p().task("backend work", { list_id: "backend", priority: 1 });
+      const later = await p().task("later backend work", { list_id: "backend", priority: 3 });
+      const packet = await p().ok("arbeit_resume", { list_id: "frontend" }, alice);
+      assert.deepEqual(focusOf(packet), [elsewhere, "best_ready"]);
+      assert.match(packet.focus.note, /Nothing is ready in list frontend.*rest of the project \(list backend\)/);
+      // The caller's own list (--list, ARBEIT_LIST) the same way.
+      const asCaller = await p().ok("arbeit_resume", { peek: true }, { ...bob, list_id: "frontend" });
+      assert.deepEqual(focusOf(asCaller), [held, "claimed"], "bob's own claim comes first, from any list");
+      // A list with work keeps its own, and says nothing.
+      const own = await p().task("frontend work", { list_id: "frontend", priority: 4 });
+      const scoped = await p().ok(
+        "arbeit_resume",
+        { list_id: "frontend", peek: true },
+        { session: "ses-carol", agent: "carol" },
+      );
+      assert.deepEqual(focusOf(scoped), [own, "best_ready"]);
+      assert.equal(scoped.focus.note, undefined);
+      // Nothing ready anywhere: no focus, and no note.
+      for (const id of [own, elsewhere, later])
+        await p().ok("arbeit_task_update", { task_id: id, status: "cancelled" }, alice);
+      const none = await p().ok(
+        "arbeit_resume",
+        { list_id: "frontend", peek: true },
+        { session: "ses-dan", agent: "dan" },
+      );
+      assert.deepEqual(focusOf(none), [null, "none"]);
+      assert.equal(none.focus.note, undefined);
+    });
+
+    it("fits every budget from the smallest allowed (400 tokens) up, keeping the focus task", async () => {
+      const epic = await p().task("Harden the login flow");
+      const blockers = [];
+      for (const name of ["Rate limiter service", "Audit log schema", "Session store migration"])
+        blockers.push(await p().task(name));
+      const long = (word: string) => `${word} `.repeat(800);
+      const focus = await p().task("Add rate limiting to the login endpoint", {
+        type: "feature",
+        parent_id: epic,
+        blocked_by: blockers,
+        intent: long("why"),
+        description: long("what"),
+        plan: long("how"),
+        priority: 0,
+      });
+      await p().ok("arbeit_task_start_work", { task_id: focus }, alice);
+      for (let i = 0; i < 12; i++) {
+        await p().ok(
+          "arbeit_context_add",
+          { task_id: focus, type: "decision", content: `decision ${i} `.repeat(40) },
+          bob,
+        );
+        await p().ok("arbeit_memory", { action: "set", key: `fact-${i}`, value: `fact ${i} `.repeat(30) }, alice);
+      }
+      await p().ok(
+        "arbeit_progress_add",
+        { task_id: focus, items: Array.from({ length: 12 }, (_, i) => `step ${i} `.repeat(12)) },
+        alice,
+      );
+      for (let i = 0; i < 5; i++)
+        await p().service.trackFile({ path: `${p().root}/src/file-${i}.ts`, operation: "write" }, alice);
+      for (let max = 400; max <= 2400; max += 20) {
+        const packet = await p().ok("arbeit_resume", { peek: true, max_tokens: max }, alice);
+        assert.ok(
+          packet.budget.estimated_tokens <= max,
+          `${packet.budget.estimated_tokens} tokens for a budget of ${max}: ${packet.budget.cut}`,
+        );
+        assert.equal(packet.focus.task.id, focus, `with ${max} tokens`);
+        assert.match(packet.focus.task.title, /^Add rate limiting/);
+      }
+    });
+
+    it("gives a caller without a session one that fits the 128-character limit, also for a 128-character agent", async () => {
+      const long = { session: null, agent: "a".repeat(128) };
+      const twin = { session: null, agent: `${"a".repeat(127)}b` };
+      const one = await p().task("one");
+      const two = await p().task("two");
+      const started = await p().ok("arbeit_task_start_work", { task_id: one }, long);
+      const other = await p().ok("arbeit_task_start_work", { task_id: two }, twin);
+      assert.ok(started.session_id.length <= 128, started.session_id);
+      assert.ok(started.session_id.startsWith("agent:aaaa"), started.session_id);
+      assert.notEqual(other.session_id, started.session_id, "two agents never share a session");
+      // The same agent acts as the same session again, and the name can be given back.
+      assert.deepEqual(focusOf(await p().ok("arbeit_resume", {}, long)), [one, "kept_focus"]);
+      await p().ok("arbeit_task_stop_work", { task_id: one, session: started.session_id }, alice);
+      assert.equal(await p().read((tx) => tx.activeWork(started.session_id)), undefined);
+      // A short agent name is its session, as ever.
+      const short = await p().ok("arbeit_task_start_work", { task_id: one }, { session: null, agent: "carol" });
+      assert.equal(short.session_id, "agent:carol");
     });
 
     it("moves the agent's cursor forward only, and peek leaves it where it was", async () => {

@@ -54,12 +54,15 @@ export function analysisContract(factory: StoreFactory): void {
           ids(g.tasks),
         ]),
         [
-          [0, 3, [t.lint, t.design, t.epic]],
+          // The epic is in layer 0 (nothing blocks it) but is not work to start: its children are.
+          [0, 3, [t.lint, t.design]],
           [1, 2, [t.api, t.docs]],
           [2, 1, [t.ui]],
           [3, 1, [t.release]],
         ],
       );
+      const ready = ids((await p().ok("arbeit_query", { query: "ready", params: { list_id: "default" } })).tasks);
+      assert.deepEqual(ready, [t.lint, t.design], "layer 0 shows what ready offers");
       const under = await p().read((tx) => tx.unblockedUnfinished({ under: t.epic, limit: 10 }));
       assert.deepEqual([under.total, ids(under.tasks)], [1, [t.design]]);
     });
