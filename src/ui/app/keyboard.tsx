@@ -42,7 +42,11 @@ export function installKeyboard(actions: { toggleHelp: () => void; closeHelp: ()
   const onKey = (event: KeyboardEvent) => {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === "Escape") {
-      actions.closeHelp();
+      // Esc closes the help and does nothing else: it must not also take the person back a page.
+      if (document.getElementById("help")) {
+        actions.closeHelp();
+        return;
+      }
       if (typing(event.target)) {
         (event.target as HTMLElement).blur();
         return;

@@ -83,6 +83,9 @@ function draftOf(task: Task): Draft {
   };
 }
 
+/** The intent is fixed once set (a blank one can still be filled in): the page shows it, never as a field. */
+const intentFixed = (task: Task) => task.intent !== null && task.intent.trim() !== "";
+
 const ids = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 /** The arguments of arbeit_task_update for the fields that differ from `base`. */
@@ -196,7 +199,17 @@ function EditTask({ task, reload }: { task: Task; reload: () => Promise<Task | u
         {select("impact", "Impact", RISK_LEVELS, "not assessed")}
         {text("parent_id", "Parent", { placeholder: "tkt-… (empty: none)" })}
         {text("blocked_by", "Blocked by", { placeholder: "tkt-… tkt-…" })}
-        {area("intent", "Intent")}
+        {intentFixed(base) ? (
+          <div class="wide read-only-field">
+            <span id="intent-label">Intent</span>
+            <p class="read-only-value" aria-labelledby="intent-label">
+              {base.intent}
+            </p>
+            <span class="muted small">fixed once set</span>
+          </div>
+        ) : (
+          area("intent", "Intent")
+        )}
         {area("description", "Description")}
         {area("plan", "Plan")}
       </div>
