@@ -73,14 +73,143 @@ function missionSuite(engine: Engine) {
     await page.goto(`${dashboard.origin}/task/${lexer}`);
     const form = page.getByRole("form", { name: "Edit task" });
     await form.waitFor();
-    assert.equal(await form.getByRole("textbox", { name: "Intent" }).count(), 0, "no field to edit the intent");
-    assert.equal((await form.getByLabel("Intent").textContent())?.trim(), "Turn source text into tokens");
+    const intent = form.getByLabel(/^Intent/);
+    assert.equal(await intent.inputValue(), "Turn source text into tokens");
+    assert.equal(await intent.isEditable(), false, "the intent is shown, not offered for editing");
     await form.getByLabel("Title").fill("Write the lexer by hand");
     await form.getByRole("button", { name: "Save" }).click();
     await form.getByRole("status").getByText("Saved.").waitFor();
     const seen = (await project.cli(["task", "get", lexer])).task;
     assert.equal(seen.title, "Write the lexer by hand");
     assert.equal(seen.intent, "Turn source text into tokens");
+  });
+
+  it("home: what needs a person, who works on what, and each epic's progress", async () => {
+    const tries = (await call("arbeit_task_create", { title: "Flaky checkout test", parent_id: epic })).task.id;
+    for (const content of ["Retried with a longer timeout", "Pinned the browser", "Ran it alone"])
+      await call("arbeit_context_add", { task_id: tries, type: "attempt", content });
+    const left = (await call("arbeit_task_create", { title: "Half-done migration" })).task.id;
+    await call("arbeit_task_start_work", { task_id: left }, "ses-quitter", "quitter");
+    await call("arbeit_task_stop_work", { task_id: left }, "ses-quitter", "quitter");
+    await call("arbeit_task_start_work", { task_id: lexer }, AGENT_SESSION, "claude-code");
+    await call("arbeit_task_claim", { action: "claim", task_id: lexer }, AGENT_SESSION, "claude-code");
+    await call("arbeit_task_update", { task_id: tries, status: "completed" });
+
+    // Last, so that no later write sweeps it: a claim whose lease runs out before the page loads.
+    const sleepy = (await call("arbeit_task_create", { title: "Rename the config keys" })).task.id;
+    const claimed = await call("arbeit_task_claim", { task_id: sleepy, lease_seconds: 1 }, "ses-sleepy", "sleepy");
+    const until = Date.parse(claimed.task?.lease_expires_at ?? claimed.lease_expires_at);
+    assert.ok(!Number.isNaN(until), JSON.stringify(claimed));
+    while (Date.now() < until + 200) await new Promise((resolve) => setTimeout(resolve, 100));
+
+    await page.goto(`${dashboard.origin}/`);
+    const home = page.locator('[data-view="home"]');
+    const needs = home.getByRole("region", { name: /^Needs you/ });
+    await needs.locator(`[data-task-id="${left}"]`).waitFor();
+    assert.match((await needs.locator(`[data-task-id="${left}"]`).textContent()) ?? "", /stopped.*ses-quitter/s);
+    assert.match((await needs.locator(`[data-task-id="${sleepy}"]`).textContent()) ?? "", /stale claim.*sleepy/s);
+    assert.equal(await needs.locator(`[data-task-id="${tries}"]`).count(), 0, "a completed task needs no one");
+    // Completed: its attempts no longer need anyone. Reopened, they do.
+    await call("arbeit_task_update", { task_id: tries, status: "in_progress" });
+    await needs.locator(`[data-task-id="${tries}"]`).getByText("3 attempts").waitFor({ timeout: 10_000 });
+
+    const working = home.getByRole("region", { name: /^Working now/ });
+    const row = working.locator(`[data-session-id="${AGENT_SESSION}"]`);
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? "", /Write the lexer/);
+    assert.match((await row.textContent()) ?? "", /left/, "the lease counts down");
+
+    const progress = home.getByRole("region", { name: "Progress" });
+    const billing = progress.locator(`[data-task-id="${epic}"]`);
+    assert.match((await billing.textContent()) ?? "", /0\/2/);
+    assert.equal(await progress.getByRole("img", { name: /Work per day/ }).count(), 1);
+  });
+
+  it("home: shows a question the moment an agent files it, and the browser notifies the person", async () => {
+    const context = await browser.newContext();
+    try {
+      await context.grantPermissions(["notifications"], { origin: dashboard.origin });
+      // Records each notification the page raises (the browser's own stays out of reach of a test).
+      await context.addInitScript({
+        content: `{
+          const Native = window.Notification;
+          window.shown = [];
+          window.Notification = class extends Native {
+            constructor(title, options) {
+              super(title, options);
+              window.shown.push({ title, body: options?.body ?? "" });
+            }
+          };
+        }`,
+      });
+      const tab = await context.newPage();
+      let navigations = 0;
+      tab.on("framenavigated", (frame) => {
+        if (frame === tab.mainFrame()) navigations++;
+      });
+      await tab.goto(dashboard.url);
+      const needs = tab.locator('[data-view="home"]').getByRole("region", { name: /^Needs you/ });
+      await needs.waitFor();
+      await tab.getByText("Notifying you of new questions").waitFor();
+      const before = navigations;
+      const asked = (
+        await call(
+          "arbeit_context_add",
+          { task_id: lexer, type: "blocker", content: "May the lexer drop tabs?" },
+          AGENT_SESSION,
+          "claude-code",
+        )
+      ).entry.id;
+      await needs
+        .locator(`[data-entry-id="${asked}"]`)
+        .getByText("May the lexer drop tabs?")
+        .waitFor({ timeout: 10_000 });
+      assert.equal(navigations, before, "no reload");
+      await tab.waitForFunction("window.shown.length > 0", undefined, {
+        timeout: 10_000,
+      });
+      const shown = (await tab.evaluate("window.shown")) as Array<{ title: string; body: string }>;
+      assert.equal(shown.length, 1, JSON.stringify(shown));
+      assert.match(shown[0]!.title, /^Question on Write the lexer/);
+      assert.equal(shown[0]!.body, "May the lexer drop tabs?");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("activity: searches the whole history on the server, beyond the first page", async () => {
+    const billing = (await call("arbeit_task_create", { title: "Billing: send invoices" })).task.id;
+    const noise = (await call("arbeit_task_create", { title: "Tidy the docs" })).task.id;
+    for (let batch = 0; batch < 2; batch++)
+      await call("arbeit_batch", {
+        operations: Array.from({ length: 60 }, (_, i) => ({
+          tool: "arbeit_context_add",
+          args: { task_id: noise, type: "note", content: `note ${batch * 60 + i}` },
+        })),
+      });
+    await page.goto(`${dashboard.origin}/activity`);
+    const activity = page.locator('[data-view="activity"]');
+    await activity.locator("li[data-seq]").first().waitFor();
+    assert.equal(await activity.locator(`li[data-task-id="${billing}"]`).count(), 0, "not on the first page");
+
+    await page.getByRole("searchbox", { name: "Search" }).fill("billing: SEND");
+    await activity.locator(`li[data-task-id="${billing}"]`).first().waitFor();
+    assert.match(page.url(), /[?&]q=billing/);
+    assert.equal(await activity.locator(`li[data-task-id="${noise}"]`).count(), 0);
+
+    // Filters combine, from the URL: the agent and the event type.
+    await page.goto(`${dashboard.origin}/activity?agent=planner&event=task_created&q=billing`);
+    await activity.locator(`li[data-task-id="${billing}"]`).first().waitFor();
+    const types = await activity.locator("li[data-seq] strong").allTextContents();
+    assert.deepEqual([...new Set(types)], ["task_created"]);
+
+    // The cursor pages back through a search: the second page holds the oldest notes.
+    await page.goto(`${dashboard.origin}/activity?task=${noise}&event=context_added`);
+    await activity.locator("li[data-seq]").nth(99).waitFor();
+    assert.equal(await activity.getByText("note 0", { exact: false }).count(), 0);
+    await activity.getByRole("button", { name: "Older" }).click();
+    await activity.locator("li[data-seq]").nth(119).waitFor();
+    assert.equal(await activity.locator("li[data-seq]").count(), 120);
   });
 }
 

@@ -2,9 +2,18 @@
 import { useEffect, useRef } from "preact/hooks";
 import { navigate } from "./router.js";
 
-const GO: Record<string, string> = { b: "/board", t: "/tree", g: "/graph", a: "/agents", v: "/activity", i: "/inbox" };
+const GO: Record<string, string> = {
+  h: "/",
+  b: "/board",
+  t: "/tree",
+  g: "/graph",
+  a: "/agents",
+  v: "/activity",
+  i: "/inbox",
+};
 
 export const KEYS: Array<[string, string]> = [
+  ["g h", "Home"],
   ["g b", "Board"],
   ["g t", "Tree"],
   ["g g", "Graph"],
@@ -58,7 +67,7 @@ export function installKeyboard(actions: { toggleHelp: () => void; closeHelp: ()
       }
       if (location.pathname.startsWith("/task/")) {
         if (history.length > 1) history.back();
-        else navigate("/board");
+        else navigate("/");
       }
       return;
     }
@@ -70,7 +79,7 @@ export function installKeyboard(actions: { toggleHelp: () => void; closeHelp: ()
       const path = GO[event.key]!;
       // Board, tree, graph and activity keep the filters.
       const keep = ["/board", "/tree", "/graph", "/activity"];
-      const here = location.pathname === "/" ? "/board" : location.pathname;
+      const here = location.pathname;
       navigate(keep.includes(path) && keep.includes(here) ? path + location.search : path);
       return;
     }

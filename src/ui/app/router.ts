@@ -1,7 +1,7 @@
 /** Client-side routing: every view has its own URL; history.pushState moves between them. */
 import { useEffect, useState } from "preact/hooks";
 
-export type ViewName = "board" | "tree" | "graph" | "task" | "agents" | "activity" | "inbox" | "missing";
+export type ViewName = "home" | "board" | "tree" | "graph" | "task" | "agents" | "activity" | "inbox" | "missing";
 
 export interface Route {
   view: ViewName;
@@ -15,7 +15,7 @@ export function parseRoute(location: { pathname: string; search: string }): Rout
   const path = location.pathname.replace(/\/+$/, "") || "/";
   const task = /^\/task\/([^/]+)$/.exec(path);
   if (task) return { view: "task", taskId: decodeURIComponent(task[1]!), query };
-  if (path === "/") return { view: "board", query };
+  if (path === "/") return { view: "home", query };
   const name = path.slice(1);
   if (["board", "tree", "graph", "agents", "activity", "inbox"].includes(name))
     return { view: name as ViewName, query };

@@ -4,9 +4,11 @@ import { guardEdges, readJsonBody, requestTimeouts, sendRefusal } from "../../ht
 import { listen } from "../../http/listen.js";
 import { HttpRefusal, malformed, methodRefused } from "../../http/refusals.js";
 import { requestTarget } from "../../http/request-target.js";
+import { readActivity } from "../../service/activity.js";
 import type { ArbeitService } from "../../service/arbeit-service.js";
 import type { Caller } from "../../service/caller.js";
-import { newestSeq, readActivity, readAgents, readInbox, readOverview } from "../../service/overview.js";
+import { readHome } from "../../service/home.js";
+import { newestSeq, readAgents, readInbox, readOverview } from "../../service/overview.js";
 import { findTool } from "../../tools/catalogue.js";
 import type { ToolContext } from "../../tools/define.js";
 import { failure, invokeTool } from "../../tools/envelope.js";
@@ -83,6 +85,16 @@ function optionalInt(url: URL, name: string): number | undefined {
 
 const optionalText = (url: URL, name: string): string | undefined => url.searchParams.get(name) || undefined;
 
+/** A time bound: a date (YYYY-MM-DD, its midnight UTC) or an ISO 8601 time, as the store's UTC text. */
+function optionalTime(url: URL, name: string): string | undefined {
+  const raw = optionalText(url, name);
+  if (raw === undefined) return undefined;
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? Date.parse(`${raw}T00:00:00.000Z`) : Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(at))
+    throw new HttpRefusal(400, "INVALID_ARGUMENT", `${name} must be a date (YYYY-MM-DD) or an ISO 8601 time.`);
+  return new Date(at).toISOString();
+}
+
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   const { service } = options;
   const token = newToken();
@@ -109,11 +121,18 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     "/api/overview": (url) => readOverview(service.store, optionalText(url, "list"), optionalInt(url, "since")),
     "/api/agents": () => readAgents(service.store),
     "/api/inbox": () => readInbox(service.store),
+    "/api/home": () => readHome(service.store),
     "/api/activity": (url) =>
       readActivity(service.store, {
         before: optionalInt(url, "before"),
         limit: optionalInt(url, "limit"),
         task_id: optionalText(url, "task"),
+        agent: optionalText(url, "agent"),
+        session_id: optionalText(url, "session"),
+        event_types: optionalText(url, "event")?.split(","),
+        from: optionalTime(url, "from"),
+        to: optionalTime(url, "to"),
+        text: optionalText(url, "q"),
       }),
   };
 

@@ -200,13 +200,10 @@ function EditTask({ task, reload }: { task: Task; reload: () => Promise<Task | u
         {text("parent_id", "Parent", { placeholder: "tkt-… (empty: none)" })}
         {text("blocked_by", "Blocked by", { placeholder: "tkt-… tkt-…" })}
         {intentFixed(base) ? (
-          <div class="wide read-only-field">
-            <span id="intent-label">Intent</span>
-            <p class="read-only-value" aria-labelledby="intent-label">
-              {base.intent}
-            </p>
-            <span class="muted small">fixed once set</span>
-          </div>
+          <label class="wide read-only-field">
+            Intent <span class="muted small">(fixed once set)</span>
+            <textarea class="read-only-value" readOnly value={base.intent ?? ""} rows={2} />
+          </label>
         ) : (
           area("intent", "Intent")
         )}
