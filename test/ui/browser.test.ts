@@ -189,7 +189,10 @@ function browserSuite(engine: Engine) {
   it("home: the open question first, then who works on what", async () => {
     const home = page.locator('[data-view="home"]');
     await home.locator(`[data-entry-id="${ids.question}"]`).waitFor();
-    await home.getByRole("region", { name: /^Working now/ }).getByText(AGENT_SESSION).waitFor();
+    await home
+      .getByRole("region", { name: /^Working now/ })
+      .getByText(AGENT_SESSION)
+      .waitFor();
     await shoot("home");
   });
 
