@@ -84,6 +84,47 @@ function missionSuite(engine: Engine) {
     assert.equal(seen.intent, "Turn source text into tokens");
   });
 
+  it("task page: the story first (a question and its answer in the timeline), each field shown once", async () => {
+    const asked = (
+      await call("arbeit_context_add", { task_id: lexer, type: "blocker", content: "Tabs or spaces?" }, AGENT_SESSION)
+    ).entry.id;
+    const answer = (
+      await call(
+        "arbeit_context_add",
+        { task_id: lexer, type: "user_input", content: "Spaces.", supersede_entry_id: asked },
+        "ses-person",
+        "human:bob",
+      )
+    ).entry.id;
+    await page.goto(`${dashboard.origin}/task/${lexer}`);
+    const detail = page.locator(`[data-view="task"][data-task-id="${lexer}"]`);
+    await detail.locator(`[data-entry-id="${answer}"]`).waitFor();
+    const headings = await detail.locator("section.panel h2").allTextContents();
+    assert.match(headings[0] ?? "", /^Context/, `sections: ${headings}`);
+    const question = detail.locator(`[data-entry-id="${asked}"]`);
+    assert.match((await question.textContent()) ?? "", new RegExp(`answered by ${answer}`));
+    assert.equal(await question.locator("del").count(), 0, "an answered question is not struck out");
+    assert.match((await detail.locator(`[data-entry-id="${answer}"]`).textContent()) ?? "", /answers.*Spaces\./s);
+    // Each editable field once, in the form; what the store sets, once, as text.
+    assert.equal(await detail.getByLabel("Title", { exact: true }).count(), 1);
+    for (const term of ["Description", "Intent", "Owner"])
+      assert.equal(
+        await detail
+          .getByRole("term")
+          .filter({ hasText: new RegExp(`^${term}$`) })
+          .count(),
+        0,
+        term,
+      );
+    assert.equal(
+      await detail
+        .getByRole("term")
+        .filter({ hasText: /^Version$/ })
+        .count(),
+      1,
+    );
+  });
+
   it("home: what needs a person, who works on what, and each epic's progress", async () => {
     const tries = (await call("arbeit_task_create", { title: "Flaky checkout test", parent_id: epic })).task.id;
     for (const content of ["Retried with a longer timeout", "Pinned the browser", "Ran it alone"])
