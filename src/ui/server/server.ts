@@ -4,11 +4,13 @@ import { guardEdges, readJsonBody, requestTimeouts, sendRefusal } from "../../ht
 import { listen } from "../../http/listen.js";
 import { HttpRefusal, malformed, methodRefused } from "../../http/refusals.js";
 import { requestTarget } from "../../http/request-target.js";
+import { type DeliveryOptions, startWebhookDelivery } from "../../notify/webhooks.js";
 import { readActivity } from "../../service/activity.js";
 import type { ArbeitService } from "../../service/arbeit-service.js";
 import type { Caller } from "../../service/caller.js";
 import { readHome } from "../../service/home.js";
 import { newestSeq, readAgents, readInbox, readOverview } from "../../service/overview.js";
+import type { SqlStore } from "../../store/sql/database.js";
 import { findTool } from "../../tools/catalogue.js";
 import type { ToolContext } from "../../tools/define.js";
 import { failure, invokeTool } from "../../tools/envelope.js";
@@ -36,6 +38,11 @@ export interface DashboardOptions {
   location: string;
   /** How often the live feed looks for changes. */
   pollMs?: number;
+  /**
+   * Delivers the project's webhooks (`arbeit notify`) while the dashboard runs; default: unless
+   * read-only. Options tune how often it looks and its back-off.
+   */
+  webhooks?: boolean | DeliveryOptions;
   /**
    * How long a request may take to arrive, headers and body (default 30 s). A page's event
    * stream is not cut by it: its request is complete once its headers are in.
@@ -100,6 +107,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const token = newToken();
   const assets = loadAssets();
   const live = new LiveFeed(() => newestSeq(service.store), options.pollMs);
+  const webhooks = options.webhooks ?? !options.readOnly;
+  const stopWebhooks =
+    webhooks !== false && "transaction" in service.store
+      ? startWebhookDelivery(service.store as unknown as SqlStore, webhooks === true ? {} : webhooks)
+      : async () => {};
   const caller: Caller = { session: null, agent: `human:${options.person}` };
   const toolContext: ToolContext = {
     caller,
@@ -223,6 +235,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     server,
     close: async () => {
       live.close();
+      await stopWebhooks();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
