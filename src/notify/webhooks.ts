@@ -192,11 +192,13 @@ export function startWebhookDelivery(store: SqlStore, options: DeliveryOptions =
   const stop = new AbortController();
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      stop.signal.addEventListener("abort", () => {
+      const done = () => {
         clearTimeout(timer);
+        stop.signal.removeEventListener("abort", done);
         resolve();
-      });
+      };
+      const timer = setTimeout(done, ms);
+      stop.signal.addEventListener("abort", done);
     });
 
   async function send(webhook: WebhookRow, body: string, delivery: string): Promise<string | null> {

@@ -156,7 +156,7 @@ function DailyChart({ days }: { days: HomeView["days"] }) {
                 </rect>
               );
             })}
-            {i % 2 === days.length % 2 && (
+            {(days.length - 1 - i) % 2 === 0 && (
               <text x={i * slot + slot / 2} y={height + 13} text-anchor="middle">
                 {day.day.slice(5)}
               </text>
@@ -166,7 +166,7 @@ function DailyChart({ days }: { days: HomeView["days"] }) {
       </svg>
       <figcaption>
         {SERIES.map(({ key, label }) => (
-          <span key={key} class="legend">
+          <span key={key} class="series-legend">
             <span class={`swatch series-${key}`} aria-hidden="true" />
             {days.reduce((sum, day) => sum + day[key], 0)} {label}
           </span>
