@@ -252,6 +252,44 @@ function missionSuite(engine: Engine) {
     await activity.locator("li[data-seq]").nth(119).waitFor();
     assert.equal(await activity.locator("li[data-seq]").count(), 120);
   });
+
+  it("board: swimlanes by epic, collapsed lanes kept in the URL, counts true to the filters", async () => {
+    await page.goto(`${dashboard.origin}/board?lanes=epic`);
+    const board = page.locator('[data-view="board"]');
+    const lane = board.getByRole("region", { name: /Billing epic/ });
+    await lane.locator(`[data-task-id="${lexer}"]`).waitFor();
+    assert.equal(await lane.locator(`[data-task-id="${epic}"]`).count(), 1, "an epic leads its own lane");
+    const loose = board.getByRole("region", { name: /No epic/ });
+    await loose.getByText("Half-done migration").waitFor();
+    assert.equal(await lane.getByText("Half-done migration").count(), 0);
+
+    await lane.getByRole("button", { name: /Billing epic/ }).click();
+    await page.waitForURL(new RegExp(`[?&]collapsed=${epic}`));
+    assert.equal(await lane.locator("[data-task-id]").count(), 0, "a collapsed lane shows no cards");
+    assert.equal(await lane.getByRole("button", { name: /Billing epic/ }).getAttribute("aria-expanded"), "false");
+    // A filter keeps the lanes and what is collapsed; the lane counts only what passes it.
+    await page.getByRole("searchbox", { name: "Search" }).fill("lexer");
+    await page.waitForURL(/[?&]q=lexer/);
+    assert.match(page.url(), new RegExp(`lanes=epic.*collapsed=${epic}|collapsed=${epic}.*lanes=epic`));
+    assert.equal((await lane.locator(".count").first().textContent())?.trim(), "1");
+    await page.reload();
+    await board.getByRole("region", { name: /Billing epic/ }).waitFor();
+    assert.equal(
+      await board
+        .getByRole("region", { name: /Billing epic/ })
+        .locator("[data-task-id]")
+        .count(),
+      0,
+    );
+    await board
+      .getByRole("region", { name: /Billing epic/ })
+      .getByRole("button")
+      .click();
+    await board
+      .getByRole("region", { name: /Billing epic/ })
+      .locator(`[data-task-id="${lexer}"]`)
+      .waitFor();
+  });
 }
 
 describe("mission control in Chromium, on SQLite", { skip: chromiumSkip() }, () => missionSuite("sqlite"));

@@ -90,13 +90,16 @@ export function filtersOf(query: URLSearchParams): Filters {
   };
 }
 
-/** The query string that carries `filters` (empty values left out), with a leading "?" when any. */
-export function filterQuery(filters: Partial<Filters>): string {
-  const params = new URLSearchParams();
-  for (const key of FILTER_KEYS) {
-    const value = filters[key];
-    if (value) params.set(key, value);
+/**
+ * The URL of `path` with the current query, some of its settings replaced (an empty value
+ * removes one): a filter or a board setting changes only itself.
+ */
+export function withParams(path: string, changes: Record<string, string>): string {
+  const params = new URLSearchParams(location.search);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value) params.set(name, value);
+    else params.delete(name);
   }
   const text = params.toString();
-  return text ? `?${text}` : "";
+  return text ? `${path}?${text}` : path;
 }
