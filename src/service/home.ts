@@ -4,7 +4,8 @@ import type { HomeView } from "./views.js";
 
 /**
  * The dashboard's home view in one read transaction: what needs a person (open questions, stale
- * claims, sessions that stopped with their task unfinished, attempts piling up on one task), who
+ * claims, sessions that stopped with their task unfinished, attempts piling up on one task,
+ * webhooks failing), who
  * works on what now, and how the work goes (epics' completion, work done per day).
  */
 
@@ -34,13 +35,14 @@ export async function readHome(store: TaskStore): Promise<HomeView> {
     const since = new Date(Date.parse(now) - STOPPED_WINDOW_MS).toISOString();
     const stopped = await tx.stoppedUnfinished(since, LISTED_MAX);
     const attempts = await tx.attemptsPilingUp(HOME_ATTEMPTS_PILING, LISTED_MAX);
+    const webhooks = await tx.failingWebhooks();
     const epics = await tx.epicProgress();
     const days = lastDays(now);
     const counted = new Map((await tx.dailyWork(`${days[0]}T00:00:00.000Z`)).map((row) => [row.day, row]));
     return {
       seq,
       now,
-      attention: { questions: inbox.questions, stale_claims: agents.stale_claims, stopped, attempts },
+      attention: { questions: inbox.questions, stale_claims: agents.stale_claims, stopped, attempts, webhooks },
       // Who works on what now: sessions working on a task or holding a claim.
       sessions: agents.sessions.filter((session) => session.working !== null || session.claims.length > 0),
       epics,

@@ -110,6 +110,8 @@ export interface HomeView {
     }>;
     /** Unfinished tasks where live attempt entries pile up (HOME_ATTEMPTS_PILING or more). */
     attempts: Array<{ task_id: string; title: string; attempts: number; last_at: string }>;
+    /** Webhooks (`arbeit notify`) whose latest delivery failed after every retry. */
+    webhooks: Array<{ id: string; url: string; last_failure: string; last_failure_at: string }>;
   };
   /** Sessions working now, as the agents view lists them. */
   sessions: AgentsView["sessions"];

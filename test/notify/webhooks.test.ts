@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { listWebhooks, SIGNATURE_TOLERANCE_S, startWebhookDelivery, verifyWebhook } from "../../src/notify/webhooks.js";
+import { readHome } from "../../src/service/home.js";
 import { openProject } from "../../src/service/project.js";
 import type { SqlStore } from "../../src/store/sql/database.js";
 import { postgresSkip } from "../helpers/postgres.js";
@@ -149,6 +150,12 @@ describe("webhook retries", () => {
       const listed = (await project.cli(["notify", "list"])).webhooks.find((w: { url: string }) => w.url === down.url);
       assert.equal(listed.last_failure, `HTTP 503 from ${down.url} (after 5 tries)`);
       assert.ok(listed.last_failure_at);
+      // The dashboard's home view shows it among what needs a person; the webhook that recovered, not.
+      const failing = (await readHome(service.store)).attention.webhooks;
+      assert.deepEqual(
+        failing.map((webhook) => [webhook.url, webhook.last_failure]),
+        [[down.url, `HTTP 503 from ${down.url} (after 5 tries)`]],
+      );
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(down.received.length, 5, "no more tries after the last");
     } finally {

@@ -41,6 +41,13 @@ export interface DayRow {
   blockers: number;
 }
 
+export interface FailingWebhookRow {
+  id: string;
+  url: string;
+  last_failure: string;
+  last_failure_at: string;
+}
+
 /** What the activity search narrows the event log to; every field is optional. */
 export interface EventSearch {
   /** Events before this seq (a cursor from the previous page); from the newest when absent. */
@@ -69,6 +76,8 @@ export interface MissionReads {
   epicProgress(): Promise<EpicRow[]>;
   /** Per UTC day from `since`: tasks completed, decisions and blockers recorded (days with none left out). */
   dailyWork(since: string): Promise<DayRow[]>;
+  /** Live webhooks (`arbeit notify`) whose latest delivery failed: no success since the last failure. */
+  failingWebhooks(): Promise<FailingWebhookRow[]>;
   /** Events matching `search`, newest first, each with its task's title when it has one. */
   searchEvents(search: EventSearch): Promise<Array<ArbeitEvent & { task_title: string | null }>>;
 }
@@ -106,6 +115,11 @@ const DAILY = `SELECT substr(timestamp, 1, 10) AS day,
   WHERE timestamp >= ? AND event_type IN ('task_updated', 'context_added')
   GROUP BY substr(timestamp, 1, 10)
   ORDER BY day`;
+
+const FAILING_WEBHOOKS = `SELECT id, url, last_failure, last_failure_at FROM webhooks
+  WHERE removed_at IS NULL AND last_failure_at IS NOT NULL
+    AND (last_success_at IS NULL OR last_success_at < last_failure_at)
+  ORDER BY last_failure_at DESC, id`;
 
 /** `text` as a LIKE pattern that matches it anywhere, its own % _ and \ taken literally. */
 const containing = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -150,6 +164,14 @@ export function missionStatements(db: SqlDb): MissionReads {
         completed: Number(row.completed),
         decisions: Number(row.decisions),
         blockers: Number(row.blockers),
+      }));
+    },
+    async failingWebhooks() {
+      return (await db.all(FAILING_WEBHOOKS)).map((row) => ({
+        id: String(row.id),
+        url: String(row.url),
+        last_failure: String(row.last_failure),
+        last_failure_at: String(row.last_failure_at),
       }));
     },
     async searchEvents(search) {

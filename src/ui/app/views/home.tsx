@@ -31,8 +31,8 @@ const TaskLink = ({ id, title }: { id: string; title: string }) => (
 );
 
 function Attention({ data, editable, reload }: { data: HomeView; editable: boolean; reload: () => unknown }) {
-  const { questions, stale_claims, stopped, attempts } = data.attention;
-  const count = questions.length + stale_claims.length + stopped.length + attempts.length;
+  const { questions, stale_claims, stopped, attempts, webhooks } = data.attention;
+  const count = questions.length + stale_claims.length + stopped.length + attempts.length + webhooks.length;
   return (
     <Panel title="Needs you" count={count}>
       {count === 0 && <p class="muted">Nothing needs you now.</p>}
@@ -70,6 +70,14 @@ function Attention({ data, editable, reload }: { data: HomeView; editable: boole
             <span class="badge warn">{task.attempts} attempts</span> <TaskLink id={task.task_id} title={task.title} />
             <span class="muted small">
               the last <When at={task.last_at} />
+            </span>
+          </li>
+        ))}
+        {webhooks.map((webhook) => (
+          <li key={`webhook-${webhook.id}`} data-webhook-id={webhook.id}>
+            <span class="badge warn">webhook failing</span> <code>{webhook.url}</code>
+            <span class="muted small">
+              {webhook.last_failure}, <When at={webhook.last_failure_at} /> · <code>arbeit notify list</code>
             </span>
           </li>
         ))}
