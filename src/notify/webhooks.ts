@@ -239,21 +239,23 @@ export function startWebhookDelivery(store: SqlStore, options: DeliveryOptions =
       return { events, titles };
     });
     let cursor = webhook.delivered_seq;
+    // Takes the events up to `seq`: one write for a run of events it does not hear of.
+    const take = (seq: number) =>
+      store.transaction("write", (db) => webhookStatements(db).advanceWebhook(webhook.id, cursor, seq));
     for (const event of events) {
       if (stopped) return;
-      const taken = await store.transaction("write", (db) =>
-        webhookStatements(db).advanceWebhook(webhook.id, cursor, event.seq),
-      );
-      if (!taken) return; // another process delivers this webhook now
-      cursor = event.seq;
       const kind = webhookKind(event);
       if (kind === undefined || !webhook.events.includes(kind)) continue;
+      if (!(await take(event.seq))) return; // another process delivers this webhook now
+      cursor = event.seq;
       const body = webhookBody(event, kind, event.task_id ? (titles.get(event.task_id) ?? null) : null);
       const failure = await send(webhook, body, `${webhook.id}:${event.seq}`);
       await store.transaction("write", async (db) =>
         webhookStatements(db).recordWebhookOutcome(webhook.id, await databaseNow(db), failure),
       );
     }
+    const last = events.at(-1);
+    if (last && last.seq > cursor && !stopped) await take(last.seq);
   }
 
   const loop = (async () => {

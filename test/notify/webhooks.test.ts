@@ -115,7 +115,7 @@ function notifySuite(engine: Engine) {
 describe("webhooks delivered by arbeit ui, on SQLite", () => notifySuite("sqlite"));
 describe("webhooks delivered by arbeit ui, on Postgres", { skip: await postgresSkip() }, () => notifySuite("postgres"));
 
-describe("webhook retries", () => {
+describe("webhook delivery", () => {
   let project: UiProject;
   before(async () => {
     project = await uiProject("sqlite");
@@ -163,6 +163,32 @@ describe("webhook retries", () => {
       await flaky.close();
       await down.close();
       await service.close();
+    }
+  });
+
+  it("sends each event once when two processes deliver for the same store", async () => {
+    const hook = await receiver();
+    const { webhook } = await project.cli(["notify", "add", hook.url]);
+    const task = (await project.cli(["task", "create", "--title", "Twice?"])).task.id;
+    for (const question of ["One?", "Two?", "Three?"]) await project.cli(["context", "add", task, "blocker", question]);
+    // Both start with the same events waiting after the same cursor.
+    const services = [await openProject({ cwd: project.dir }), await openProject({ cwd: project.dir })];
+    const stops = services.map((service) =>
+      startWebhookDelivery(service.store as unknown as SqlStore, { pollMs: 5, retryBaseMs: 40 }),
+    );
+    try {
+      await hook.until(3);
+      // Both keep looking for a while after the last: neither sends any event again.
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(
+        hook.received.map((r) => JSON.parse(r.body).event.payload.content),
+        ["One?", "Two?", "Three?"],
+      );
+      await project.cli(["notify", "remove", webhook.id]);
+    } finally {
+      for (const stop of stops) await stop();
+      await hook.close();
+      for (const service of services) await service.close();
     }
   });
 
