@@ -6,6 +6,7 @@ import { listWebhooks, SIGNATURE_TOLERANCE_S, startWebhookDelivery, verifyWebhoo
 import { readHome } from "../../src/service/home.js";
 import { openProject } from "../../src/service/project.js";
 import type { SqlStore } from "../../src/store/sql/database.js";
+import { runCli } from "../helpers/cli.js";
 import { postgresSkip } from "../helpers/postgres.js";
 import { type Dashboard, type Engine, startDashboard, type UiProject, uiProject } from "../ui/harness.js";
 
@@ -150,7 +151,13 @@ describe("webhook delivery", () => {
       const listed = (await project.cli(["notify", "list"])).webhooks.find((w: { url: string }) => w.url === down.url);
       assert.equal(listed.last_failure, `HTTP 503 from ${down.url} (after 5 tries)`);
       assert.ok(listed.last_failure_at);
-      // The dashboard's home view shows it among what needs a person; the webhook that recovered, not.
+      // `arbeit status` needs a person for it (exit 1), and so does the dashboard's home view;
+      // the webhook that recovered, neither.
+      const status = await runCli(["status", "--json"], { cwd: project.dir });
+      assert.equal(status.code, 1);
+      const flagged = status.json.attention.filter((item: { code: string }) => item.code === "WEBHOOK_FAILING");
+      assert.equal(flagged.length, 1);
+      assert.match(flagged[0].message, new RegExp(`${down.url}.*HTTP 503`));
       const failing = (await readHome(service.store)).attention.webhooks;
       assert.deepEqual(
         failing.map((webhook) => [webhook.url, webhook.last_failure]),

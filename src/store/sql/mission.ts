@@ -41,6 +41,9 @@ export interface DayRow {
   blockers: number;
 }
 
+/** The schema version that brought the webhooks table (migration 0008). */
+export const WEBHOOKS_SCHEMA = 8;
+
 export interface FailingWebhookRow {
   id: string;
   url: string;
