@@ -42,6 +42,7 @@ export {
 } from "./domain/types.js";
 export { taskFragment } from "./fragments/task-fragment.js";
 export { tasksFragment } from "./fragments/tasks-fragment.js";
+export { signWebhook, verifyWebhook } from "./notify/webhooks.js";
 export { type Briefing, INCLUDE_SECTIONS, type IncludeSection } from "./service/briefing.js";
 export type { Caller } from "./service/caller.js";
 export type { Result, ServiceOptions } from "./service/operation.js";

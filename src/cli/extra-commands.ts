@@ -61,6 +61,11 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Serve every tool over MCP on stdio (setup: docs/mcp.md)",
     load: () => import("./mcp-command.js"),
   },
+  notify: {
+    heavy: true,
+    summary: "Webhooks told of questions and other events: arbeit notify add <url> [--events ...], list, remove",
+    load: () => import("./notify-command.js"),
+  },
   serve: {
     heavy: true,
     summary: "One service for a team: MCP over HTTP and a tool-call endpoint, with tokens (docs/team.md)",

@@ -15,6 +15,7 @@ import {
   TASK_TYPES,
 } from "../domain/types.js";
 import { assertTitle } from "../domain/validation.js";
+import { WEBHOOK_KINDS } from "../notify/webhooks.js";
 import {
   expectedVersion,
   id,
@@ -253,6 +254,18 @@ const TABLES: Record<string, z.ZodObject> = {
     expires_at: timestamp.nullable(),
     revoked_at: timestamp.nullable(),
     last_used_at: timestamp.nullable(),
+  }),
+  webhooks: z.strictObject({
+    id: id("webhook"),
+    url: z.string().url().max(2000),
+    events: jsonText(z.array(z.enum(WEBHOOK_KINDS)).min(1)),
+    secret: text(LIMITS.name).min(1),
+    created_at: timestamp,
+    removed_at: timestamp.nullable(),
+    delivered_seq: count,
+    last_success_at: timestamp.nullable(),
+    last_failure_at: timestamp.nullable(),
+    last_failure: longText,
   }),
   [SEQUENCE_TABLE]: z.strictObject({
     name: z.enum(COUNTED_TABLES),

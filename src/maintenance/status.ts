@@ -1,5 +1,6 @@
 import { TASK_STATUSES, type TaskStatus } from "../domain/types.js";
 import type { HostProblem, HostStatus } from "../setup/host-status.js";
+import { missionStatements, WEBHOOKS_SCHEMA } from "../store/sql/mission.js";
 import type { MaintainedStore } from "./doctor.js";
 import { engineOf } from "./engine.js";
 
@@ -77,8 +78,12 @@ export async function storeStatus(
       now,
       now,
     );
+    const schema_version = await engineOf(db).schemaVersion(db);
+    // Webhooks came with a later schema; an older store, not migrated yet, has none.
+    const failing = schema_version >= WEBHOOKS_SCHEMA ? await missionStatements(db).failingWebhooks() : [];
     return {
-      schema_version: await engineOf(db).schemaVersion(db),
+      schema_version,
+      failing,
       tasks,
       working,
       claims: { live: Number(leases?.live ?? 0), expired: Number(leases?.expired ?? 0) },
@@ -91,6 +96,12 @@ export async function storeStatus(
       hint: "arbeit doctor --fix releases them (each release is recorded as an event).",
     });
   }
+  for (const webhook of report.failing)
+    attention.push({
+      code: "WEBHOOK_FAILING",
+      message: `The webhook ${webhook.id} (${webhook.url}) failed at ${webhook.last_failure_at}: ${webhook.last_failure}.`,
+      hint: "arbeit notify list shows its last delivery and failure; once the receiver is back, a delivery that succeeds clears this.",
+    });
   if (store.readOnly) {
     attention.push({ code: "STORE_READ_ONLY", message: `The store cannot be written: ${store.readOnly}.` });
   }

@@ -1,7 +1,7 @@
 import { criticalPath, topBottlenecks } from "../domain/graph.js";
 import type { OverviewRow } from "../store/sql/overview.js";
-import type { TaskStore } from "../store/task-store.js";
-import type { ActivityView, AgentsView, InboxView, Overview, OverviewTask } from "./views.js";
+import type { StoreTx, TaskStore } from "../store/task-store.js";
+import type { AgentsView, InboxView, Overview, OverviewTask } from "./views.js";
 
 /**
  * What a person supervising agents reads (the dashboard's views), each in one read transaction
@@ -11,8 +11,6 @@ import type { ActivityView, AgentsView, InboxView, Overview, OverviewTask } from
 const BOTTLENECKS_SHOWN = 10;
 /** A session heard from within this long counts as live on the agents view. */
 const LIVE_WINDOW_MS = 60 * 60 * 1000;
-export const ACTIVITY_PAGE = 100;
-const ACTIVITY_MAX = 500;
 
 /** More events than this since a page's overview, and it gets the whole overview again. */
 const PARTIAL_EVENTS_MAX = 2000;
@@ -75,91 +73,84 @@ export async function readOverview(store: TaskStore, listId?: string, since?: nu
   });
 }
 
-export async function readAgents(store: TaskStore): Promise<AgentsView> {
-  return store.read(async (tx) => {
-    const now = tx.databaseNow();
-    const seq = await tx.maxEventSeq();
-    const since = new Date(Date.parse(now) - LIVE_WINDOW_MS).toISOString();
-    const [working, live, stale, heard] = [
-      await tx.workingNow(),
-      await tx.claimsAt(now, true),
-      await tx.claimsAt(now, false),
-      await tx.sessionsHeardSince(since),
-    ];
-    const sessions = new Map<string, AgentsView["sessions"][number]>();
-    const session = (id: string, agent: string | null) => {
-      let entry = sessions.get(id);
-      if (!entry) {
-        entry = { session_id: id, agent, working: null, claims: [], last_activity: null };
-        sessions.set(id, entry);
-      }
-      entry.agent ??= agent;
-      return entry;
-    };
-    for (const event of heard) {
-      session(event.session_id!, event.agent).last_activity = {
-        at: event.timestamp,
-        event_type: event.event_type,
-        task_id: event.task_id,
-      };
-    }
-    for (const work of working) {
-      session(work.session_id, work.agent).working = {
-        task_id: work.task_id,
-        title: work.title,
-        since: work.started_at,
-      };
-    }
-    for (const claim of live) {
-      if (claim.session)
-        session(claim.session, claim.owner).claims.push({
-          task_id: claim.task_id,
-          title: claim.title,
-          until: claim.until,
-        });
-    }
-    // Working sessions first, then by latest activity.
-    const order = (entry: AgentsView["sessions"][number]) => entry.last_activity?.at ?? entry.working?.since ?? "";
-    const listed = [...sessions.values()].sort(
-      (a, b) =>
-        Number(b.working !== null) - Number(a.working !== null) ||
-        order(b).localeCompare(order(a)) ||
-        a.session_id.localeCompare(b.session_id),
-    );
-    return { seq, now, sessions: listed, stale_claims: stale };
-  });
+export function readAgents(store: TaskStore): Promise<AgentsView> {
+  return store.read(agentsIn);
 }
 
-export async function readInbox(store: TaskStore): Promise<InboxView> {
-  return store.read(async (tx) => {
-    const seq = await tx.maxEventSeq();
-    const questions = await tx.openQuestions();
-    const working = new Map<string, string[]>();
-    for (const { task } of questions) {
-      if (!working.has(task.id))
-        working.set(
-          task.id,
-          (await tx.workingOn(task.id)).map((work) => work.session_id),
-        );
+/** The agents view, read inside the caller's transaction. */
+export async function agentsIn(tx: StoreTx): Promise<AgentsView> {
+  const now = tx.databaseNow();
+  const seq = await tx.maxEventSeq();
+  const since = new Date(Date.parse(now) - LIVE_WINDOW_MS).toISOString();
+  const [working, live, stale, heard] = [
+    await tx.workingNow(),
+    await tx.claimsAt(now, true),
+    await tx.claimsAt(now, false),
+    await tx.sessionsHeardSince(since),
+  ];
+  const sessions = new Map<string, AgentsView["sessions"][number]>();
+  const session = (id: string, agent: string | null) => {
+    let entry = sessions.get(id);
+    if (!entry) {
+      entry = { session_id: id, agent, working: null, claims: [], last_activity: null };
+      sessions.set(id, entry);
     }
-    return {
-      seq,
-      questions: questions.map((question) => ({ ...question, working: working.get(question.task.id) ?? [] })),
+    entry.agent ??= agent;
+    return entry;
+  };
+  for (const event of heard) {
+    session(event.session_id!, event.agent).last_activity = {
+      at: event.timestamp,
+      event_type: event.event_type,
+      task_id: event.task_id,
     };
-  });
+  }
+  for (const work of working) {
+    session(work.session_id, work.agent).working = {
+      task_id: work.task_id,
+      title: work.title,
+      since: work.started_at,
+    };
+  }
+  for (const claim of live) {
+    if (claim.session)
+      session(claim.session, claim.owner).claims.push({
+        task_id: claim.task_id,
+        title: claim.title,
+        until: claim.until,
+      });
+  }
+  // Working sessions first, then by latest activity.
+  const order = (entry: AgentsView["sessions"][number]) => entry.last_activity?.at ?? entry.working?.since ?? "";
+  const listed = [...sessions.values()].sort(
+    (a, b) =>
+      Number(b.working !== null) - Number(a.working !== null) ||
+      order(b).localeCompare(order(a)) ||
+      a.session_id.localeCompare(b.session_id),
+  );
+  return { seq, now, sessions: listed, stale_claims: stale };
 }
 
-export async function readActivity(
-  store: TaskStore,
-  options: { before?: number; limit?: number; task_id?: string } = {},
-): Promise<ActivityView> {
-  const limit = Math.min(Math.max(1, options.limit ?? ACTIVITY_PAGE), ACTIVITY_MAX);
-  return store.read(async (tx) => {
-    const seq = await tx.maxEventSeq();
-    const events = await tx.eventsBefore(options.before ?? null, limit, options.task_id);
-    const last = events.at(-1);
-    return { seq, events, next_before: events.length === limit && last ? last.seq : null };
-  });
+export function readInbox(store: TaskStore): Promise<InboxView> {
+  return store.read(inboxIn);
+}
+
+/** The inbox, read inside the caller's transaction. */
+export async function inboxIn(tx: StoreTx): Promise<InboxView> {
+  const seq = await tx.maxEventSeq();
+  const questions = await tx.openQuestions();
+  const working = new Map<string, string[]>();
+  for (const { task } of questions) {
+    if (!working.has(task.id))
+      working.set(
+        task.id,
+        (await tx.workingOn(task.id)).map((work) => work.session_id),
+      );
+  }
+  return {
+    seq,
+    questions: questions.map((question) => ({ ...question, working: working.get(question.task.id) ?? [] })),
+  };
 }
 
 /** The newest event's seq: it moves whenever any process, on any machine, changes the store. */

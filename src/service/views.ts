@@ -59,11 +59,16 @@ export interface AgentsView {
   stale_claims: Array<{ task_id: string; title: string; owner: string | null; session: string | null; until: string }>;
 }
 
-/** GET /api/activity?before=<seq>&limit=<n>&task=<id>: the event stream, newest first. */
+/**
+ * GET /api/activity: the whole event log searched on the server, newest first, a page at a time
+ * (filters: task, agent, session, event types, time, text; see readActivity).
+ */
 export interface ActivityView {
   /** The store's newest event when read. */
   seq: number;
   events: ArbeitEvent[];
+  /** The title of each task the page's events name (deleted tasks too). */
+  titles: Record<string, string>;
   /** Pass as `before` for the next (older) page; null at the start of history. */
   next_before: number | null;
 }
@@ -80,4 +85,38 @@ export interface InboxView {
     /** Sessions working on the task now: where the answer will be delivered. */
     working: string[];
   }>;
+}
+
+/**
+ * GET /api/home: the dashboard's first page. First what needs a person, then who works on what
+ * now, then how the work goes. One read: every part is of the same moment (`seq`).
+ */
+export interface HomeView {
+  seq: number;
+  now: string;
+  attention: {
+    /** Open questions (live blocker entries), oldest first, as the inbox lists them. */
+    questions: InboxView["questions"];
+    /** Claims whose lease ran out while the task still names its owner. */
+    stale_claims: AgentsView["stale_claims"];
+    /** Sessions that stopped work on a task in the last week, leaving it unfinished with nobody on it. */
+    stopped: Array<{
+      session_id: string;
+      agent: string | null;
+      task_id: string;
+      title: string;
+      status: TaskStatus;
+      stopped_at: string;
+    }>;
+    /** Unfinished tasks where live attempt entries pile up (HOME_ATTEMPTS_PILING or more). */
+    attempts: Array<{ task_id: string; title: string; attempts: number; last_at: string }>;
+    /** Webhooks (`arbeit notify`) whose latest delivery failed after every retry. */
+    webhooks: Array<{ id: string; url: string; last_failure: string; last_failure_at: string }>;
+  };
+  /** Sessions working now, as the agents view lists them. */
+  sessions: AgentsView["sessions"];
+  /** Each live epic (not cancelled): its direct children finished, of all. */
+  epics: Array<{ id: string; title: string; status: TaskStatus; done: number; total: number }>;
+  /** The last HOME_DAYS UTC days, oldest first, every day present (zeros included). */
+  days: Array<{ day: string; completed: number; decisions: number; blockers: number }>;
 }

@@ -17,6 +17,7 @@ import type {
   TaskStatus,
   TaskType,
 } from "../domain/types.js";
+import type { MissionReads } from "./sql/mission.js";
 import type { OverviewReads } from "./sql/overview.js";
 
 /**
@@ -138,7 +139,7 @@ export interface ActiveWork {
   started_at: string;
 }
 
-export interface StoreTx extends OverviewReads {
+export interface StoreTx extends OverviewReads, MissionReads {
   /**
    * The database's time, read as this transaction began (ISO 8601, UTC). Leases run on it, never
    * on a client's clock, so machines whose clocks disagree still agree on who holds a task.

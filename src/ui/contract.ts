@@ -10,7 +10,7 @@
 
 import type { Envelope } from "../domain/envelope.js";
 import type { ArbeitEvent, ContextEntry, RiskLevel, Task, TaskStatus, TaskType } from "../domain/types.js";
-import type { ActivityView, AgentsView, InboxView, Overview, OverviewTask } from "../service/views.js";
+import type { ActivityView, AgentsView, HomeView, InboxView, Overview, OverviewTask } from "../service/views.js";
 
 export type {
   ActivityView,
@@ -18,6 +18,7 @@ export type {
   ArbeitEvent,
   ContextEntry,
   Envelope,
+  HomeView,
   InboxView,
   Overview,
   OverviewTask,

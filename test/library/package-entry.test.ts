@@ -38,6 +38,7 @@ describe('the "arbeit" package entry', () => {
       "findTool",
       "invokeTool",
       "ArbeitError",
+      "verifyWebhook",
     ] as const) {
       assert.ok(arbeit[name], `exports ${name}`);
     }

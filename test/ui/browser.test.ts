@@ -118,7 +118,7 @@ function browserSuite(engine: Engine) {
       if (frame === page.mainFrame()) navigations++;
     });
     await page.goto(dashboard.url);
-    await page.locator('[data-view="board"]').waitFor();
+    await page.locator('[data-view="home"]').waitFor();
   });
   after(async () => {
     await browser?.close();
@@ -167,7 +167,18 @@ function browserSuite(engine: Engine) {
     assert.equal(live, 401);
   });
 
+  it("home: the open question first, then who works on what", async () => {
+    const home = page.locator('[data-view="home"]');
+    await home.locator(`[data-entry-id="${ids.question}"]`).waitFor();
+    await home
+      .getByRole("region", { name: /^Working now/ })
+      .getByText(AGENT_SESSION)
+      .waitFor();
+    await shoot("home");
+  });
+
   it("board: a column per status, with derived ready and blocked", async () => {
+    await open("Board", "board");
     const board = page.locator('[data-view="board"]');
     await board.locator(`[data-task-id="${ids.grammar}"]`).waitFor();
     const grammar = board.locator(`[data-task-id="${ids.grammar}"]`);
@@ -234,7 +245,7 @@ function browserSuite(engine: Engine) {
   it("activity: the event stream", async () => {
     await open("Activity", "activity");
     const activity = page.locator('[data-view="activity"]');
-    await activity.getByText("context_added").first().waitFor();
+    await activity.locator("li[data-seq]").getByText("context_added").first().waitFor();
     await shoot("activity");
   });
 
@@ -406,7 +417,7 @@ function browserSuite(engine: Engine) {
     const other = await context.newPage();
     try {
       await other.goto(readOnly.url);
-      await other.locator('[data-view="board"]').waitFor();
+      await other.locator('[data-view="home"]').waitFor();
       await other
         .getByText(/read-only/i)
         .first()
@@ -475,7 +486,7 @@ describe("arbeit ui --open", { skip: chromiumSkip() }, () => {
 
       const page = await browser.newPage();
       await page.goto(pathToFileURL(file).href);
-      await page.locator('[data-view="board"]').waitFor();
+      await page.locator('[data-view="home"]').waitFor();
       assert.equal(new URL(page.url()).origin, dashboard.origin);
       assert.ok(!page.url().includes(dashboard.token));
 
@@ -499,7 +510,7 @@ describe("a token from an earlier start of arbeit ui", { skip: chromiumSkip() },
       const first = await startDashboard(project.dir, { env: project.env });
       const page = await browser.newPage();
       await page.goto(first.url);
-      await page.locator('[data-view="board"]').waitFor();
+      await page.locator('[data-view="home"]').waitFor();
       await first.stop();
       // The same address (port) again, with a new token: the browser still holds the old one.
       second = await startDashboard(project.dir, {
@@ -511,7 +522,7 @@ describe("a token from an earlier start of arbeit ui", { skip: chromiumSkip() },
       await page.locator('[data-view="locked"]').waitFor();
       assert.equal(await page.locator('[data-view="board"]').count(), 0);
       await page.goto(second.url);
-      await page.locator('[data-view="board"]').waitFor();
+      await page.locator('[data-view="home"]').waitFor();
     } finally {
       await browser.close();
       await second?.stop();

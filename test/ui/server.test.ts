@@ -97,6 +97,7 @@ function dashboardSuite(engine: Engine) {
       "/api/agents",
       "/api/inbox",
       "/api/activity",
+      "/api/home",
       "/api/live",
       "/api/nothing",
     ]) {
@@ -267,6 +268,68 @@ function dashboardSuite(engine: Engine) {
     assert.equal((await http(dashboard, "/api/activity?before=-1")).json.error.code, "INVALID_ARGUMENT");
     // Every view says which change it includes, read with it: the page reloads only for newer ones.
     for (const view of [agents, inbox, newest]) assert.equal(view.seq, newest.events[0].seq);
+  });
+
+  it("activity search: filters by session, agent, event types, time and literal text, on the server", async () => {
+    const as = ["--session", "ses-search-1", "--agent", "searcher"];
+    const task = (await project.cli(["task", "create", "--title", "Cut 100% of the fees_now", ...as])).task.id;
+    await project.cli(["context", "add", task, "decision", "Keep fees", ...as]);
+    const search = async (query: string) => (await http(dashboard, `/api/activity?${query}`)).json.data;
+
+    const bySession = await search("session=ses-search-1");
+    assert.deepEqual(
+      bySession.events.map((event: { event_type: string }) => event.event_type),
+      ["context_added", "task_created"],
+    );
+    assert.equal(bySession.titles[task], "Cut 100% of the fees_now");
+    assert.equal(bySession.next_before, null);
+    const decided = await search("agent=searcher&event=context_added,task_deleted");
+    assert.deepEqual(
+      decided.events.map((event: { task_id: string }) => event.task_id),
+      [task],
+    );
+    // Text is found in the payload, and in the title of the event's task (so in each of its events).
+    const kept = await search("q=keep%20FEES");
+    assert.deepEqual(
+      kept.events.map((event: { event_type: string }) => event.event_type),
+      ["context_added"],
+      "case does not matter",
+    );
+    assert.equal((await search("q=0%25%20of%20the")).events.length, 2);
+    // % and _ are literal text, not patterns.
+    assert.equal((await search("q=100%25")).events.length, 2);
+    assert.equal((await search("q=fees_now")).events.length, 2);
+    assert.equal((await search("q=of_the")).events.length, 0);
+    assert.equal((await search("q=1%25%25")).events.length, 0);
+    const today = bySession.events[0].timestamp.slice(0, 10);
+    const later = new Date(Date.parse(today) + 86_400_000).toISOString().slice(0, 10);
+    assert.equal((await search(`session=ses-search-1&from=${today}&to=${later}`)).events.length, 2);
+    assert.equal((await search(`session=ses-search-1&from=${later}`)).events.length, 0);
+    const bad = await http(dashboard, "/api/activity?from=yesterday");
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.error.code, "INVALID_ARGUMENT");
+  });
+
+  it("home: questions, work now and progress in one answer, read at one seq", async () => {
+    const epic = (await project.cli(["task", "create", "--title", "Home epic", "--type", "epic"])).task.id;
+    const child = (await project.cli(["task", "create", "--title", "Home child", "--parent-id", epic])).task.id;
+    await project.cli(["task", "create", "--title", "Home other child", "--parent-id", epic]);
+    await project.cli(["context", "add", child, "blocker", "Which currency?"]);
+    await project.cli(["context", "add", child, "decision", "Euros"]);
+    await project.cli(["task", "update", child, "--status", "completed"]);
+    const home = (await http(dashboard, "/api/home")).json.data;
+    assert.equal(home.seq, (await http(dashboard, "/api/me")).json.data.seq);
+    assert.ok(
+      home.attention.questions.some(
+        (question: { entry: { content: string } }) => question.entry.content === "Which currency?",
+      ),
+    );
+    const progress = home.epics.find((entry: { id: string }) => entry.id === epic);
+    assert.deepEqual({ done: progress.done, total: progress.total }, { done: 1, total: 2 });
+    assert.equal(home.days.length, 14);
+    const today = home.days.at(-1);
+    assert.equal(today.day, home.now.slice(0, 10));
+    assert.ok(today.completed >= 1 && today.decisions >= 1 && today.blockers >= 1, JSON.stringify(today));
   });
 
   it("answers `since` with only the cards that changed, their linked tasks included", async () => {

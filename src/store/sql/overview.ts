@@ -14,8 +14,8 @@ import { UNFINISHED } from "./task-columns.js";
 
 /**
  * Whole-project reads for a person's overview (the dashboard): every task of a list at once with
- * what a card shows, the dependency edges among them, who is working, the open questions, and
- * the event stream read backwards. Each is one statement, the same on both engines.
+ * what a card shows, the dependency edges among them, who is working, and the open questions.
+ * Each is one statement, the same on both engines (the event log is searched in mission.ts).
  */
 
 /** A card's task fields, with what its derived flags are computed from. */
@@ -109,9 +109,6 @@ const QUESTIONS = `SELECT c.*, t.title AS task_title, t.status AS task_status, t
   WHERE c.type = 'blocker' AND c.superseded_by IS NULL AND t.deleted_at IS NULL
   ORDER BY c.created_at, c.id`;
 
-const EVENTS_BEFORE = (byTask: boolean) =>
-  `SELECT * FROM events WHERE seq < ? ${byTask ? "AND task_id = ?" : ""} ORDER BY seq DESC LIMIT ?`;
-
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 function toOverviewRow(row: RawRow): OverviewRow {
@@ -157,8 +154,6 @@ export interface OverviewReads {
   sessionsHeardSince(since: string): Promise<ArbeitEvent[]>;
   /** Live blocker entries on live tasks, oldest first, with who asked. */
   openQuestions(): Promise<QuestionRow[]>;
-  /** Events before `before` (from the newest when null), newest first. */
-  eventsBefore(before: number | null, limit: number, taskId?: string): Promise<ArbeitEvent[]>;
 }
 
 export function overviewStatements(db: SqlDb): OverviewReads {
@@ -222,14 +217,6 @@ export function overviewStatements(db: SqlDb): OverviewReads {
         },
         asked_by: { agent: text(row.asked_agent), session: text(row.asked_session) },
       }));
-    },
-    async eventsBefore(before: number | null, limit: number, taskId?: string): Promise<ArbeitEvent[]> {
-      const start = before ?? Number.MAX_SAFE_INTEGER;
-      const rows =
-        taskId === undefined
-          ? await db.all(EVENTS_BEFORE(false), start, limit)
-          : await db.all(EVENTS_BEFORE(true), start, taskId, limit);
-      return rows.map(toEvent);
     },
   };
 }

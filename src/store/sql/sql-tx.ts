@@ -7,6 +7,7 @@ import { eventStatements } from "./events.js";
 import { hierarchyStatements } from "./hierarchy.js";
 import { idempotencyStatements } from "./idempotency.js";
 import { memoryStatements } from "./memory.js";
+import { missionStatements } from "./mission.js";
 import { overviewStatements } from "./overview.js";
 import { progressStatements } from "./progress.js";
 import { readyStatements } from "./ready.js";
@@ -58,5 +59,6 @@ export function sqlStoreTx(db: SqlDb, databaseNow: () => string, locks: TxLocks 
     },
     ...analysisStatements(db),
     ...overviewStatements(db),
+    ...missionStatements(db),
   };
 }

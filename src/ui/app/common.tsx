@@ -5,7 +5,7 @@ import { TASK_STATUSES, TASK_TYPES } from "../../domain/types.js";
 import type { Me, Overview, OverviewTask } from "../contract.js";
 import { callTool, errorText } from "./api.js";
 import { type Resource, useTick } from "./live.js";
-import { type Filters, filterQuery, navigate } from "./router.js";
+import { type Filters, navigate, withParams } from "./router.js";
 
 /** A write the person started: busy while it runs, its error kept until dismissed or retried. */
 export function useAction() {
@@ -159,7 +159,8 @@ export function FilterBar({
   owners: string[];
   path: string;
 }) {
-  const set = (key: keyof Filters, value: string) => navigate(path + filterQuery({ ...filters, [key]: value }), true);
+  // A filter replaces its own key only: the view's other settings in the URL (the board's lanes) stay.
+  const set = (key: keyof Filters, value: string) => navigate(withParams(path, { [key]: value }), true);
   /** One filter's select; a value in the URL but not among the options is still offered. */
   const choice = (key: keyof Filters, label: string, any: string, values: readonly string[]) => (
     <label>

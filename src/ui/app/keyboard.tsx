@@ -2,9 +2,18 @@
 import { useEffect, useRef } from "preact/hooks";
 import { navigate } from "./router.js";
 
-const GO: Record<string, string> = { b: "/board", t: "/tree", g: "/graph", a: "/agents", v: "/activity", i: "/inbox" };
+const GO: Record<string, string> = {
+  h: "/",
+  b: "/board",
+  t: "/tree",
+  g: "/graph",
+  a: "/agents",
+  v: "/activity",
+  i: "/inbox",
+};
 
 export const KEYS: Array<[string, string]> = [
+  ["g h", "Home"],
   ["g b", "Board"],
   ["g t", "Tree"],
   ["g g", "Graph"],
@@ -42,7 +51,11 @@ export function installKeyboard(actions: { toggleHelp: () => void; closeHelp: ()
   const onKey = (event: KeyboardEvent) => {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === "Escape") {
-      actions.closeHelp();
+      // Esc closes the help and does nothing else: it must not also take the person back a page.
+      if (document.getElementById("help")) {
+        actions.closeHelp();
+        return;
+      }
       if (typing(event.target)) {
         (event.target as HTMLElement).blur();
         return;
@@ -54,7 +67,7 @@ export function installKeyboard(actions: { toggleHelp: () => void; closeHelp: ()
       }
       if (location.pathname.startsWith("/task/")) {
         if (history.length > 1) history.back();
-        else navigate("/board");
+        else navigate("/");
       }
       return;
     }
@@ -66,7 +79,7 @@ export function installKeyboard(actions: { toggleHelp: () => void; closeHelp: ()
       const path = GO[event.key]!;
       // Board, tree, graph and activity keep the filters.
       const keep = ["/board", "/tree", "/graph", "/activity"];
-      const here = location.pathname === "/" ? "/board" : location.pathname;
+      const here = location.pathname;
       navigate(keep.includes(path) && keep.includes(here) ? path + location.search : path);
       return;
     }

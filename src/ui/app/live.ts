@@ -14,6 +14,10 @@ const connectionListeners = new Set<(state: Connection) => void>();
 let connection: Connection = "connecting";
 let debounce: ReturnType<typeof setTimeout> | undefined;
 let pending = -1;
+/** Whether this tab holds the dashboard's one event stream (the others hear from it). */
+let leading = false;
+
+export const leadsStream = (): boolean => leading;
 
 /** Tells every view the store's newest seq (debounced); Infinity when what changed is unknown. */
 function announceChange(seq: number): void {
@@ -114,11 +118,11 @@ export function startLive(): void {
   }
   const locks = (navigator as Navigator & { locks?: LockManager }).locks;
   if (typeof BroadcastChannel === "undefined" || !locks) {
+    leading = true;
     openStream(() => {});
     return;
   }
   const channel = new BroadcastChannel(`arbeit-live:${location.host}`);
-  let leading = false;
   channel.addEventListener("message", (event: MessageEvent<LiveMessage>) => {
     const message = event.data;
     if (message.type === "hello") {

@@ -7,6 +7,7 @@ import { getJson } from "./api.js";
 import { ErrorAlert } from "./common.js";
 import { HelpPopover, installKeyboard } from "./keyboard.js";
 import { startLive, useConnection, useResource } from "./live.js";
+import { notifyNewQuestions } from "./notify.js";
 import { FILTER_KEYS, interceptLinks, type Route, useRoute, type ViewName } from "./router.js";
 import { SignIn } from "./sign-in.js";
 import { adoptToken, hasToken, signOut, signsIn } from "./token.js";
@@ -14,11 +15,13 @@ import { ActivityPage } from "./views/activity.js";
 import { AgentsPage } from "./views/agents.js";
 import { BoardPage } from "./views/board.js";
 import { GraphPage } from "./views/graph.js";
+import { HomePage } from "./views/home.js";
 import { InboxPage } from "./views/inbox.js";
 import { TaskPage } from "./views/task.js";
 import { TreePage } from "./views/tree.js";
 
 const NAV: Array<{ view: ViewName; label: string; filtered: boolean }> = [
+  { view: "home", label: "Home", filtered: false },
   { view: "board", label: "Board", filtered: true },
   { view: "tree", label: "Tree", filtered: true },
   { view: "graph", label: "Graph", filtered: true },
@@ -29,6 +32,7 @@ const NAV: Array<{ view: ViewName; label: string; filtered: boolean }> = [
 
 /** Board, tree, graph and activity share their filters: moving between them keeps the query. */
 function navHref(view: ViewName, filtered: boolean, route: Route): string {
+  if (view === "home") return "/";
   if (!filtered) return `/${view}`;
   const params = new URLSearchParams();
   for (const key of FILTER_KEYS) {
@@ -56,10 +60,12 @@ function App() {
   const inbox = useResource<InboxView>("inbox", () => getJson<InboxView>("/api/inbox"));
   const [help, setHelp] = useState(false);
   const questions = inbox.data?.questions.length ?? 0;
+  useEffect(() => notifyNewQuestions(inbox.data), [inbox.data]);
 
   useEffect(() => installKeyboard({ toggleHelp: () => setHelp((open) => !open), closeHelp: () => setHelp(false) }), []);
   useEffect(() => {
     const names: Record<ViewName, string> = {
+      home: "Home",
       board: "Board",
       tree: "Tree",
       graph: "Graph",
@@ -78,7 +84,7 @@ function App() {
   return (
     <>
       <header class="top">
-        <a class="brand" href="/board">
+        <a class="brand" href="/">
           Arbeit
         </a>
         <nav aria-label="Views">
@@ -143,6 +149,8 @@ function App() {
 
 function View({ route, me }: { route: Route; me: Me | undefined }) {
   switch (route.view) {
+    case "home":
+      return <HomePage me={me} />;
     case "board":
       return <BoardPage route={route} me={me} />;
     case "tree":

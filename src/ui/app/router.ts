@@ -1,7 +1,7 @@
 /** Client-side routing: every view has its own URL; history.pushState moves between them. */
 import { useEffect, useState } from "preact/hooks";
 
-export type ViewName = "board" | "tree" | "graph" | "task" | "agents" | "activity" | "inbox" | "missing";
+export type ViewName = "home" | "board" | "tree" | "graph" | "task" | "agents" | "activity" | "inbox" | "missing";
 
 export interface Route {
   view: ViewName;
@@ -15,7 +15,7 @@ export function parseRoute(location: { pathname: string; search: string }): Rout
   const path = location.pathname.replace(/\/+$/, "") || "/";
   const task = /^\/task\/([^/]+)$/.exec(path);
   if (task) return { view: "task", taskId: decodeURIComponent(task[1]!), query };
-  if (path === "/") return { view: "board", query };
+  if (path === "/") return { view: "home", query };
   const name = path.slice(1);
   if (["board", "tree", "graph", "agents", "activity", "inbox"].includes(name))
     return { view: name as ViewName, query };
@@ -90,13 +90,16 @@ export function filtersOf(query: URLSearchParams): Filters {
   };
 }
 
-/** The query string that carries `filters` (empty values left out), with a leading "?" when any. */
-export function filterQuery(filters: Partial<Filters>): string {
-  const params = new URLSearchParams();
-  for (const key of FILTER_KEYS) {
-    const value = filters[key];
-    if (value) params.set(key, value);
+/**
+ * The URL of `path` with the current query, some of its settings replaced (an empty value
+ * removes one): a filter or a board setting changes only itself.
+ */
+export function withParams(path: string, changes: Record<string, string>): string {
+  const params = new URLSearchParams(location.search);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value) params.set(name, value);
+    else params.delete(name);
   }
   const text = params.toString();
-  return text ? `?${text}` : "";
+  return text ? `${path}?${text}` : path;
 }

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpRefusal } from "../../http/refusals.js";
 import type { ArbeitService } from "../../service/arbeit-service.js";
-import { newestSeq, readActivity, readAgents, readInbox, readOverview } from "../../service/overview.js";
+import { readActivity } from "../../service/activity.js";
+import { readHome } from "../../service/home.js";
+import { newestSeq, readAgents, readInbox, readOverview } from "../../service/overview.js";
 import { findTool } from "../../tools/catalogue.js";
 import type { ToolDef } from "../../tools/define.js";
 import type { Envelope } from "../../tools/envelope.js";
@@ -68,6 +70,16 @@ function optionalInt(url: URL, name: string): number | undefined {
 
 const optionalText = (url: URL, name: string): string | undefined => url.searchParams.get(name) || undefined;
 
+/** A time bound: a date (YYYY-MM-DD, its midnight UTC) or an ISO 8601 time, as the store's UTC text. */
+function optionalTime(url: URL, name: string): string | undefined {
+  const raw = optionalText(url, name);
+  if (raw === undefined) return undefined;
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? Date.parse(`${raw}T00:00:00.000Z`) : Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(at))
+    throw new HttpRefusal(400, "INVALID_ARGUMENT", `${name} must be a date (YYYY-MM-DD) or an ISO 8601 time.`);
+  return new Date(at).toISOString();
+}
+
 /** The tool a dashboard write names (`POST /api/tools/<name>`), for a server's request log. */
 export const toolOfPath = (path: string): string | undefined => TOOL_PATH.exec(path)?.[1];
 
@@ -93,11 +105,18 @@ export class DashboardRoutes {
       "/api/overview": (url) => readOverview(service.store, optionalText(url, "list"), optionalInt(url, "since")),
       "/api/agents": () => readAgents(service.store),
       "/api/inbox": () => readInbox(service.store),
+      "/api/home": () => readHome(service.store),
       "/api/activity": (url) =>
         readActivity(service.store, {
           before: optionalInt(url, "before"),
           limit: optionalInt(url, "limit"),
           task_id: optionalText(url, "task"),
+          agent: optionalText(url, "agent"),
+          session_id: optionalText(url, "session"),
+          event_types: optionalText(url, "event")?.split(","),
+          from: optionalTime(url, "from"),
+          to: optionalTime(url, "to"),
+          text: optionalText(url, "q"),
         }),
     };
   }

@@ -4,8 +4,10 @@ import { guardEdges, readJsonBody, requestTimeouts, sendRefusal } from "../../ht
 import { listen } from "../../http/listen.js";
 import { HttpRefusal, malformed, methodRefused } from "../../http/refusals.js";
 import { requestTarget } from "../../http/request-target.js";
+import { type DeliveryOptions, startWebhookDelivery } from "../../notify/webhooks.js";
 import type { ArbeitService } from "../../service/arbeit-service.js";
 import type { Caller } from "../../service/caller.js";
+import type { SqlStore } from "../../store/sql/database.js";
 import type { ToolContext } from "../../tools/define.js";
 import { failure, invokeTool } from "../../tools/envelope.js";
 import type { Me } from "../contract.js";
@@ -33,6 +35,11 @@ export interface DashboardOptions {
   /** How often the live feed looks for changes. */
   pollMs?: number;
   /**
+   * Delivers the project's webhooks (`arbeit notify`) while the dashboard runs; default: unless
+   * read-only. Options tune how often it looks and its back-off.
+   */
+  webhooks?: boolean | DeliveryOptions;
+  /**
    * How long a request may take to arrive, headers and body (default 30 s). A page's event
    * stream is not cut by it: its request is complete once its headers are in.
    */
@@ -57,6 +64,11 @@ const tooLarge = () =>
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   const { service } = options;
   const token = newToken();
+  const webhooks = options.webhooks ?? !options.readOnly;
+  const stopWebhooks =
+    webhooks !== false && "transaction" in service.store
+      ? startWebhookDelivery(service.store as unknown as SqlStore, webhooks === true ? {} : webhooks)
+      : async () => {};
   const routes = new DashboardRoutes({
     service,
     engine: options.engine,
@@ -137,6 +149,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     server,
     close: async () => {
       routes.close();
+      await stopWebhooks();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,13 +1,33 @@
-/** The event stream, newest first; "Older" pages back. Live changes bring the newest page in again. */
-import { useMemo, useState } from "preact/hooks";
-import type { ActivityView, ArbeitEvent, OverviewTask } from "../../contract.js";
+/**
+ * The event log, newest first, searched on the server over the whole history: text, task, agent,
+ * session, event type and time, all kept in the URL. "Older" pages back with the server's cursor;
+ * live changes bring the newest page in again.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { EVENT_TYPES, HOST_EVENT_TYPES } from "../../../domain/types.js";
+import type { ActivityView, ArbeitEvent } from "../../contract.js";
 import { getJson } from "../api.js";
-import { ErrorAlert, FilterBar, isFiltered, When } from "../common.js";
-import { useOverview } from "../data.js";
+import { ErrorAlert, When } from "../common.js";
 import { useResource } from "../live.js";
-import { type Filters, filtersOf, type Route } from "../router.js";
+import { navigate, type Route } from "../router.js";
 
 const PAGE = 100;
+
+/** The activity filters, as the URL and /api/activity name them. */
+const KEYS = ["q", "task", "agent", "session", "event", "from", "to"] as const;
+type Key = (typeof KEYS)[number];
+type Search = Record<Key, string>;
+
+function searchOf(query: URLSearchParams): Search {
+  return Object.fromEntries(KEYS.map((key) => [key, query.get(key) ?? ""])) as Search;
+}
+
+function queryOf(search: Search, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams();
+  for (const key of KEYS) if (search[key]) params.set(key, search[key]);
+  for (const [key, value] of Object.entries(extra)) params.set(key, value);
+  return params.toString();
+}
 
 /** What a task is called in an event that carries the whole task (created, deleted). */
 function taskTitle(value: unknown): string | undefined {
@@ -31,89 +51,147 @@ function payloadText(event: ArbeitEvent): string {
   return parts.join(" · ");
 }
 
-function passes(event: ArbeitEvent, filters: Filters, tasks: Map<string, OverviewTask> | undefined): boolean {
-  const task = event.task_id ? tasks?.get(event.task_id) : undefined;
-  if (filters.owner && event.agent !== filters.owner && task?.owner !== filters.owner) return false;
-  if ((filters.list || filters.status || filters.type) && tasks) {
-    if (!task) return false;
-    if (filters.list && task.list_id !== filters.list) return false;
-    if (filters.status && task.status !== filters.status) return false;
-    if (filters.type && (task.type ?? "none") !== filters.type) return false;
-  }
-  if (filters.q) {
-    const q = filters.q.toLowerCase();
-    const hay = [event.event_type, event.task_id ?? "", event.agent ?? "", task?.title ?? "", event.entity_id]
-      .join(" ")
-      .toLowerCase();
-    if (!hay.includes(q)) return false;
-  }
-  return true;
+/** A text filter that replaces the URL once typing pauses, not at every key. */
+function TextFilter({
+  label,
+  value,
+  set,
+  id,
+  placeholder,
+}: {
+  label: string;
+  value: string;
+  set: (value: string) => void;
+  id?: string;
+  placeholder?: string;
+}) {
+  const [text, setText] = useState(value);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => setText(value), [value]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return (
+    <label>
+      {label}
+      <input
+        id={id}
+        type="search"
+        placeholder={placeholder}
+        value={text}
+        onInput={(event) => {
+          const next = event.currentTarget.value;
+          setText(next);
+          clearTimeout(timer.current);
+          timer.current = setTimeout(() => set(next.trim()), 250);
+        }}
+      />
+    </label>
+  );
+}
+
+function SearchBar({ search }: { search: Search }) {
+  const set = (key: Key, value: string) => {
+    const query = queryOf({ ...search, [key]: value });
+    navigate(`/activity${query ? `?${query}` : ""}`, true);
+  };
+  const filtered = KEYS.some((key) => search[key] !== "");
+  return (
+    <form class="filters" aria-label="Search the activity" onSubmit={(event) => event.preventDefault()}>
+      <TextFilter
+        label="Search"
+        id="filter-q"
+        placeholder="text in any event  ( / )"
+        value={search.q}
+        set={(v) => set("q", v)}
+      />
+      <TextFilter label="Task" placeholder="tkt-…" value={search.task} set={(v) => set("task", v)} />
+      <TextFilter label="Agent" value={search.agent} set={(v) => set("agent", v)} />
+      <TextFilter label="Session" value={search.session} set={(v) => set("session", v)} />
+      <label>
+        Event
+        <select value={search.event} onChange={(event) => set("event", event.currentTarget.value)}>
+          <option value="">any event</option>
+          {[...EVENT_TYPES, ...HOST_EVENT_TYPES].map((type) => (
+            <option key={type} value={type}>
+              {type}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        From
+        <input type="date" value={search.from} onChange={(event) => set("from", event.currentTarget.value)} />
+      </label>
+      <label>
+        Before
+        <input type="date" value={search.to} onChange={(event) => set("to", event.currentTarget.value)} />
+      </label>
+      {filtered && (
+        <button type="button" class="quiet" onClick={() => navigate("/activity", true)}>
+          Clear filters
+        </button>
+      )}
+    </form>
+  );
 }
 
 export function ActivityPage({ route }: { route: Route }) {
-  const filters = filtersOf(route.query);
-  const newest = useResource("activity", () => getJson<ActivityView>(`/api/activity?limit=${PAGE}`));
-  const [older, setOlder] = useState<{ events: ArbeitEvent[]; next: number | null } | null>(null);
+  const search = searchOf(route.query);
+  const filters = queryOf(search);
+  const newest = useResource(`activity:${filters}`, () =>
+    getJson<ActivityView>(`/api/activity?${queryOf(search, { limit: String(PAGE) })}`),
+  );
+  // Older pages of this search, loaded with the cursor of the page before.
+  const [older, setOlder] = useState<{ filters: string; pages: ActivityView[] }>({ filters, pages: [] });
   const [olderError, setOlderError] = useState<{ code: string; message: string }>();
   const [loadingOlder, setLoadingOlder] = useState(false);
-  // Tasks (for list, status, type and owner filters and titles): the overview, only when a filter needs it.
-  const needTasks = Boolean(filters.list || filters.status || filters.type || filters.q || filters.owner);
-  const overview = useOverview(filters.list, needTasks);
-  const tasks = useMemo(
-    () => (needTasks && overview.data ? new Map(overview.data.tasks.map((task) => [task.id, task])) : undefined),
-    [needTasks, overview.data],
-  );
-  const events = useMemo(() => {
-    const seen = new Set<number>();
-    const out: ArbeitEvent[] = [];
-    for (const event of [...(newest.data?.events ?? []), ...(older?.events ?? [])]) {
+  const pages = older.filters === filters ? older.pages : [];
+  const seen = new Set<number>();
+  const events: ArbeitEvent[] = [];
+  const titles: Record<string, string> = {};
+  for (const page of [newest.data, ...pages]) {
+    if (!page) continue;
+    Object.assign(titles, page.titles);
+    for (const event of page.events) {
       if (seen.has(event.seq)) continue;
       seen.add(event.seq);
-      out.push(event);
+      events.push(event);
     }
-    return out.sort((a, b) => b.seq - a.seq);
-  }, [newest.data, older]);
-  const shown = events.filter((event) => passes(event, filters, tasks));
-  const next = older ? older.next : (newest.data?.next_before ?? null);
+  }
+  events.sort((a, b) => b.seq - a.seq);
+  const next = pages.length > 0 ? pages.at(-1)!.next_before : (newest.data?.next_before ?? null);
   const loadOlder = async () => {
     if (next === null) return;
     setLoadingOlder(true);
     setOlderError(undefined);
     try {
-      const page = await getJson<ActivityView>(`/api/activity?before=${next}&limit=${PAGE}`);
-      setOlder({ events: [...(older?.events ?? []), ...page.events], next: page.next_before });
+      const page = await getJson<ActivityView>(
+        `/api/activity?${queryOf(search, { before: String(next), limit: String(PAGE) })}`,
+      );
+      setOlder({ filters, pages: [...pages, page] });
     } catch (error) {
       setOlderError({ code: "ERROR", message: error instanceof Error ? error.message : String(error) });
     } finally {
       setLoadingOlder(false);
     }
   };
-  const lists = overview.data?.lists ?? [];
-  const owners = useMemo(() => {
-    const set = new Set<string>();
-    for (const event of events) if (event.agent) set.add(event.agent);
-    return [...set].sort();
-  }, [events]);
   return (
     <section data-view="activity" class="view">
       <div class="toolbar">
         <h1>Activity</h1>
-        <FilterBar filters={filters} lists={lists} owners={owners} path="/activity" />
+        <SearchBar search={search} />
       </div>
       <ErrorAlert error={newest.error} onReload={newest.reload} />
       {!newest.data && !newest.error && <p class="muted">Loading…</p>}
-      {newest.data && shown.length === 0 && (
-        <p class="muted">No events{isFiltered(filters) ? " match the filters (in what is loaded)" : ""}.</p>
-      )}
+      {newest.data && events.length === 0 && <p class="muted">No events{filters ? " match the search" : ""}.</p>}
       <ol class="plain-list events">
-        {shown.map((event) => (
+        {events.map((event) => (
           <li key={event.seq} data-seq={event.seq} data-task-id={event.task_id ?? undefined}>
             <span class="seq">#{event.seq}</span>
             <When at={event.timestamp} />
             <strong>{event.event_type}</strong>
             {event.task_id && (
               <a href={`/task/${event.task_id}`} data-nav-item>
-                {tasks?.get(event.task_id)?.title ?? event.task_id}
+                {titles[event.task_id] ?? event.task_id}
               </a>
             )}
             {event.agent && <span class="owner">{event.agent}</span>}

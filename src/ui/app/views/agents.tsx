@@ -4,7 +4,7 @@ import { callTool, getJson } from "../api.js";
 import { Countdown, ErrorAlert, Section, setServerNow, useAction, When } from "../common.js";
 import { useResource } from "../live.js";
 
-function BreakClaim({ taskId, after }: { taskId: string; after: () => unknown }) {
+export function BreakClaim({ taskId, after }: { taskId: string; after: () => unknown }) {
   const action = useAction();
   return (
     <>

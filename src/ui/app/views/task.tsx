@@ -83,6 +83,9 @@ function draftOf(task: Task): Draft {
   };
 }
 
+/** The intent is fixed once set (a blank one can still be filled in): the page shows it, never as a field. */
+const intentFixed = (task: Task) => task.intent !== null && task.intent.trim() !== "";
+
 const ids = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 /** The arguments of arbeit_task_update for the fields that differ from `base`. */
@@ -196,7 +199,14 @@ function EditTask({ task, reload }: { task: Task; reload: () => Promise<Task | u
         {select("impact", "Impact", RISK_LEVELS, "not assessed")}
         {text("parent_id", "Parent", { placeholder: "tkt-… (empty: none)" })}
         {text("blocked_by", "Blocked by", { placeholder: "tkt-… tkt-…" })}
-        {area("intent", "Intent")}
+        {intentFixed(base) ? (
+          <label class="wide read-only-field">
+            Intent <span class="muted small">(fixed once set)</span>
+            <textarea class="read-only-value" readOnly value={base.intent ?? ""} rows={2} />
+          </label>
+        ) : (
+          area("intent", "Intent")
+        )}
         {area("description", "Description")}
         {area("plan", "Plan")}
       </div>
@@ -228,9 +238,19 @@ function EditTask({ task, reload }: { task: Task; reload: () => Promise<Task | u
   );
 }
 
+/**
+ * The context timeline, oldest first: decisions, attempts, blockers and the rest. A superseded
+ * entry stays, struck through, linked both ways with the entry that replaced it; a blocker a
+ * person answered (a user_input superseding it) reads as the question and its answer.
+ */
 function Timeline({ entries }: { entries: ContextEntry[] }) {
   const supersedes = new Map<string, string>();
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
   for (const entry of entries) if (entry.superseded_by) supersedes.set(entry.superseded_by, entry.id);
+  const answers = (entry: ContextEntry) =>
+    entry.type === "user_input" && byId.get(supersedes.get(entry.id) ?? "")?.type === "blocker";
+  const answered = (entry: ContextEntry) =>
+    entry.type === "blocker" && byId.get(entry.superseded_by ?? "")?.type === "user_input";
   const sorted = [...entries].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   if (sorted.length === 0) return <p class="muted">No context yet.</p>;
   return (
@@ -239,7 +259,7 @@ function Timeline({ entries }: { entries: ContextEntry[] }) {
         <li
           key={entry.id}
           id={entry.id}
-          class={`type-${entry.type}${entry.superseded_by ? " superseded" : ""}`}
+          class={`type-${entry.type}${entry.superseded_by ? " superseded" : ""}${answers(entry) ? " answer" : ""}`}
           data-entry-id={entry.id}
           data-superseded-by={entry.superseded_by ?? undefined}
         >
@@ -249,16 +269,18 @@ function Timeline({ entries }: { entries: ContextEntry[] }) {
             <code class="muted">{entry.id}</code>
             {supersedes.has(entry.id) && (
               <span class="muted">
-                replaces <a href={`#${supersedes.get(entry.id)}`}>{supersedes.get(entry.id)}</a>
+                {answers(entry) ? "answers" : "replaces"}{" "}
+                <a href={`#${supersedes.get(entry.id)}`}>{supersedes.get(entry.id)}</a>
               </span>
             )}
             {entry.superseded_by && (
               <span class="muted">
-                superseded by <a href={`#${entry.superseded_by}`}>{entry.superseded_by}</a>
+                {answered(entry) ? "answered by" : "superseded by"}{" "}
+                <a href={`#${entry.superseded_by}`}>{entry.superseded_by}</a>
               </span>
             )}
           </div>
-          {entry.superseded_by ? (
+          {entry.superseded_by && !answered(entry) ? (
             <del class="content">
               <pre>{entry.content}</pre>
             </del>
@@ -446,23 +468,18 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
       <ErrorAlert error={briefing.error} onReload={briefing.reload} />
       <div class="detail">
         <div>
+          <Section title="Context" count={data.context_all?.length ?? 0}>
+            <Timeline entries={data.context_all ?? []} />
+            {editable && <AddContext taskId={task.id} after={after} />}
+          </Section>
           <Section title="Fields">
-            <dl class="fields">
+            {/* Set by the store, never by a person: shown as text, outside the form. */}
+            <dl class="fields" aria-label="Read-only fields">
               <dt>List</dt>
               <dd>{task.list_id}</dd>
-              <dt>Type</dt>
-              <dd>{task.type ?? "none"}</dd>
-              <dt>Priority</dt>
-              <dd>P{task.priority}</dd>
-              <dt>Owner</dt>
-              <dd>{task.owner ?? "none"}</dd>
               <dt>Claim</dt>
               <dd>
                 <ClaimControl task={task} editable={editable} after={after} />
-              </dd>
-              <dt>Risk / impact</dt>
-              <dd>
-                {task.risk ?? "not assessed"} / {task.impact ?? "not assessed"}
               </dd>
               <dt>Active form</dt>
               <dd>{task.active_form ?? "none"}</dd>
@@ -476,30 +493,37 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
               <dd>
                 <When at={task.updated_at} />
               </dd>
-              <dt>Intent</dt>
-              <dd>
-                <pre>{task.intent ?? "none"}</pre>
-              </dd>
-              <dt>Description</dt>
-              <dd>
-                <pre>{task.description ?? "none"}</pre>
-              </dd>
-              <dt>Plan</dt>
-              <dd>
-                <pre>{task.plan ?? "none"}</pre>
-              </dd>
+              {!editable && (
+                <>
+                  <dt>Type</dt>
+                  <dd>{task.type ?? "none"}</dd>
+                  <dt>Priority</dt>
+                  <dd>P{task.priority}</dd>
+                  <dt>Owner</dt>
+                  <dd>{task.owner ?? "none"}</dd>
+                  <dt>Risk / impact</dt>
+                  <dd>
+                    {task.risk ?? "not assessed"} / {task.impact ?? "not assessed"}
+                  </dd>
+                  <dt>Intent</dt>
+                  <dd>
+                    <pre>{task.intent ?? "none"}</pre>
+                  </dd>
+                  <dt>Description</dt>
+                  <dd>
+                    <pre>{task.description ?? "none"}</pre>
+                  </dd>
+                  <dt>Plan</dt>
+                  <dd>
+                    <pre>{task.plan ?? "none"}</pre>
+                  </dd>
+                </>
+              )}
             </dl>
-          </Section>
-          {editable && (
-            <Section title="Edit">
-              <EditTask task={task} reload={reloadTask} />
-            </Section>
-          )}
-          <Section title="Context" count={data.context_all?.length ?? 0}>
-            <Timeline entries={data.context_all ?? []} />
-            {editable && <AddContext taskId={task.id} after={after} />}
+            {editable && <EditTask task={task} reload={reloadTask} />}
           </Section>
           <Section title="Events" count={data.recent_events?.length ?? 0}>
+            <a href={`/activity?task=${encodeURIComponent(task.id)}`}>The whole history of this task</a>
             <ul class="plain-list events">
               {(data.recent_events ?? []).map((event) => (
                 <li key={event.id}>

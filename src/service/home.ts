@@ -1,0 +1,52 @@
+import type { TaskStore } from "../store/task-store.js";
+import { agentsIn, inboxIn } from "./overview.js";
+import type { HomeView } from "./views.js";
+
+/**
+ * The dashboard's home view in one read transaction: what needs a person (open questions, stale
+ * claims, sessions that stopped with their task unfinished, attempts piling up on one task,
+ * webhooks failing), who
+ * works on what now, and how the work goes (epics' completion, work done per day).
+ */
+
+/** How many live attempt entries on one unfinished task call for a person's look. */
+export const HOME_ATTEMPTS_PILING = 3;
+/** Days of work shown per day (today included). */
+export const HOME_DAYS = 14;
+/** Sessions that stopped work within this long count as leaving it unfinished. */
+const STOPPED_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+const LISTED_MAX = 20;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The UTC days from `HOME_DAYS - 1` days before `now` through `now`'s, as YYYY-MM-DD. */
+function lastDays(now: string): string[] {
+  const today = Date.parse(`${now.slice(0, 10)}T00:00:00.000Z`);
+  return Array.from({ length: HOME_DAYS }, (_, i) =>
+    new Date(today - (HOME_DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10),
+  );
+}
+
+export async function readHome(store: TaskStore): Promise<HomeView> {
+  return store.read(async (tx) => {
+    const now = tx.databaseNow();
+    const seq = await tx.maxEventSeq();
+    const inbox = await inboxIn(tx);
+    const agents = await agentsIn(tx);
+    const since = new Date(Date.parse(now) - STOPPED_WINDOW_MS).toISOString();
+    const stopped = await tx.stoppedUnfinished(since, LISTED_MAX);
+    const attempts = await tx.attemptsPilingUp(HOME_ATTEMPTS_PILING, LISTED_MAX);
+    const webhooks = await tx.failingWebhooks();
+    const epics = await tx.epicProgress();
+    const days = lastDays(now);
+    const counted = new Map((await tx.dailyWork(`${days[0]}T00:00:00.000Z`)).map((row) => [row.day, row]));
+    return {
+      seq,
+      now,
+      attention: { questions: inbox.questions, stale_claims: agents.stale_claims, stopped, attempts, webhooks },
+      // Who works on what now: sessions working on a task or holding a claim.
+      sessions: agents.sessions.filter((session) => session.working !== null || session.claims.length > 0),
+      epics,
+      days: days.map((day) => counted.get(day) ?? { day, completed: 0, decisions: 0, blockers: 0 }),
+    };
+  });
+}

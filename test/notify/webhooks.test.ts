@@ -1,0 +1,224 @@
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { listWebhooks, SIGNATURE_TOLERANCE_S, startWebhookDelivery, verifyWebhook } from "../../src/notify/webhooks.js";
+import { readHome } from "../../src/service/home.js";
+import { openProject } from "../../src/service/project.js";
+import type { SqlStore } from "../../src/store/sql/database.js";
+import { runCli } from "../helpers/cli.js";
+import { postgresSkip } from "../helpers/postgres.js";
+import { type Dashboard, type Engine, startDashboard, type UiProject, uiProject } from "../ui/harness.js";
+
+/**
+ * Outgoing webhooks: a real HTTP receiver in the test, `arbeit notify` and `arbeit ui` as a person
+ * runs them, agents as other CLI processes. A delivery verifies under the secret shown once; an
+ * altered or replayed one does not; a receiver that is down gets retries, and agents never wait.
+ */
+
+interface Received {
+  headers: IncomingMessage["headers"];
+  body: string;
+  at: number;
+}
+
+/** A webhook receiver on 127.0.0.1 that answers each request as `answer` says (status, or hold it open). */
+async function receiver(answer: (index: number) => number | "hold" = () => 200) {
+  const received: Received[] = [];
+  const held: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body, at: Date.now() });
+      const status = answer(received.length - 1);
+      if (status === "hold") held.push(res);
+      else res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return {
+    url,
+    received,
+    held,
+    /** Waits (bounded) until `count` requests have arrived. */
+    async until(count: number) {
+      for (let i = 0; i < 400 && received.length < count; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(received.length >= count, `expected ${count} deliveries, got ${received.length}`);
+    },
+    async close() {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function notifySuite(engine: Engine) {
+  let project: UiProject;
+  let dashboard: Dashboard;
+  let hook: Awaited<ReturnType<typeof receiver>>;
+  let secret: string;
+  let task: string;
+  const call = (tool: string, args: unknown) =>
+    project.cli(["call", tool, "-", "--session", "ses-hooked", "--agent", "claude-code"], JSON.stringify(args));
+
+  before(async () => {
+    project = await uiProject(engine);
+    hook = await receiver();
+    task = (await project.cli(["task", "create", "--title", "Pick the currency"])).task.id;
+    const added = await project.cli(["notify", "add", hook.url, "--events", "question,task_completed"]);
+    secret = added.secret;
+    dashboard = await startDashboard(project.dir, { env: project.env });
+  });
+  after(async () => {
+    await dashboard?.stop();
+    await hook?.close();
+    await project?.close();
+  });
+
+  it("delivers a question, signed: it verifies under the secret; altered or replayed, it does not", async () => {
+    await call("arbeit_context_add", { task_id: task, type: "note", content: "Not a kind it hears of" });
+    await call("arbeit_context_add", { task_id: task, type: "blocker", content: "Euros or dollars?" });
+    await hook.until(1);
+    const [delivery] = hook.received;
+    const body = JSON.parse(delivery!.body);
+    assert.equal(body.kind, "question");
+    assert.equal(body.text, `claude-code asks on "Pick the currency" (${task}): Euros or dollars?`);
+    assert.deepEqual(body.task, { id: task, title: "Pick the currency" });
+    assert.equal(body.event.session_id, "ses-hooked");
+
+    const signature = delivery!.headers["x-arbeit-signature"] as string;
+    const sentAt = Number(/^t=(\d+),/.exec(signature)?.[1]);
+    assert.equal(verifyWebhook(secret, signature, delivery!.body, sentAt), true);
+    assert.equal(verifyWebhook(secret, signature, delivery!.body.replace("Euros", "Pesos"), sentAt), false);
+    assert.equal(verifyWebhook("whsec_someone-else", signature, delivery!.body, sentAt), false);
+    // The same request sent again later than the tolerance: refused as a replay.
+    assert.equal(verifyWebhook(secret, signature, delivery!.body, sentAt + SIGNATURE_TOLERANCE_S + 1), false);
+    assert.equal(verifyWebhook(secret, undefined, delivery!.body, sentAt), false);
+    assert.match(delivery!.headers["x-arbeit-delivery"] as string, /^whk-[a-z0-9]{8}:\d+$/);
+
+    await project.cli(["task", "update", task, "--status", "completed"]);
+    await hook.until(2);
+    assert.equal(JSON.parse(hook.received[1]!.body).kind, "task_completed");
+    assert.equal(hook.received.length, 2, "the note was not sent");
+
+    const [listed] = (await project.cli(["notify", "list"])).webhooks;
+    assert.equal(listed.url, hook.url);
+    assert.deepEqual(listed.events, ["question", "task_completed"]);
+    assert.ok(listed.last_success_at);
+    assert.equal(listed.secret, undefined, "a secret is shown once, never listed");
+  });
+}
+
+describe("webhooks delivered by arbeit ui, on SQLite", () => notifySuite("sqlite"));
+describe("webhooks delivered by arbeit ui, on Postgres", { skip: await postgresSkip() }, () => notifySuite("postgres"));
+
+describe("webhook delivery", () => {
+  let project: UiProject;
+  before(async () => {
+    project = await uiProject("sqlite");
+  });
+  after(async () => project?.close());
+
+  it("retries a receiver that is down with growing waits, then records the failure for arbeit notify list", async () => {
+    const flaky = await receiver((index) => (index < 2 ? 503 : 200));
+    const down = await receiver(() => 503);
+    const service = await openProject({ cwd: project.dir });
+    const stop = startWebhookDelivery(service.store as unknown as SqlStore, { pollMs: 20, retryBaseMs: 40 });
+    try {
+      await project.cli(["notify", "add", flaky.url]);
+      await project.cli(["notify", "add", down.url]);
+      const task = (await project.cli(["task", "create", "--title", "Ship it"])).task.id;
+      await project.cli(["context", "add", task, "blocker", "Today?"]);
+      await flaky.until(3);
+      await down.until(5);
+      // The same delivery each time, after waits that grow.
+      assert.equal(new Set(flaky.received.map((r) => r.headers["x-arbeit-delivery"])).size, 1);
+      const gaps = down.received.slice(1).map((r, i) => r.at - down.received[i]!.at);
+      assert.ok(gaps.at(-1)! > gaps[0]!, `waits grow: ${gaps}`);
+      for (let i = 0; i < 100; i++) {
+        const failed = (await listWebhooks(service.store as unknown as SqlStore)).find((w) => w.url === down.url);
+        if (failed?.last_failure) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const webhooks = await listWebhooks(service.store as unknown as SqlStore);
+      const ok = webhooks.find((w) => w.url === flaky.url)!;
+      assert.ok(ok.last_success_at);
+      assert.equal(ok.last_failure, null);
+      const listed = (await project.cli(["notify", "list"])).webhooks.find((w: { url: string }) => w.url === down.url);
+      assert.equal(listed.last_failure, `HTTP 503 from ${down.url} (after 5 tries)`);
+      assert.ok(listed.last_failure_at);
+      // `arbeit status` needs a person for it (exit 1), and so does the dashboard's home view;
+      // the webhook that recovered, neither.
+      const status = await runCli(["status", "--json"], { cwd: project.dir });
+      assert.equal(status.code, 1);
+      const flagged = status.json.attention.filter((item: { code: string }) => item.code === "WEBHOOK_FAILING");
+      assert.equal(flagged.length, 1);
+      assert.match(flagged[0].message, new RegExp(`${down.url}.*HTTP 503`));
+      const failing = (await readHome(service.store)).attention.webhooks;
+      assert.deepEqual(
+        failing.map((webhook) => [webhook.url, webhook.last_failure]),
+        [[down.url, `HTTP 503 from ${down.url} (after 5 tries)`]],
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(down.received.length, 5, "no more tries after the last");
+    } finally {
+      await stop();
+      await flaky.close();
+      await down.close();
+      await service.close();
+    }
+  });
+
+  it("sends each event once when two processes deliver for the same store", async () => {
+    const hook = await receiver();
+    const { webhook } = await project.cli(["notify", "add", hook.url]);
+    const task = (await project.cli(["task", "create", "--title", "Twice?"])).task.id;
+    for (const question of ["One?", "Two?", "Three?"]) await project.cli(["context", "add", task, "blocker", question]);
+    // Both start with the same events waiting after the same cursor.
+    const services = [await openProject({ cwd: project.dir }), await openProject({ cwd: project.dir })];
+    const stops = services.map((service) =>
+      startWebhookDelivery(service.store as unknown as SqlStore, { pollMs: 5, retryBaseMs: 40 }),
+    );
+    try {
+      await hook.until(3);
+      // Both keep looking for a while after the last: neither sends any event again.
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(
+        hook.received.map((r) => JSON.parse(r.body).event.payload.content),
+        ["One?", "Two?", "Three?"],
+      );
+      await project.cli(["notify", "remove", webhook.id]);
+    } finally {
+      for (const stop of stops) await stop();
+      await hook.close();
+      for (const service of services) await service.close();
+    }
+  });
+
+  it("never holds up an agent: its calls finish while a receiver holds a delivery open", async () => {
+    const stuck = await receiver(() => "hold");
+    const service = await openProject({ cwd: project.dir });
+    const stop = startWebhookDelivery(service.store as unknown as SqlStore, { pollMs: 20, retryBaseMs: 40 });
+    try {
+      const { webhook } = await project.cli(["notify", "add", stuck.url]);
+      const task = (await project.cli(["task", "create", "--title", "Stuck receiver"])).task.id;
+      await project.cli(["context", "add", task, "blocker", "Anyone there?"]);
+      await stuck.until(1);
+      assert.equal(stuck.held.length, 1, "the receiver holds the delivery open");
+      // Agents go on: their calls write to the store and return, the delivery still open.
+      await project.cli(["context", "add", task, "blocker", "Still there?"]);
+      await project.cli(["task", "update", task, "--status", "in_progress"]);
+      assert.equal(stuck.held.length, 1);
+      assert.equal(stuck.received.length, 1, "the second question waits its turn behind the first");
+      await project.cli(["notify", "remove", webhook.id]);
+    } finally {
+      await stop();
+      await stuck.close();
+      await service.close();
+    }
+  });
+});
