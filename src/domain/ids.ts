@@ -9,6 +9,7 @@ export const ID_PREFIX = {
   session: "ses",
   memory: "mem",
   token: "tok",
+  reservation: "rsv",
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 
@@ -23,6 +24,7 @@ const ID_NOUN: Record<IdKind, string> = {
   session: "a session link",
   memory: "a memory entry",
   token: "a token",
+  reservation: "a file reservation",
 };
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";

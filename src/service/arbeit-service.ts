@@ -14,6 +14,7 @@ import { addProgress, completeProgress } from "./progress.js";
 import type { QueryName } from "./queries.js";
 import { changeRelationship, type RelationshipInput } from "./relationships.js";
 import { resolveLikeKernel } from "./resolve-path.js";
+import { checkEdit } from "./reservations.js";
 import { type ResumeInput, resume } from "./resume.js";
 import { recordSessionEvent, type SessionEventType } from "./session-activity.js";
 import { type NewsOptions, sessionNews } from "./session-news.js";
@@ -115,6 +116,13 @@ export class ArbeitService {
   /** A prompt, sub-agent or compaction of the session, on the task it works for if any. */
   recordSessionEvent(input: { event_type: SessionEventType; payload: Record<string, unknown> }, caller: Caller) {
     return recordSessionEvent(this.#deps, input, identify(caller));
+  }
+  /**
+   * May the caller edit `paths` now (a host asks before the edit)? `deny` when another live
+   * session holds one of them exclusively, `warn` when only shared; one indexed read per path.
+   */
+  checkEdit(input: { paths: string[] }, caller: Caller) {
+    return checkEdit(this.#deps, input, identify(caller));
   }
   /** What happened since the session last looked that it should hear; moves its cursor on. */
   sessionNews(caller: Caller, options?: NewsOptions) {

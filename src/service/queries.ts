@@ -4,6 +4,7 @@ import { bottlenecksAnd, criticalPath, dependencyLayers, topBottlenecks } from "
 import { agentSession } from "../domain/identity.js";
 import { projectRelative } from "../domain/paths.js";
 import { READY_BECAUSE, readinessReasons } from "../domain/readiness.js";
+import type { Reservation } from "../domain/reservations.js";
 import { TEMPLATE_NAMES, TEMPLATES } from "../domain/templates.js";
 import {
   EVENT_TYPES,
@@ -24,6 +25,7 @@ import type { Caller } from "./caller.js";
 import { requireTask } from "./invariants.js";
 import { ok, type Result, type ServiceDeps } from "./operation.js";
 import { type CursorKey, cursorScope, decodeCursor, encodeCursor } from "./page-cursor.js";
+import { reservationsOverlapping, reservedPattern, viewOf } from "./reservations.js";
 import { type SummaryOptions, summarizeAs, summarizeFiles, TASK_FIELDS, type TaskField } from "./summaries.js";
 
 /**
@@ -466,6 +468,29 @@ export const QUERIES = {
       });
     },
   }),
+  reservations: define({
+    brief: "{path?}",
+    summary:
+      "Live file reservations: who holds which path or glob (exclusive or shared), for which task, until when; path: only those that could match it.",
+    params: () =>
+      z.strictObject({
+        path: text(LIMITS.file_path).min(1).optional(),
+        limit: limit.optional(),
+        cursor: cursor().optional(),
+      }),
+    run: async (ctx, p) => {
+      const now = ctx.tx.databaseNow();
+      if (p.path !== undefined) {
+        const pattern = reservedPattern(ctx.deps, p.path);
+        const found = pattern === null ? [] : await reservationsOverlapping(ctx.tx, pattern, now);
+        return ok({ path: pattern, reservations: found.slice(0, p.limit ?? DEFAULT_LIMIT).map(viewOf) });
+      }
+      const { rows, ...rest } = await keyset(ctx, p, PATTERN_ORDER, (size, after) =>
+        ctx.tx.liveReservations(now, size, after),
+      );
+      return ok({ reservations: rows.map((row) => viewOf(row)), ...rest });
+    },
+  }),
   templates: define({
     summary: "Task templates with their plan stubs.",
     params: () => z.strictObject({}),
@@ -513,6 +538,10 @@ const QUIET_ORDER: Order<Task, readonly [string, string]> = {
 const TOUCH_ORDER: Order<{ task: Task; operations: FileOperation[]; last_at: string }, readonly [string, string]> = {
   shape: [isInstant, isTaskId],
   key: (row) => [row.last_at, row.task.id],
+};
+const PATTERN_ORDER: Order<Reservation, readonly [string, string]> = {
+  shape: [(value) => typeof value === "string", (value) => typeof value === "string"],
+  key: (row) => [row.pattern, row.id],
 };
 const SEQ_ORDER: Order<{ seq: number }, readonly [number]> = { shape: [isCount], key: (event) => [event.seq] };
 const POSITION: Order<{ position: number }, readonly [number]> = {

@@ -1,15 +1,16 @@
 import { DEFAULT_LEASE_SECONDS, leaseState } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
-import { isAbsolutePath, isWindowsOnlyPath, projectRelative } from "../domain/paths.js";
 import { ARBEIT_DIR } from "../domain/project-layout.js";
 import { type FileOperation, isTerminal, type Task, type Warning } from "../domain/types.js";
 import { assertTransition } from "../domain/validation.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ActiveWork, StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { assertNotHeldByOther, releaseClaim, sweepExpiredClaims, takeClaim } from "./claims.js";
+import { assertNotFenced, assertNotHeldByOther, releaseClaim, sweepExpiredClaims, takeClaim } from "./claims.js";
 import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
+import { projectPath } from "./project-path.js";
+import { releaseReservationsOf } from "./reservations.js";
 import { blockersWarning, staleContextWarning } from "./warnings.js";
 
 /** The session's live active work; work on a task deleted since is treated as ended. */
@@ -102,6 +103,7 @@ export async function stopWork(
     // sessions out until the lease ran out.
     const release = leaseState(task, session, w.databaseNow) === "mine";
     if (release) await releaseClaim(w, task, "work_stopped");
+    await releaseReservationsOf(w, task.id, "work_stopped", session);
     return ok({ stopped: true, files_tracked: files, claim_released: release });
   });
 }
@@ -134,6 +136,7 @@ export async function finishWorkOn(w: WriteContext, task: Task): Promise<void> {
   }
   await tx.stopWorkOn(task.id, now);
   if (task.claim_session !== null || task.lease_expires_at !== null) await releaseClaim(w, task, "task_finished");
+  await releaseReservationsOf(w, task.id, "task_finished");
 }
 
 /**
@@ -175,12 +178,7 @@ export async function trackFile(
       details: { field: "path", limit: LIMITS.file_path },
     });
   }
-  const root = deps.projectRoot.replaceAll("\\", "/");
-  const foreign = root.startsWith("/") && isWindowsOnlyPath(input.path);
-  const spelled = input.path.replaceAll("\\", "/");
-  const resolved =
-    foreign || spelled.includes("\0") ? null : deps.realpath(isAbsolutePath(spelled) ? spelled : `${root}/${spelled}`);
-  const relative = resolved === null ? null : projectRelative(deps.projectRoot, resolved);
+  const relative = projectPath(deps, input.path);
   if (relative === null) return ok({ tracked: false, reason: "outside_project" });
   // Arbeit's own database is not project work.
   if (relative === ARBEIT_DIR || relative.startsWith(`${ARBEIT_DIR}/`))
@@ -189,6 +187,7 @@ export async function trackFile(
     const { tx, now, session } = w;
     const active = await workingFor(tx, session, caller.parents);
     if (!active) return ok({ tracked: false, reason: "no_active_work", file_path: relative });
+    if (active.session_id === session) await assertNotFenced(w, active.task);
     w.touched(active.task_id, active.session_id);
     const id = await tx.insertFileAssociation({
       task_id: active.task_id,
