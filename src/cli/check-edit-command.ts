@@ -15,6 +15,8 @@ live session holds one exclusively), with the reason: who holds it, for which ta
 and what to do instead. Exit 0 unless denied (1), or on an error (1).
 --staged  checks the files staged in the git repository around the current directory (what
           \`git commit\` would record): the pre-commit guard \`arbeit setup git\` installs runs this.
+          It prints only a refusal (on stderr), and lets the commit through when it cannot ask
+          (no store found, a database down).
 The session is --session / ARBEIT_SESSION, else Claude Code's CLAUDE_CODE_SESSION_ID; without one
 every reservation is another session's.
 `;
@@ -64,10 +66,20 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
         ),
       );
     }
-    printEnvelope({ success: true, data }, wantsJson(options.json));
+    // The guard speaks only when it refuses (above); a person asking sees the whole answer.
+    if (!staged || options.json) printEnvelope({ success: true, data }, wantsJson(options.json));
     return data.decision === "deny" ? 1 : 0;
   } catch (error) {
-    return printEnvelope(failure(error), wantsJson(options.json));
+    if (!staged) return printEnvelope(failure(error), wantsJson(options.json));
+    // A guard that cannot ask (no store here, a database down) never blocks a commit.
+    const body = failure(error);
+    write(
+      2,
+      terminalSafe(`arbeit: commit not checked for file reservations: ${body.success ? "" : body.error.message}\n`, {
+        newlines: true,
+      }),
+    );
+    return 0;
   } finally {
     await ctx.close();
   }
