@@ -64,7 +64,7 @@ export class ArbeitService {
   deleteTask(input: DeleteTaskInput, caller: Caller) {
     return deleteTask(this.#deps, input, identify(caller));
   }
-  startWork(input: { task_id: string; expected_version?: number }, caller: Caller) {
+  startWork(input: { task_id: string; expected_version?: number; reserve?: boolean }, caller: Caller) {
     return startWork(this.#deps, input, identify(caller));
   }
   stopWork(input: { task_id: string }, caller: Caller) {

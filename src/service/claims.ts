@@ -3,6 +3,7 @@ import { ArbeitError } from "../domain/errors.js";
 import { isTerminal, type Task } from "../domain/types.js";
 import type { ClaimInput } from "../schemas/inputs.js";
 import type { Caller } from "./caller.js";
+import { readyWithoutSharedFiles } from "./file-overlap.js";
 import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
 import { type ReservationView, type ReserveResult, releaseFiles, reserveFiles, viewOf } from "./reservations.js";
@@ -161,13 +162,15 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
     await sweepExpiredClaims(w);
     const leaseSeconds = input.lease_seconds ?? DEFAULT_LEASE_SECONDS;
     if (input.next) {
-      const [best] = await tx.readyTasks({
-        list_id: input.list_id ?? caller.list_id,
-        now: w.databaseNow,
-        agent: caller.agent,
-        limit: 1,
-        offset: 0,
-      });
+      // Not a task that shares files with work another session holds: that is no parallel work.
+      const [best] = await readyWithoutSharedFiles(
+        tx,
+        { list_id: input.list_id ?? caller.list_id, now: w.databaseNow, agent: caller.agent },
+        [w.session, ...(caller.parents ?? [])],
+        1,
+        undefined,
+        [],
+      );
       if (!best)
         return ok({
           claimed: false,

@@ -22,6 +22,7 @@ import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
 import type { StoreTx, TaskKey } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
+import { type KeptApart, pairsSharingFiles, plannedFiles, readyWithoutSharedFiles } from "./file-overlap.js";
 import { requireTask } from "./invariants.js";
 import { ok, type Result, type ServiceDeps } from "./operation.js";
 import { type CursorKey, cursorScope, decodeCursor, encodeCursor } from "./page-cursor.js";
@@ -211,21 +212,28 @@ export const QUERIES = {
   ready: define({
     brief: ": what to do now (explain: why not)",
     summary:
-      "Open, unblocked, unclaimed tasks, best first (priority, age, id); no status shown, all are open. explain: why (or, with task_id, why not).",
+      "Open, unblocked, unclaimed tasks, best first (priority, age, id); no status shown, all are open. Tasks that share files with work another session holds are left out (kept_apart: which, with what, the files). explain: why (or, with task_id, why not).",
     perCaller: true,
     params: () =>
       z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped(), ...page() }),
     run: async (ctx, p) => {
       const now = ctx.tx.databaseNow();
       if (p.task_id) return ok(await explainTask(ctx, p.task_id, now));
+      const apart: KeptApart[] = [];
       const page = await paged(
         ctx,
         p,
-        (limit, after) => ctx.tx.readyTasks({ ...readyFor(ctx), list_id: scope(ctx, p), now, limit, offset: 0, after }),
+        (limit, after) => readyApart(ctx, { list_id: scope(ctx, p), now }, limit, after, apart),
         { withoutStatus: true },
       );
-      if (!p.explain) return page;
-      return ok({ ...page.data, ready_because: READY_BECAUSE, not_ready: await notReady(ctx, scope(ctx, p), now) });
+      const kept = apart.length > 0 ? { kept_apart: apart } : {};
+      if (!p.explain) return ok({ ...page.data, ...kept });
+      return ok({
+        ...page.data,
+        ...kept,
+        ready_because: READY_BECAUSE,
+        not_ready: await notReady(ctx, scope(ctx, p), now),
+      });
     },
   }),
   next: define({
@@ -233,13 +241,7 @@ export const QUERIES = {
     summary: "The single best ready task, in full (what to do next).",
     params: () => z.strictObject({ ...scoped() }),
     run: async (ctx, p) => {
-      const [task] = await ctx.tx.readyTasks({
-        ...readyFor(ctx),
-        list_id: scope(ctx, p),
-        now: ctx.tx.databaseNow(),
-        limit: 1,
-        offset: 0,
-      });
+      const [task] = await readyApart(ctx, { list_id: scope(ctx, p), now: ctx.tx.databaseNow() }, 1, undefined, []);
       return ok(
         task
           ? { task, why: READY_BECAUSE }
@@ -274,7 +276,7 @@ export const QUERIES = {
   parallel_groups: define({
     brief: "{parent_id?}",
     summary:
-      "Unfinished tasks in dependency layers; each layer can run side by side (layer 0 shows the best to start now). limit caps tasks shown per layer.",
+      "Unfinished tasks in dependency layers; each layer can run side by side (layer 0 shows the best to start now), except pairs that share files (kept_apart names them and the files). limit caps tasks shown per layer.",
     params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped(), limit: limit.optional(), ...shown() }),
     run: async (ctx, p) => {
       const show = shownAs(p);
@@ -302,7 +304,15 @@ export const QUERIES = {
         );
         groups.push({ layer, count: byLayer.get(layer)!.length, tasks: members.map(show) });
       }
-      return ok({ layers_total: later.length + 1, groups });
+      // Tasks of one layer that share files cannot both be edited at once: say which and why.
+      const shownTasks = [...first.tasks, ...tasks.values()];
+      const files = await plannedFiles(ctx.tx, shownTasks, ctx.tx.databaseNow());
+      const withApart = groups.map((group) => {
+        const ids = group.tasks.map((task) => (task as { id: string }).id);
+        const pairs = pairsSharingFiles(ids, files);
+        return pairs.length > 0 ? { ...group, kept_apart: pairs } : group;
+      });
+      return ok({ layers_total: later.length + 1, groups: withApart });
     },
   }),
   bottlenecks: define({
@@ -572,6 +582,25 @@ export function riskScore(task: Pick<Task, "risk" | "impact"> | undefined, depen
 async function tasksInOrder(tx: StoreTx, ids: readonly string[]): Promise<Task[]> {
   const byId = new Map((await tx.getTasks(ids)).map((task) => [task.id, task]));
   return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** A page of ready tasks for the caller, without those that share files with another session's work. */
+function readyApart(
+  ctx: QueryContext,
+  filter: { list_id: string | undefined; now: string },
+  limit: number,
+  after: TaskKey | undefined,
+  apart: KeptApart[],
+): Promise<Task[]> {
+  const who = readyFor(ctx);
+  return readyWithoutSharedFiles(
+    ctx.tx,
+    { ...who, ...filter },
+    [who.session, ...(ctx.caller.parents ?? [])],
+    limit,
+    after,
+    apart,
+  );
 }
 
 /** Whose ready work: the caller's agent (its assignments) and session (its own claims). */

@@ -65,15 +65,28 @@ export function reservedPattern(deps: Pick<ServiceDeps, "projectRoot" | "realpat
   return `${base}/${rest}`;
 }
 
+/**
+ * Live reservations that could overlap any of `patterns`: one indexed lookup of the prefixes they
+ * can match, plus, for each pattern with a wildcard, those below its literal folders. Callers
+ * filter with patternsOverlap.
+ */
+export async function reservationsNear(tx: StoreTx, patterns: readonly string[], now: string): Promise<Reservation[]> {
+  if (patterns.length === 0) return [];
+  const prefixes = new Set(patterns.flatMap((pattern) => prefixesOf(literalPrefix(pattern))));
+  const found = await tx.reservationsAtPrefixes([...prefixes], now);
+  const seen = new Set(found.map((r) => r.id));
+  for (const pattern of patterns.filter(hasWildcard))
+    for (const r of await tx.reservationsUnder(literalPrefix(pattern), now))
+      if (!seen.has(r.id)) {
+        seen.add(r.id);
+        found.push(r);
+      }
+  return found;
+}
+
 /** Live reservations of any session whose pattern could match a file `pattern` matches. */
 export async function reservationsOverlapping(tx: StoreTx, pattern: string, now: string): Promise<Reservation[]> {
-  const prefix = literalPrefix(pattern);
-  const found = await tx.reservationsAtPrefixes(prefixesOf(prefix), now);
-  if (hasWildcard(pattern)) {
-    const seen = new Set(found.map((r) => r.id));
-    for (const r of await tx.reservationsUnder(prefix, now)) if (!seen.has(r.id)) found.push(r);
-  }
-  return found.filter((r) => patternsOverlap(r.pattern, pattern));
+  return (await reservationsNear(tx, [pattern], now)).filter((r) => patternsOverlap(r.pattern, pattern));
 }
 
 /** The sessions whose reservations are the caller's own: its session and those it was started from. */
@@ -290,10 +303,10 @@ export async function checkEdit(
   const own = ownSessions(caller.session, caller);
   const conflicts = await deps.store.read(async (tx) => {
     const now = tx.databaseNow();
+    const near = (await reservationsNear(tx, paths, now)).filter((r) => !own.has(r.session_id));
     const found: EditCheck["conflicts"] = [];
     for (const path of paths)
-      for (const r of await reservationsOverlapping(tx, path, now))
-        if (!own.has(r.session_id)) found.push({ path, ...viewOf(r) });
+      for (const r of near) if (patternsOverlap(r.pattern, path)) found.push({ path, ...viewOf(r) });
     return found;
   });
   if (conflicts.length === 0) return ok({ decision: "allow", conflicts });

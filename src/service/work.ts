@@ -7,10 +7,11 @@ import { LIMITS } from "../schemas/limits.js";
 import type { ActiveWork, StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
 import { assertNotFenced, assertNotHeldByOther, releaseClaim, sweepExpiredClaims, takeClaim } from "./claims.js";
+import { plannedFiles } from "./file-overlap.js";
 import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
 import { projectPath } from "./project-path.js";
-import { releaseReservationsOf } from "./reservations.js";
+import { type ReservationView, releaseReservationsOf, reserveFiles } from "./reservations.js";
 import { blockersWarning, staleContextWarning } from "./warnings.js";
 
 /** The session's live active work; work on a task deleted since is treated as ended. */
@@ -23,9 +24,9 @@ export async function liveActiveWork(tx: StoreTx, session: string): Promise<(Act
 
 export async function startWork(
   deps: ServiceDeps,
-  input: { task_id: string; expected_version?: number },
+  input: { task_id: string; expected_version?: number | undefined; reserve?: boolean | undefined },
   caller: Caller,
-): Promise<Result<{ task: Task; session_linked: boolean; session_id: string }>> {
+): Promise<Result<{ task: Task; session_linked: boolean; session_id: string; reserved?: ReservationView[] }>> {
   return mutate(deps, caller, async (w) => {
     const { tx, now, session } = w;
     await sweepExpiredClaims(w);
@@ -56,7 +57,12 @@ export async function startWork(
     }
     await tx.setFocus(session, caller.agent, task.id, now);
     w.touched(task.id);
-    if (active) return ok({ task, session_linked: false, session_id: session }, warnings);
+    // Asked to: the files the task wrote or its plan names, reserved for it exclusively (all or
+    // nothing: FILE_RESERVED, and no work started, when another session holds one).
+    const files = input.reserve ? ((await plannedFiles(tx, [task], w.databaseNow)).get(task.id) ?? []) : [];
+    const reserved =
+      files.length > 0 ? { reserved: (await reserveFiles(w, { paths: files, task_id: task.id })).reserved } : {};
+    if (active) return ok({ task, session_linked: false, session_id: session, ...reserved }, warnings);
 
     const from = task.status;
     if (task.status === "open") {
@@ -75,7 +81,7 @@ export async function startWork(
       task_id: task.id,
       payload: { session_id: session, status_from: from, status_to: task.status, version: task.version },
     });
-    return ok({ task, session_linked: true, session_id: session }, warnings);
+    return ok({ task, session_linked: true, session_id: session, ...reserved }, warnings);
   });
 }
 

@@ -23,6 +23,15 @@ const texts = perDialect((d) => ({
     d.name === "postgres" ? "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.arbeit_reservations'))" : null,
   atPrefixes: `SELECT ${COLUMNS} FROM reservations WHERE ${d.inList("prefix")} AND expires_at > ? ORDER BY id`,
   under: `SELECT ${COLUMNS} FROM reservations WHERE prefix >= ? AND prefix < ? AND expires_at > ? ORDER BY id`,
+  writtenFiles: `SELECT DISTINCT task_id, file_path FROM file_associations
+    WHERE ${d.inList("task_id")} AND operation = 'write' ORDER BY task_id, file_path`,
+  reservedFor: `SELECT task_id, pattern FROM reservations WHERE ${d.inList("task_id")} AND expires_at > ?
+    ORDER BY task_id, pattern`,
+  // Unfinished tasks another session holds a live lease on: the work under way elsewhere.
+  heldByOthers: `SELECT id, owner, claim_session, plan, description FROM tasks ${d.indexedBy("idx_tasks_lease")}
+    WHERE deleted_at IS NULL AND lease_expires_at IS NOT NULL AND lease_expires_at > ?
+      AND claim_session IS NOT NULL AND claim_session <> ? AND status IN ('open', 'in_progress')
+    ORDER BY lease_expires_at DESC, id LIMIT 200`,
   // Renewal by activity: each of the session's live reservations runs its own lease length from
   // now again; only ever forward.
   renew: `UPDATE reservations SET expires_at = ${plusLease(d, "?", "lease_seconds")}
@@ -54,12 +63,44 @@ function toReservation(row: RawRow): Reservation {
   };
 }
 
+/** A task another session holds, with what planning reads of it. */
+export interface HeldTask {
+  id: string;
+  owner: string | null;
+  claim_session: string;
+  plan: string | null;
+  description: string | null;
+}
+
 export type NewReservation = Omit<Reservation, "id"> & { prefix: string };
 
 /** File reservations: who holds which path or glob, until when (see domain/reservations.ts). */
 export function reservationStatements(db: SqlDb) {
   const sql = texts(db.dialect);
   return {
+    /** The files each of `taskIds` wrote, per task. */
+    async writtenFiles(taskIds: readonly string[]): Promise<Array<{ task_id: string; file_path: string }>> {
+      if (taskIds.length === 0) return [];
+      return (await db.all(sql.writtenFiles, db.dialect.listParam(taskIds))) as Array<{
+        task_id: string;
+        file_path: string;
+      }>;
+    },
+
+    /** The live reservations made for each of `taskIds`, per task. */
+    async reservedFor(taskIds: readonly string[], now: string): Promise<Array<{ task_id: string; pattern: string }>> {
+      if (taskIds.length === 0) return [];
+      return (await db.all(sql.reservedFor, db.dialect.listParam(taskIds), now)) as Array<{
+        task_id: string;
+        pattern: string;
+      }>;
+    },
+
+    /** Unfinished tasks some session other than `session` holds a live claim on (at most 200). */
+    async heldByOthers(session: string, now: string): Promise<HeldTask[]> {
+      return (await db.all(sql.heldByOthers, now, session)) as unknown as HeldTask[];
+    },
+
     /** Serialises this transaction with every other that reserves (a no-op where writers run alone). */
     async lockReservations(): Promise<void> {
       if (sql.lock) await db.get(sql.lock);
