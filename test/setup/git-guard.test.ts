@@ -52,7 +52,15 @@ describe("arbeit setup git: the pre-commit guard", () => {
       assert.equal(again.json.data.files[0].action, "unchanged", "setting up twice changes nothing");
 
       const reserved = await runCli(
-        ["call", "arbeit_task_claim", JSON.stringify({ paths: ["src/auth/**"] }), "--session", "ses-alice", "--agent", "alice"],
+        [
+          "call",
+          "arbeit_task_claim",
+          JSON.stringify({ paths: ["src/auth/**"] }),
+          "--session",
+          "ses-alice",
+          "--agent",
+          "alice",
+        ],
         { cwd: dir },
       );
       assert.equal(reserved.code, 0, reserved.stdout);
@@ -76,7 +84,11 @@ describe("arbeit setup git: the pre-commit guard", () => {
 
       writeFileSync(join(dir, "src", "auth", "session.ts"), "export const x = 1;\n");
       git(dir, ["add", "src/auth/session.ts"]);
-      assert.notEqual(git(dir, ["commit", "-q", "-m", "person"]).status, 0, "a person without a session is refused too");
+      assert.notEqual(
+        git(dir, ["commit", "-q", "-m", "person"]).status,
+        0,
+        "a person without a session is refused too",
+      );
       const escaped = git(dir, ["commit", "-q", "--no-verify", "-m", "on purpose"]);
       assert.equal(escaped.status, 0, escaped.stderr);
 
