@@ -1,7 +1,8 @@
 import { ArbeitService } from "../src/service/arbeit-service.js";
 import { expectEnvelope, openHarness } from "./harness.js";
+import { latencyRow } from "./latency.js";
 import type { ResultRow } from "./results.js";
-import { Rng, summarize } from "./stats.js";
+import { Rng } from "./stats.js";
 
 /**
  * File reservations at scale: with `live` reservations held by other sessions (files and globs
@@ -76,19 +77,5 @@ export async function measureReservations(
 }
 
 function row(name: string, label: string, samples: number[], note: string): ResultRow {
-  const s = summarize(samples);
-  return {
-    name,
-    label,
-    kind: "latency",
-    iterations: s.iterations,
-    p50: s.p50,
-    p99: s.p99,
-    mean: s.mean,
-    max: s.max,
-    target: `<= ${RESERVE_TARGET_MS} ms`,
-    met: s.p50 <= RESERVE_TARGET_MS,
-    metP99: s.p99 <= RESERVE_TARGET_MS,
-    note,
-  };
+  return { ...latencyRow(name, label, samples, RESERVE_TARGET_MS), note };
 }
