@@ -92,7 +92,7 @@ export const claimInput = () =>
     force: z.boolean().optional().describe("release: a person breaks another session's (logged)"),
     list_id: listId.optional(),
     expected_version: expectedVersion.optional(),
-    paths: z.array(z.string()).max(LIMITS.reserve_paths).optional(),
+    paths: z.array(text(LIMITS.file_path)).max(LIMITS.reserve_paths).optional(),
     shared: z.boolean().optional(),
   });
 

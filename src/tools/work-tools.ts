@@ -25,7 +25,7 @@ export const init = defineTool({
 export const startWork = defineTool({
   name: "arbeit_task_start_work",
   title: "Start work",
-  description: "Work on a task in this session: marks it in_progress, tracks files you touch (reserve: its files too).",
+  description: "Work on a task in this session: marks it in_progress, tracks files you touch; reserve: its files too.",
   input: () =>
     z.strictObject({
       task_id: taskId,
