@@ -150,6 +150,8 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
       `force only goes with action "release", where a person breaks another session's claim; leave it out.`,
     );
   if (input.next && input.task_id) throw new ArbeitError("INVALID_ARGUMENT", "Give task_id or next: true, not both.");
+  if (input.paths?.length === 0)
+    throw new ArbeitError("INVALID_ARGUMENT", "paths names no file; give at least one path or glob, or leave it out.");
   if (input.paths) return claimFiles(deps, { ...input, paths: input.paths }, action, caller);
   if (input.shared !== undefined)
     throw new ArbeitError("INVALID_ARGUMENT", "shared only goes with paths (files to reserve); leave it out.");

@@ -54,6 +54,8 @@ export async function keptApart(
   if (candidates.length === 0) return apart;
   const [session] = own;
   const held = (await tx.heldByOthers(session!, now)).filter((task) => !own.has(task.claim_session));
+  // Nobody else holds anything: the common case of one agent costs these two reads alone.
+  if (held.length === 0 && !(await tx.anyLiveReservation(now))) return apart;
   const heldFiles = await plannedFiles(tx, held, now);
   const files = await plannedFiles(tx, candidates, now);
   // One lookup for every file of every candidate: the reservations any of them could touch.

@@ -44,6 +44,7 @@ const OF_TASK = `SELECT ${COLUMNS} FROM reservations WHERE task_id = ? ORDER BY 
 const LIVE = `SELECT ${COLUMNS} FROM reservations WHERE expires_at > ? AND (pattern, id) > (?, ?)
   ORDER BY pattern, id LIMIT ?`;
 const COUNT_LIVE = "SELECT COUNT(*) AS n FROM reservations WHERE expires_at > ?";
+const ANY_LIVE = "SELECT 1 AS one FROM reservations WHERE expires_at > ? LIMIT 1";
 const EXPIRED = `SELECT ${COLUMNS} FROM reservations WHERE expires_at <= ? ORDER BY expires_at, id LIMIT ?`;
 const UPDATE = `UPDATE reservations SET exclusive = ?, agent = ?, task_id = ?, lease_seconds = ?, expires_at = ?
   WHERE id = ?`;
@@ -140,6 +141,11 @@ export function reservationStatements(db: SqlDb) {
       after: readonly [pattern: string, id: string] = ["", ""],
     ): Promise<Reservation[]> {
       return (await db.all(LIVE, now, after[0], after[1], limit)).map(toReservation);
+    },
+
+    /** True when any session holds a live reservation (one index probe). */
+    async anyLiveReservation(now: string): Promise<boolean> {
+      return (await db.get(ANY_LIVE, now)) !== undefined;
     },
 
     async countLiveReservations(now: string): Promise<number> {
