@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { postgresSkip } from "../helpers/postgres.js";
+import { tempDir } from "../helpers/temp.js";
 import { sharedStore } from "../multi-agent/helpers.js";
 
 /**
@@ -60,6 +62,28 @@ for (const engine of ["sqlite", "postgres"] as const) {
       );
       const usage = await runCli(["check-edit"], { cwd: dir, env });
       assert.equal(usage.code, 2, "naming nothing is a usage error");
+    });
+
+    it("doctor accepts a store holding reservations; an import for sharing drops them, --keep-claims keeps them", async () => {
+      const doctor = await cli(["doctor"]);
+      assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+      const file = join(dir, "export.jsonl");
+      assert.equal((await cli(["export", file])).code, 0);
+      for (const [flags, expected] of [
+        [[], 0],
+        [["--keep-claims"], 2],
+      ] as const) {
+        const { dir: other, cleanup } = tempDir();
+        try {
+          assert.equal((await runCli(["init"], { cwd: other })).code, 0);
+          const imported = await runCli(["import", file, ...flags, "--json"], { cwd: other });
+          assert.equal(imported.code, 0, imported.stdout + imported.stderr);
+          const listed = await runCli(["query", "reservations", "--json"], { cwd: other });
+          assert.equal(listed.json.data.reservations.length, expected, flags.join(" "));
+        } finally {
+          cleanup();
+        }
+      }
     });
   });
 }
