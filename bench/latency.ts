@@ -18,11 +18,15 @@ export async function runLatency(spec: LatencySpec, ctx: MeasureContext, scale: 
     await spec.after?.(ctx, i, envelope);
     if (i >= warmup) samples.push(ms);
   }
+  return latencyRow(spec.name, spec.label, samples, spec.targetMs);
+}
+
+/** A latency row from timed samples (ms), against an optional target in ms. */
+export function latencyRow(name: string, label: string, samples: number[], target?: number): ResultRow {
   const s = summarize(samples);
-  const target = spec.targetMs;
   return {
-    name: spec.name,
-    label: spec.label,
+    name,
+    label,
     kind: "latency",
     iterations: s.iterations,
     p50: s.p50,

@@ -118,6 +118,15 @@ async function main(): Promise<void> {
     (await (await import("./mcp-start.js")).measureMcpStart(Math.max(5, Math.round(15 * args.scale)))).forEach(record);
   if (wanted("claim_throughput")) await measureClaims(dataset, args, record);
   await latencyPhase("after-claims", dataset, args, wanted, record);
+  // Last: the reservations it seeds stay in the working copy.
+  if (wanted("reserve_file") || wanted("check_edit")) {
+    const { measureReservations } = await import("./reservations.js");
+    const rows = await measureReservations(dataset.working, dataset.projectDir, {
+      live: 10_000,
+      iterations: Math.max(50, Math.round(500 * args.scale)),
+    });
+    rows.filter((row) => wanted(row.name)).forEach(record);
+  }
   if (wanted("answer_sizes")) await measureSizes(record);
   // Round trips to Postgres per call and hook (a fresh project of its own; bench/network.ts).
   if (!args.noCli && wanted("round_trips")) (await (await import("./network.js")).roundTripRows()).forEach(record);

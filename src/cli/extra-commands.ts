@@ -27,6 +27,11 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Copy the database to a new file while agents keep working: arbeit backup <file>",
     load: () => import("./backup-command.js"),
   },
+  // Not heavy: hosts and the git pre-commit guard ask it before an edit or a commit.
+  "check-edit": {
+    summary: "May this session edit these files now (file reservations)? arbeit check-edit <path>... | --staged",
+    load: () => import("./check-edit-command.js"),
+  },
   doctor: {
     heavy: true,
     summary: "Check the database and its event history; --fix repairs what is safe to repair",

@@ -18,7 +18,8 @@ sequence number and timestamp: run \`arbeit init\` in a new folder, then \`arbei
 
 By default the import is a copy for sharing: the claims and active work of the sessions that
 exported it are dropped (their owners stay as assignments, the history stays), so every task they
-held is free here. --keep-claims keeps them as exported, to restore a store rather than share it.
+held is free here, and its file reservations are dropped. --keep-claims keeps them as exported, to
+restore a store rather than share it.
 
 The database must be empty; --replace deletes everything in it first. Every row is checked with
 the rules the tools apply; a file that breaks one is INVALID_IMPORT naming the line to fix. All or

@@ -1,5 +1,6 @@
 import { ArbeitError } from "../domain/errors.js";
 import { removeClaude, setupClaude } from "../setup/claude.js";
+import { removeGit, setupGit } from "../setup/git.js";
 import { SetupError } from "../setup/json-file.js";
 import { removeOpencode, setupOpencode } from "../setup/opencode.js";
 import { projectDir, type SetupReport } from "../setup/report.js";
@@ -10,6 +11,7 @@ import { UsageError } from "./usage-error.js";
 
 const USAGE = `Usage: arbeit setup claude [--command <cmd>] [--dir <path>]
        arbeit setup opencode [--npm] [--force] [--dir <path>]
+       arbeit setup git [--remove] [--dir <path>]
        arbeit setup claude --remove [--command <cmd>] [--dir <path>]
        arbeit setup opencode --remove [--force] [--dir <path>]
 
@@ -23,6 +25,10 @@ opencode  writes .opencode/plugin/arbeit.js, which loads the installed arbeit pa
           the block of instructions to AGENTS.md (--npm: list the "arbeit" npm plugin in
           opencode.json instead of the file, for when Arbeit is on the npm registry, which it
           is not yet; --force: replace a plugin file that differs)
+git       installs a pre-commit hook in the repository's hooks folder that refuses a commit
+          staging files another live session reserved exclusively, naming the holder (\`git
+          commit --no-verify\` skips it). A pre-commit hook already there is kept beside it as
+          pre-commit.before-arbeit and run first; --remove deletes the guard and puts it back.
 --remove  takes out what setup added and nothing else: hooks and MCP server whose command is
           one setup writes (--command <cmd>: also those running <cmd>), the plugin file
           when it is the one setup writes (--force: whatever it holds), "arbeit" in
@@ -38,7 +44,7 @@ database is created in the project if there is none. --dir defaults to the proje
 `;
 
 interface SetupFlags {
-  target: "claude" | "opencode";
+  target: "claude" | "opencode" | "git";
   dir?: string;
   command?: string;
   npm: boolean;
@@ -48,7 +54,7 @@ interface SetupFlags {
 
 function parse(argv: string[]): SetupFlags {
   const [target, ...rest] = argv;
-  if (target !== "claude" && target !== "opencode") {
+  if (target !== "claude" && target !== "opencode" && target !== "git") {
     throw new UsageError(target ? `Unknown setup target ${JSON.stringify(target)}.` : "Name what to set up.", USAGE);
   }
   const flags: SetupFlags = { target, npm: false, force: false, remove: false };
@@ -99,7 +105,8 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   const dir = projectDir(process.cwd(), flags.dir);
   try {
     let report: SetupReport;
-    if (flags.target === "claude")
+    if (flags.target === "git") report = flags.remove ? removeGit({ dir }) : setupGit({ dir });
+    else if (flags.target === "claude")
       report = flags.remove
         ? removeClaude({ dir, command: flags.command })
         : await setupClaude({ dir, command: flags.command });

@@ -42,6 +42,12 @@ export const ERROR_SUGGESTIONS = {
   ALREADY_CLAIMED: [
     "Pick another task (arbeit_query {query: \"ready\"}) or wait for the lease to expire; releasing another session's claim is a person's decision.",
   ],
+  CLAIM_MOVED: [
+    'Another session holds this task now: stop work on it (arbeit_task_stop_work {task_id}) and pick another (arbeit_query {query: "ready"}).',
+  ],
+  FILE_RESERVED: [
+    "Work on other files or another task, or wait until the reservation ends; breaking another session's reservation is a person's decision.",
+  ],
   FIELD_TOO_LARGE: ["Shorten the value; put long material in a file and reference it."],
   INVALID_ID: [
     "Ids are a prefix for their kind and 8 lowercase letters or digits: tkt-a7f3b2c1 for a task, ctx- for a context entry, prg- for a progress item.",

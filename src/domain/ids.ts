@@ -10,6 +10,7 @@ export const ID_PREFIX = {
   memory: "mem",
   token: "tok",
   webhook: "whk",
+  reservation: "rsv",
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 
@@ -25,6 +26,7 @@ const ID_NOUN: Record<IdKind, string> = {
   memory: "a memory entry",
   token: "a token",
   webhook: "a webhook",
+  reservation: "a file reservation",
 };
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";

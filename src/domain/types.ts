@@ -194,6 +194,9 @@ export const EVENT_TYPES = [
   "claim_renewed",
   "claim_released",
   "claim_expired",
+  "files_reserved",
+  "reservation_released",
+  "reservation_expired",
   "memory_set",
   "memory_deleted",
   "token_created",
@@ -214,6 +217,8 @@ export const ENTITY_TYPES = [
   "session",
   /** A token of `arbeit serve` (docs/team.md): made and revoked by the administrator. */
   "token",
+  /** A file reservation (domain/reservations.ts): its row is gone once released, its events stay. */
+  "reservation",
 ] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 

@@ -47,7 +47,10 @@ export interface ImportSummary {
   replaced: boolean;
   /** Claims and active work came in as exported (`keepClaims`). */
   claims_kept: boolean;
-  /** Tasks whose lease (claim) the import ended, keeping their owner as an assignment. */
+  /**
+   * Leases the import ended: tasks' claims (their owner kept as an assignment) and file
+   * reservations.
+   */
   leases_dropped: number;
   /** Active work rows the import stopped. */
   work_stopped: number;
@@ -183,7 +186,8 @@ async function* parseRows(lines: AsyncIterable<string>): AsyncGenerator<SourceRo
  * another machine and will never renew or stop anything here, so their claims would refuse
  * everyone's tasks until the leases ran out. Every lease ends as an owner change ends one (the
  * owner stays, as an assignment; the lease is not part of the history, so no event), and every
- * active work row is stopped, no earlier than it started. Events, session links and file
+ * active work row is stopped, no earlier than it started. File reservations, leases of those
+ * sessions too, are dropped (counted with the leases). Events, session links and file
  * associations stay: they are the history.
  */
 async function releaseLiveWork(db: SqlDb, now: string): Promise<{ leases: number; work: number }> {
@@ -202,7 +206,8 @@ async function releaseLiveWork(db: SqlDb, now: string): Promise<{ leases: number
     await work.stopWorkOn(row.task_id, row.started_at > now ? row.started_at : now);
     stopped += Number(row.sessions);
   }
-  return { leases: leased.length, work: stopped };
+  const reservations = await db.run("DELETE FROM reservations");
+  return { leases: leased.length + reservations, work: stopped };
 }
 
 /** Empties every table, children before the tables they point at. */

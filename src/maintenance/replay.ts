@@ -255,6 +255,9 @@ const NEUTRAL = new Set<string>([
   "memory_deleted",
   "token_created",
   "token_revoked",
+  "files_reserved",
+  "reservation_released",
+  "reservation_expired",
   ...HOST_EVENT_TYPES,
 ]);
 

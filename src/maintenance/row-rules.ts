@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_LEASE_SECONDS } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
 import { ID_PREFIX, type IdKind, idPattern } from "../domain/ids.js";
 import {
@@ -86,6 +87,7 @@ const ENTITY_ID_KIND: Record<Exclude<EntityType, "session">, IdKind> = {
   session_link: "session",
   file_association: "file",
   token: "token",
+  reservation: "reservation",
 };
 
 const ENTITY_ID = Object.fromEntries(
@@ -118,6 +120,19 @@ const TABLES: Record<string, z.ZodObject> = {
     open_children: count,
     risk: z.enum(RISK_LEVELS).nullable(),
     impact: z.enum(RISK_LEVELS).nullable(),
+    claim_lease_seconds: z.number().int().min(1).max(MAX_LEASE_SECONDS).nullable(),
+  }),
+  reservations: z.strictObject({
+    id: id("reservation"),
+    pattern: text(LIMITS.file_path).min(1),
+    prefix: text(LIMITS.file_path),
+    exclusive: flag,
+    session_id: identityName,
+    agent: identityName.nullable(),
+    task_id: taskId.nullable(),
+    lease_seconds: z.number().int().min(1).max(MAX_LEASE_SECONDS),
+    expires_at: timestamp,
+    created_at: timestamp,
   }),
   relationships: z
     .strictObject({
@@ -293,6 +308,7 @@ const REFERENCES: Record<string, Array<[column: string, table: "tasks" | "contex
   active_work: [["task_id", "tasks"]],
   file_associations: [["task_id", "tasks"]],
   session_state: [["focus_task_id", "tasks"]],
+  reservations: [["task_id", "tasks"]],
 };
 
 export interface RuleProblem {

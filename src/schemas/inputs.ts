@@ -89,9 +89,11 @@ export const claimInput = () =>
     task_id: taskId.optional(),
     next: z.boolean().optional(),
     lease_seconds: z.number().int().min(1).max(MAX_LEASE_SECONDS).optional().describe("Default 900"),
-    force: z.boolean().optional().describe("release: a person breaks another session's claim (logged)"),
+    force: z.boolean().optional().describe("release: a person breaks another session's (logged)"),
     list_id: listId.optional(),
     expected_version: expectedVersion.optional(),
+    paths: z.array(text(LIMITS.file_path)).max(LIMITS.reserve_paths).optional(),
+    shared: z.boolean().optional(),
   });
 
 export const resumeInput = () =>

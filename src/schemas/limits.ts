@@ -13,6 +13,8 @@ export const LIMITS = {
   /** Agent, session and list names. */
   identity_name: MAX_NAME_LENGTH,
   file_path: 4_096,
+  /** Paths or globs in one reservation call. */
+  reserve_paths: 50,
   query_limit: 1_000,
   /** Nesting depth of metadata and memory values (objects and arrays). */
   json_depth: 32,

@@ -13,6 +13,7 @@ import type { ServiceDeps, ServiceOptions } from "./operation.js";
 import { addProgress, completeProgress } from "./progress.js";
 import type { QueryName } from "./queries.js";
 import { changeRelationship, type RelationshipInput } from "./relationships.js";
+import { checkEdit } from "./reservations.js";
 import { resolveLikeKernel } from "./resolve-path.js";
 import { type ResumeInput, resume } from "./resume.js";
 import { recordSessionEvent, type SessionEventType } from "./session-activity.js";
@@ -63,7 +64,7 @@ export class ArbeitService {
   deleteTask(input: DeleteTaskInput, caller: Caller) {
     return deleteTask(this.#deps, input, identify(caller));
   }
-  startWork(input: { task_id: string; expected_version?: number }, caller: Caller) {
+  startWork(input: { task_id: string; expected_version?: number; reserve?: boolean }, caller: Caller) {
     return startWork(this.#deps, input, identify(caller));
   }
   stopWork(input: { task_id: string }, caller: Caller) {
@@ -115,6 +116,13 @@ export class ArbeitService {
   /** A prompt, sub-agent or compaction of the session, on the task it works for if any. */
   recordSessionEvent(input: { event_type: SessionEventType; payload: Record<string, unknown> }, caller: Caller) {
     return recordSessionEvent(this.#deps, input, identify(caller));
+  }
+  /**
+   * May the caller edit `paths` now (a host asks before the edit)? `deny` when another live
+   * session holds one of them exclusively, `warn` when only shared; one indexed read per path.
+   */
+  checkEdit(input: { paths: string[] }, caller: Caller) {
+    return checkEdit(this.#deps, input, identify(caller));
   }
   /** What happened since the session last looked that it should hear; moves its cursor on. */
   sessionNews(caller: Caller, options?: NewsOptions) {

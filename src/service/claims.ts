@@ -3,16 +3,22 @@ import { ArbeitError } from "../domain/errors.js";
 import { isTerminal, type Task } from "../domain/types.js";
 import type { ClaimInput } from "../schemas/inputs.js";
 import type { Caller } from "./caller.js";
+import { readyWithoutSharedFiles } from "./file-overlap.js";
 import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
+import { type ReservationView, type ReserveResult, releaseFiles, reserveFiles, viewOf } from "./reservations.js";
 import { blockersWarning } from "./warnings.js";
+import { workingFor } from "./work.js";
 
 export type { ClaimInput };
 
 export type ClaimResult =
   | { claimed: true; task: Task; lease_expires_at: string; renewed: boolean }
   | { claimed: false; task: null; reason: string }
-  | { released: boolean; forced?: boolean; task: Task };
+  | { released: boolean; forced?: boolean; task: Task }
+  | { renewed: Array<{ task_id: string; lease_expires_at: string | null }>; reservations: ReservationView[] }
+  | ReserveResult
+  | { released: ReservationView[] };
 
 /** Frees every lease that ran out (on the database's clock), recording each as claim_expired. */
 export async function sweepExpiredClaims(w: WriteContext): Promise<void> {
@@ -59,10 +65,10 @@ export async function assertNotFenced(w: WriteContext, task: Task): Promise<void
   if (leaseState(task, w.session, w.databaseNow) !== "other") return;
   if ((await w.tx.activeWork(w.session))?.task_id !== task.id) return;
   throw new ArbeitError(
-    "ALREADY_CLAIMED",
-    `${task.id} is no longer this session's: its claim moved to ${task.owner} (another session), whose lease runs until ${task.lease_expires_at}.`,
+    "CLAIM_MOVED",
+    `${task.id} is no longer this session's: its claim moved to ${task.owner} (another session, ${task.claim_session}), whose lease runs until ${task.lease_expires_at}. Nothing was written.`,
     {
-      details: claimDetails(task),
+      details: { ...claimDetails(task), session: task.claim_session },
       suggestions: [`Stop work on it (arbeit_task_stop_work {task_id: "${task.id}"}) and pick another task.`],
     },
   );
@@ -99,13 +105,17 @@ export async function takeClaim(w: WriteContext, task: Task, leaseSeconds: numbe
   const owner = w.caller.agent ?? session;
   const renewing = leaseState(task, session, w.databaseNow) === "mine";
   const lease_expires_at = leaseUntil(new Date(w.databaseNow), leaseSeconds);
-  await tx.setClaim(task.id, { owner, session, lease_expires_at, claimed_at: renewing ? null : now }, now);
+  await tx.setClaim(
+    task.id,
+    { owner, session, lease_expires_at, lease_seconds: leaseSeconds, claimed_at: renewing ? null : now },
+    now,
+  );
   await w.emit({
     event_type: renewing ? "claim_renewed" : "task_claimed",
     entity_type: "task",
     entity_id: task.id,
     task_id: task.id,
-    payload: { owner, lease_expires_at, previous_owner: task.owner },
+    payload: { owner, lease_expires_at, lease_seconds: leaseSeconds, previous_owner: task.owner },
   });
   // The row was read in this same transaction and the claim changed only these fields: no need
   // to read it back (claims are the hot path of many agents sharing one store).
@@ -140,21 +150,29 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
       `force only goes with action "release", where a person breaks another session's claim; leave it out.`,
     );
   if (input.next && input.task_id) throw new ArbeitError("INVALID_ARGUMENT", "Give task_id or next: true, not both.");
+  if (input.paths?.length === 0)
+    throw new ArbeitError("INVALID_ARGUMENT", "paths names no file; give at least one path or glob, or leave it out.");
+  if (input.paths) return claimFiles(deps, { ...input, paths: input.paths }, action, caller);
+  if (input.shared !== undefined)
+    throw new ArbeitError("INVALID_ARGUMENT", "shared only goes with paths (files to reserve); leave it out.");
+  if (!input.next && !input.task_id && action === "renew") return renewAll(deps, caller);
   if (!input.next && !input.task_id)
     throw new ArbeitError("INVALID_ARGUMENT", "Name the task (task_id) or ask for the best ready one (next: true).");
-  const leaseSeconds = input.lease_seconds ?? DEFAULT_LEASE_SECONDS;
 
   return mutate(deps, caller, async (w) => {
     const { tx } = w;
     await sweepExpiredClaims(w);
+    const leaseSeconds = input.lease_seconds ?? DEFAULT_LEASE_SECONDS;
     if (input.next) {
-      const [best] = await tx.readyTasks({
-        list_id: input.list_id ?? caller.list_id,
-        now: w.databaseNow,
-        agent: caller.agent,
-        limit: 1,
-        offset: 0,
-      });
+      // Not a task that shares files with work another session holds: that is no parallel work.
+      const [best] = await readyWithoutSharedFiles(
+        tx,
+        { list_id: input.list_id ?? caller.list_id, now: w.databaseNow, agent: caller.agent },
+        [w.session, ...(caller.parents ?? [])],
+        1,
+        undefined,
+        [],
+      );
       if (!best)
         return ok({
           claimed: false,
@@ -177,7 +195,10 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
       await releaseClaim(w, task, "released");
       return ok({ released: true, task: await requireTask(tx, task.id) });
     }
-    if (state === "other") throw alreadyClaimed(task);
+    if (state === "other") {
+      await assertNotFenced(w, task);
+      throw alreadyClaimed(task);
+    }
     if (isTerminal(task.status)) {
       throw new ArbeitError(
         "INVALID_STATUS",
@@ -187,10 +208,63 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
         },
       );
     }
-    const claimed = await takeClaim(w, task, leaseSeconds);
+    // Renewing keeps the lease length the claim was taken with unless a new one is given.
+    const kept = state === "mine" && input.lease_seconds === undefined ? await tx.claimLeaseSeconds(task.id) : null;
+    const claimed = await takeClaim(w, task, kept ?? leaseSeconds);
     return ok(
       { claimed: true, task: claimed, lease_expires_at: claimed.lease_expires_at!, renewed: state === "mine" },
       [await blockersWarning(tx, claimed)].filter((warning) => warning !== undefined),
+    );
+  });
+}
+
+/**
+ * The explicit heartbeat, for a long stretch without writes: every live claim and file
+ * reservation of the session runs its own lease length from now again. Nothing else changes and
+ * nothing is logged, as with renewal by activity.
+ */
+async function renewAll(deps: ServiceDeps, caller: Caller): Promise<Result<ClaimResult>> {
+  return mutate(deps, caller, async ({ tx, session, databaseNow }) => {
+    const claims = await tx.claimsOf(session, databaseNow);
+    for (const task of claims) await tx.renewLease(task.id, session, databaseNow);
+    await tx.renewReservations(session, databaseNow);
+    const renewed = await tx.getTasks(claims.map((task) => task.id));
+    return ok({
+      renewed: renewed.map((task) => ({ task_id: task.id, lease_expires_at: task.lease_expires_at })),
+      reservations: (await tx.reservationsOfSession(session, databaseNow)).map(viewOf),
+    });
+  });
+}
+
+/**
+ * `paths` given: the claim is on files, not a task. `claim` (and `renew`) reserves them for the
+ * session's task (task_id, else the task it works on, else none), `release` gives them back.
+ */
+async function claimFiles(
+  deps: ServiceDeps,
+  input: ClaimInput & { paths: string[] },
+  action: "claim" | "renew" | "release",
+  caller: Caller,
+): Promise<Result<ClaimResult>> {
+  if (input.next) throw new ArbeitError("INVALID_ARGUMENT", "paths reserve files; next: true does not go with them.");
+  return mutate(deps, caller, async (w) => {
+    if (action === "release") return ok(await releaseFiles(w, input.paths, input.force));
+    let taskId: string | null = null;
+    if (input.task_id) {
+      // Locked first, as every write that touches a task does, before the reservations.
+      const task = await requireTaskToChange(w.tx, input.task_id);
+      await assertNotFenced(w, task);
+      assertNotHeldByOther(w, task);
+      taskId = task.id;
+    } else taskId = (await workingFor(w.tx, w.session, caller.parents))?.task_id ?? null;
+    if (taskId !== null && !input.task_id) await w.tx.lockTask(taskId);
+    return ok(
+      await reserveFiles(w, {
+        paths: input.paths,
+        shared: input.shared,
+        lease_seconds: input.lease_seconds,
+        task_id: taskId,
+      }),
     );
   });
 }

@@ -1,4 +1,3 @@
-import { DEFAULT_LEASE_SECONDS, leaseUntil } from "../domain/claims.js";
 import { agentSession } from "../domain/identity.js";
 import type { ArbeitEvent, EntityType, EventType, Warning } from "../domain/types.js";
 import type { StoreTx, TaskStore } from "../store/task-store.js";
@@ -92,15 +91,16 @@ export function writeContext(
     },
     touched: (taskId, holder = session) => void active.set(taskId, holder),
     /**
-     * The holder's activity keeps its claim: every task this mutation wrote to (or the session
-     * touched a file for) whose lease the session holds runs for at least the default lease from
-     * now, on the database's clock. No version, no event: it changes nothing anyone reads as
-     * the task, only how long the claim lives.
+     * The holder's activity keeps its claim and its file reservations: every task this mutation
+     * wrote to (or the session touched a file for) whose lease the session holds runs its own
+     * lease length from now again, on the database's clock, and so does each live reservation of
+     * that session. No version, no event: it changes nothing anyone reads as the task, only how
+     * long the claim lives.
      */
     async renewLeases() {
       if (active.size === 0) return;
-      const until = leaseUntil(new Date(databaseNow), DEFAULT_LEASE_SECONDS);
-      for (const [id, holder] of active) if (!claimed.has(id)) await tx.renewLease(id, holder, until, databaseNow);
+      for (const [id, holder] of active) if (!claimed.has(id)) await tx.renewLease(id, holder, databaseNow);
+      for (const holder of new Set(active.values())) await tx.renewReservations(holder, databaseNow);
     },
   };
 }

@@ -4,6 +4,7 @@ import { bottlenecksAnd, criticalPath, dependencyLayers, topBottlenecks } from "
 import { agentSession } from "../domain/identity.js";
 import { projectRelative } from "../domain/paths.js";
 import { READY_BECAUSE, readinessReasons } from "../domain/readiness.js";
+import type { Reservation } from "../domain/reservations.js";
 import { TEMPLATE_NAMES, TEMPLATES } from "../domain/templates.js";
 import {
   EVENT_TYPES,
@@ -21,9 +22,11 @@ import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
 import type { StoreTx, TaskKey } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
+import { type KeptApart, pairsSharingFiles, plannedFiles, readyWithoutSharedFiles } from "./file-overlap.js";
 import { requireTask } from "./invariants.js";
 import { ok, type Result, type ServiceDeps } from "./operation.js";
 import { type CursorKey, cursorScope, decodeCursor, encodeCursor } from "./page-cursor.js";
+import { reservationsOverlapping, reservedPattern, viewOf } from "./reservations.js";
 import { type SummaryOptions, summarizeAs, summarizeFiles, TASK_FIELDS, type TaskField } from "./summaries.js";
 
 /**
@@ -209,21 +212,28 @@ export const QUERIES = {
   ready: define({
     brief: ": what to do now (explain: why not)",
     summary:
-      "Open, unblocked, unclaimed tasks, best first (priority, age, id); no status shown, all are open. explain: why (or, with task_id, why not).",
+      "Open, unblocked, unclaimed tasks, best first (priority, age, id); no status shown, all are open. Tasks that share files with work another session holds are left out (kept_apart: which, with what, the files). explain: why (or, with task_id, why not).",
     perCaller: true,
     params: () =>
       z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped(), ...page() }),
     run: async (ctx, p) => {
       const now = ctx.tx.databaseNow();
       if (p.task_id) return ok(await explainTask(ctx, p.task_id, now));
+      const apart: KeptApart[] = [];
       const page = await paged(
         ctx,
         p,
-        (limit, after) => ctx.tx.readyTasks({ ...readyFor(ctx), list_id: scope(ctx, p), now, limit, offset: 0, after }),
+        (limit, after) => readyApart(ctx, { list_id: scope(ctx, p), now }, limit, after, apart),
         { withoutStatus: true },
       );
-      if (!p.explain) return page;
-      return ok({ ...page.data, ready_because: READY_BECAUSE, not_ready: await notReady(ctx, scope(ctx, p), now) });
+      const kept = apart.length > 0 ? { kept_apart: apart } : {};
+      if (!p.explain) return ok({ ...page.data, ...kept });
+      return ok({
+        ...page.data,
+        ...kept,
+        ready_because: READY_BECAUSE,
+        not_ready: await notReady(ctx, scope(ctx, p), now),
+      });
     },
   }),
   next: define({
@@ -231,13 +241,7 @@ export const QUERIES = {
     summary: "The single best ready task, in full (what to do next).",
     params: () => z.strictObject({ ...scoped() }),
     run: async (ctx, p) => {
-      const [task] = await ctx.tx.readyTasks({
-        ...readyFor(ctx),
-        list_id: scope(ctx, p),
-        now: ctx.tx.databaseNow(),
-        limit: 1,
-        offset: 0,
-      });
+      const [task] = await readyApart(ctx, { list_id: scope(ctx, p), now: ctx.tx.databaseNow() }, 1, undefined, []);
       return ok(
         task
           ? { task, why: READY_BECAUSE }
@@ -272,7 +276,7 @@ export const QUERIES = {
   parallel_groups: define({
     brief: "{parent_id?}",
     summary:
-      "Unfinished tasks in dependency layers; each layer can run side by side (layer 0 shows the best to start now). limit caps tasks shown per layer.",
+      "Unfinished tasks in dependency layers; each layer can run side by side (layer 0 shows the best to start now), except pairs that share files (kept_apart names them and the files). limit caps tasks shown per layer.",
     params: () => z.strictObject({ parent_id: taskId.optional(), ...scoped(), limit: limit.optional(), ...shown() }),
     run: async (ctx, p) => {
       const show = shownAs(p);
@@ -300,7 +304,15 @@ export const QUERIES = {
         );
         groups.push({ layer, count: byLayer.get(layer)!.length, tasks: members.map(show) });
       }
-      return ok({ layers_total: later.length + 1, groups });
+      // Tasks of one layer that share files cannot both be edited at once: say which and why.
+      const shownTasks = [...first.tasks, ...tasks.values()];
+      const files = await plannedFiles(ctx.tx, shownTasks, ctx.tx.databaseNow());
+      const withApart = groups.map((group) => {
+        const ids = group.tasks.map((task) => (task as { id: string }).id);
+        const pairs = pairsSharingFiles(ids, files);
+        return pairs.length > 0 ? { ...group, kept_apart: pairs } : group;
+      });
+      return ok({ layers_total: later.length + 1, groups: withApart });
     },
   }),
   bottlenecks: define({
@@ -466,6 +478,29 @@ export const QUERIES = {
       });
     },
   }),
+  reservations: define({
+    brief: "{path?}",
+    summary:
+      "Live file reservations: who holds which path or glob (exclusive or shared), for which task, until when; path: only those that could match it.",
+    params: () =>
+      z.strictObject({
+        path: text(LIMITS.file_path).min(1).optional(),
+        limit: limit.optional(),
+        cursor: cursor().optional(),
+      }),
+    run: async (ctx, p) => {
+      const now = ctx.tx.databaseNow();
+      if (p.path !== undefined) {
+        const pattern = reservedPattern(ctx.deps, p.path);
+        const found = pattern === null ? [] : await reservationsOverlapping(ctx.tx, pattern, now);
+        return ok({ path: pattern, reservations: found.slice(0, p.limit ?? DEFAULT_LIMIT).map(viewOf) });
+      }
+      const { rows, ...rest } = await keyset(ctx, p, PATTERN_ORDER, (size, after) =>
+        ctx.tx.liveReservations(now, size, after),
+      );
+      return ok({ reservations: rows.map((row) => viewOf(row)), ...rest });
+    },
+  }),
   templates: define({
     summary: "Task templates with their plan stubs.",
     params: () => z.strictObject({}),
@@ -514,6 +549,10 @@ const TOUCH_ORDER: Order<{ task: Task; operations: FileOperation[]; last_at: str
   shape: [isInstant, isTaskId],
   key: (row) => [row.last_at, row.task.id],
 };
+const PATTERN_ORDER: Order<Reservation, readonly [string, string]> = {
+  shape: [(value) => typeof value === "string", (value) => typeof value === "string"],
+  key: (row) => [row.pattern, row.id],
+};
 const SEQ_ORDER: Order<{ seq: number }, readonly [number]> = { shape: [isCount], key: (event) => [event.seq] };
 const POSITION: Order<{ position: number }, readonly [number]> = {
   shape: [isCount],
@@ -543,6 +582,25 @@ export function riskScore(task: Pick<Task, "risk" | "impact"> | undefined, depen
 async function tasksInOrder(tx: StoreTx, ids: readonly string[]): Promise<Task[]> {
   const byId = new Map((await tx.getTasks(ids)).map((task) => [task.id, task]));
   return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** A page of ready tasks for the caller, without those that share files with another session's work. */
+function readyApart(
+  ctx: QueryContext,
+  filter: { list_id: string | undefined; now: string },
+  limit: number,
+  after: TaskKey | undefined,
+  apart: KeptApart[],
+): Promise<Task[]> {
+  const who = readyFor(ctx);
+  return readyWithoutSharedFiles(
+    ctx.tx,
+    { ...who, ...filter },
+    [who.session, ...(ctx.caller.parents ?? [])],
+    limit,
+    after,
+    apart,
+  );
 }
 
 /** Whose ready work: the caller's agent (its assignments) and session (its own claims). */

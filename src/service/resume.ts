@@ -15,7 +15,9 @@ import type { StoreTx } from "../store/task-store.js";
 import { type Answer, answersSince } from "./answers.js";
 import type { Caller } from "./caller.js";
 import { sweepExpiredClaims } from "./claims.js";
+import { reservationsConcerning } from "./file-overlap.js";
 import { ok, type Result, type ServiceDeps, writeContext } from "./operation.js";
+import type { ReservationView } from "./reservations.js";
 import { type FileSummary, type ProgressSummary, summarize, summarizeFiles, summarizeProgress } from "./summaries.js";
 
 export type { ResumeInput };
@@ -71,6 +73,11 @@ export interface ResumePacket {
   context_history: ContextEntry[];
   progress: ProgressSummary | null;
   files: FileSummary[];
+  /**
+   * Present when any concern the session's task: its own live file reservations, and other
+   * sessions' that cover files the task wrote, reserved or plans to touch (who, what, until when).
+   */
+  reservations?: ReservationView[];
   memory: MemoryEntry[];
   events: { after_seq: number; total: number; by_other_agents: number; shown: BriefEvent[] };
   cursor: { previous: number; current: number; advanced: boolean };
@@ -286,6 +293,8 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
       cursor: { previous: cursor, current: input.peek ? cursor : Math.max(cursor, current), advanced: !input.peek },
       budget: { max_tokens: maxTokens, estimated_tokens: 0, cut: [] },
     };
+    const reservations = await reservationsConcerning(tx, session, task, dbNow);
+    if (reservations.length > 0) packet.reservations = reservations;
     if (!input.peek) {
       await tx.saveSessionState(
         session,

@@ -1,15 +1,17 @@
 import { DEFAULT_LEASE_SECONDS, leaseState } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
-import { isAbsolutePath, isWindowsOnlyPath, projectRelative } from "../domain/paths.js";
 import { ARBEIT_DIR } from "../domain/project-layout.js";
 import { type FileOperation, isTerminal, type Task, type Warning } from "../domain/types.js";
 import { assertTransition } from "../domain/validation.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ActiveWork, StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { assertNotHeldByOther, releaseClaim, sweepExpiredClaims, takeClaim } from "./claims.js";
+import { assertNotFenced, assertNotHeldByOther, releaseClaim, sweepExpiredClaims, takeClaim } from "./claims.js";
+import { plannedFiles } from "./file-overlap.js";
 import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
+import { projectPath } from "./project-path.js";
+import { type ReservationView, releaseReservationsOf, reserveFiles } from "./reservations.js";
 import { blockersWarning, staleContextWarning } from "./warnings.js";
 
 /** The session's live active work; work on a task deleted since is treated as ended. */
@@ -22,9 +24,9 @@ export async function liveActiveWork(tx: StoreTx, session: string): Promise<(Act
 
 export async function startWork(
   deps: ServiceDeps,
-  input: { task_id: string; expected_version?: number },
+  input: { task_id: string; expected_version?: number | undefined; reserve?: boolean | undefined },
   caller: Caller,
-): Promise<Result<{ task: Task; session_linked: boolean; session_id: string }>> {
+): Promise<Result<{ task: Task; session_linked: boolean; session_id: string; reserved?: ReservationView[] }>> {
   return mutate(deps, caller, async (w) => {
     const { tx, now, session } = w;
     await sweepExpiredClaims(w);
@@ -55,7 +57,12 @@ export async function startWork(
     }
     await tx.setFocus(session, caller.agent, task.id, now);
     w.touched(task.id);
-    if (active) return ok({ task, session_linked: false, session_id: session }, warnings);
+    // Asked to: the files the task wrote or its plan names, reserved for it exclusively (all or
+    // nothing: FILE_RESERVED, and no work started, when another session holds one).
+    const files = input.reserve ? ((await plannedFiles(tx, [task], w.databaseNow)).get(task.id) ?? []) : [];
+    const reserved =
+      files.length > 0 ? { reserved: (await reserveFiles(w, { paths: files, task_id: task.id })).reserved } : {};
+    if (active) return ok({ task, session_linked: false, session_id: session, ...reserved }, warnings);
 
     const from = task.status;
     if (task.status === "open") {
@@ -74,7 +81,7 @@ export async function startWork(
       task_id: task.id,
       payload: { session_id: session, status_from: from, status_to: task.status, version: task.version },
     });
-    return ok({ task, session_linked: true, session_id: session }, warnings);
+    return ok({ task, session_linked: true, session_id: session, ...reserved }, warnings);
   });
 }
 
@@ -102,6 +109,7 @@ export async function stopWork(
     // sessions out until the lease ran out.
     const release = leaseState(task, session, w.databaseNow) === "mine";
     if (release) await releaseClaim(w, task, "work_stopped");
+    await releaseReservationsOf(w, task.id, "work_stopped", session);
     return ok({ stopped: true, files_tracked: files, claim_released: release });
   });
 }
@@ -134,6 +142,7 @@ export async function finishWorkOn(w: WriteContext, task: Task): Promise<void> {
   }
   await tx.stopWorkOn(task.id, now);
   if (task.claim_session !== null || task.lease_expires_at !== null) await releaseClaim(w, task, "task_finished");
+  await releaseReservationsOf(w, task.id, "task_finished");
 }
 
 /**
@@ -175,12 +184,7 @@ export async function trackFile(
       details: { field: "path", limit: LIMITS.file_path },
     });
   }
-  const root = deps.projectRoot.replaceAll("\\", "/");
-  const foreign = root.startsWith("/") && isWindowsOnlyPath(input.path);
-  const spelled = input.path.replaceAll("\\", "/");
-  const resolved =
-    foreign || spelled.includes("\0") ? null : deps.realpath(isAbsolutePath(spelled) ? spelled : `${root}/${spelled}`);
-  const relative = resolved === null ? null : projectRelative(deps.projectRoot, resolved);
+  const relative = projectPath(deps, input.path);
   if (relative === null) return ok({ tracked: false, reason: "outside_project" });
   // Arbeit's own database is not project work.
   if (relative === ARBEIT_DIR || relative.startsWith(`${ARBEIT_DIR}/`))
@@ -189,6 +193,7 @@ export async function trackFile(
     const { tx, now, session } = w;
     const active = await workingFor(tx, session, caller.parents);
     if (!active) return ok({ tracked: false, reason: "no_active_work", file_path: relative });
+    if (active.session_id === session) await assertNotFenced(w, active.task);
     w.touched(active.task_id, active.session_id);
     const id = await tx.insertFileAssociation({
       task_id: active.task_id,

@@ -6,7 +6,7 @@ import type { FileAction } from "./json-file.js";
 
 /** What a setup run did, file by file, for people (text) and scripts (JSON). */
 export interface SetupReport {
-  target: "claude" | "opencode";
+  target: "claude" | "opencode" | "git";
   /** Setting the host up, or taking out what setting up added (--remove). */
   mode: "setup" | "remove";
   /** The project directory the files were written in. */

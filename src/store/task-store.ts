@@ -19,6 +19,7 @@ import type {
 } from "../domain/types.js";
 import type { MissionReads } from "./sql/mission.js";
 import type { OverviewReads } from "./sql/overview.js";
+import type { ReservationStatements } from "./sql/reservations.js";
 
 /**
  * The persistence contract every store implements (SQLite now, Postgres for teams). Methods are
@@ -139,7 +140,7 @@ export interface ActiveWork {
   started_at: string;
 }
 
-export interface StoreTx extends OverviewReads, MissionReads {
+export interface StoreTx extends OverviewReads, MissionReads, ReservationStatements {
   /**
    * The database's time, read as this transaction began (ISO 8601, UTC). Leases run on it, never
    * on a client's clock, so machines whose clocks disagree still agree on who holds a task.
@@ -259,17 +260,25 @@ export interface StoreTx extends OverviewReads, MissionReads {
   // claims
   setClaim(
     id: string,
-    claim: { owner: string; session: string; lease_expires_at: string; claimed_at: string | null },
+    claim: {
+      owner: string;
+      session: string;
+      lease_expires_at: string;
+      lease_seconds: number;
+      claimed_at: string | null;
+    },
     at: string,
   ): Promise<void>;
   clearClaim(id: string, at: string): Promise<void>;
   /** Ends the lease but keeps the owner (as an assignment); no version of its own. */
   dropLease(id: string): Promise<void>;
   /**
-   * Moves the lease's expiry forward to `until` if `session` still holds a live lease (at `now`)
-   * that ends earlier; true when it did. Not a change of the task: no version, no event.
+   * Runs the lease its own length from `now` again if `session` still holds it live and it would
+   * end earlier; true when it did. Not a change of the task: no version, no event.
    */
-  renewLease(id: string, session: string, until: string, now: string): Promise<boolean>;
+  renewLease(id: string, session: string, now: string): Promise<boolean>;
+  /** The lease length the task's claim was taken with (null for a claim older than that record). */
+  claimLeaseSeconds(id: string): Promise<number | null>;
   /** Tasks whose lease ran out before `now` and still name an owner. */
   expiredClaims(now: string): Promise<ExpiredClaim[]>;
   /** Unfinished tasks assigned to `agent` (owner, no live lease at `now`), best first. */

@@ -5,7 +5,7 @@ export const claim = defineTool({
   name: "arbeit_task_claim",
   title: "Claim task",
   description:
-    "Claim a task (task_id, or next: true for the best ready one) under a lease that keeps other agents off; renew or release it. An expired lease frees it.",
+    "Claim a task (task_id, or next: true for the best ready one) under a lease that keeps other agents off; renew (alone: all yours) or release. paths: files/globs likewise (shared: not exclusive).",
   input: claimInput,
   annotations: WRITE,
   run: async (ctx, args) => (await ctx.service()).claim(args, ctx.caller),

@@ -25,8 +25,14 @@ export const init = defineTool({
 export const startWork = defineTool({
   name: "arbeit_task_start_work",
   title: "Start work",
-  description: "Work on a task in this session: marks it in_progress, tracks files you touch.",
-  input: () => z.strictObject({ task_id: taskId, session: sessionArg(), expected_version: expectedVersion.optional() }),
+  description: "Work on a task in this session: marks it in_progress, tracks files you touch; reserve: its files too.",
+  input: () =>
+    z.strictObject({
+      task_id: taskId,
+      session: sessionArg(),
+      expected_version: expectedVersion.optional(),
+      reserve: z.boolean().optional(),
+    }),
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).startWork(args, ctx.caller),
 });

@@ -134,7 +134,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
         ["arbeit_task_update", { task_id: id, description: "Mine, I thought" }],
       ] as const) {
         const refused = await asAlice(tool, args);
-        assert.equal(refused.error?.code, "ALREADY_CLAIMED", `${tool}: ${JSON.stringify(refused)}`);
+        assert.equal(refused.error?.code, "CLAIM_MOVED", `${tool}: ${JSON.stringify(refused)}`);
         assert.match(refused.error.message, /no longer this session's: its claim moved to bob/);
         assert.doesNotMatch(refused.error.suggestions.join(" "), /force/);
       }

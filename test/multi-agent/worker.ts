@@ -11,6 +11,8 @@
  * Phases: "claim" (claim the best ready task until none is left), "call" (one call, given as
  * {tool, args} JSON in WORKER_CALL), or a task id (append tokens to its description).
  * WORKER_CLOCK_MS shifts this process's own clock (library mode): leases must not care.
+ * WORKER_START_AT (epoch ms, library mode): open the store first, then make the call at that moment,
+ * so that processes started one after another still race.
  */
 import { spawnSync } from "node:child_process";
 import type { ArbeitService } from "../../src/service/arbeit-service.js";
@@ -99,6 +101,12 @@ async function appendTokens(taskId: string, count: number): Promise<void> {
 
 async function callOnce(): Promise<void> {
   const { tool, args } = JSON.parse(process.env.WORKER_CALL ?? "{}") as { tool: string; args: Record<string, unknown> };
+  const startAt = Number(process.env.WORKER_START_AT ?? 0);
+  if (startAt > 0) {
+    service ??= await openProject({ cwd: dir, now: () => new Date(Date.now() + clockShift) });
+    await service.query({ query: "reservations" }, caller);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
+  }
   const { envelope, raw } = await call(tool, args);
   report({ tool, args, raw, success: envelope.success, code: envelope.success ? null : envelope.error.code });
 }

@@ -1,22 +1,29 @@
+import { DEFAULT_LEASE_SECONDS } from "../../domain/claims.js";
 import type { Task } from "../../domain/types.js";
 import { toTask } from "../rows.js";
 import type { ExpiredClaim } from "../task-store.js";
 import type { SqlDb } from "./database.js";
 import { perDialect } from "./dialect.js";
+import { plusLease } from "./reservations.js";
 import { TASK_ORDER, taskColumns } from "./task-columns.js";
 
-const SET = `UPDATE tasks SET owner = ?, claim_session = ?, lease_expires_at = ?, claimed_at = COALESCE(?, claimed_at),
-  version = version + 1, updated_at = ? WHERE id = ?`;
-const CLEAR = `UPDATE tasks SET owner = NULL, claim_session = NULL, lease_expires_at = NULL,
+const SET = `UPDATE tasks SET owner = ?, claim_session = ?, lease_expires_at = ?, claim_lease_seconds = ?,
+  claimed_at = COALESCE(?, claimed_at), version = version + 1, updated_at = ? WHERE id = ?`;
+const CLEAR = `UPDATE tasks SET owner = NULL, claim_session = NULL, lease_expires_at = NULL, claim_lease_seconds = NULL,
   version = version + 1, updated_at = ? WHERE id = ?`;
 // The lease alone, when an owner change ends it: recorded by that change's own event and version.
-const DROP_LEASE = "UPDATE tasks SET claim_session = NULL, lease_expires_at = NULL WHERE id = ?";
-// A renewal by activity moves the expiry forward only, of a lease the session still holds; it is
-// not a change of the task (no version, no event), so it never conflicts with expected_version.
-const RENEW = `UPDATE tasks SET lease_expires_at = ?
-  WHERE id = ? AND claim_session = ? AND lease_expires_at > ? AND lease_expires_at < ?`;
+const DROP_LEASE =
+  "UPDATE tasks SET claim_session = NULL, lease_expires_at = NULL, claim_lease_seconds = NULL WHERE id = ?";
+
+const LEASE_SECONDS = "SELECT claim_lease_seconds FROM tasks WHERE id = ?";
 
 const texts = perDialect((d) => ({
+  // A renewal by activity runs the claim's own lease length (the default for a claim older than
+  // that column) from now, forward only, of a lease the session still holds; it is not a change
+  // of the task (no version, no event), so it never conflicts with expected_version.
+  renew: `UPDATE tasks SET lease_expires_at = ${plusLease(d, "?", `COALESCE(claim_lease_seconds, ${DEFAULT_LEASE_SECONDS})`)}
+    WHERE id = ? AND claim_session = ? AND lease_expires_at > ?
+      AND lease_expires_at < ${plusLease(d, "?", `COALESCE(claim_lease_seconds, ${DEFAULT_LEASE_SECONDS})`)}`,
   expired: `SELECT id, owner, claim_session, lease_expires_at FROM tasks ${d.indexedBy("idx_tasks_lease")}
     WHERE deleted_at IS NULL AND owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at <= ?
     ORDER BY lease_expires_at, id`,
@@ -41,10 +48,25 @@ export function claimStatements(db: SqlDb) {
   return {
     async setClaim(
       id: string,
-      claim: { owner: string; session: string; lease_expires_at: string; claimed_at: string | null },
+      claim: {
+        owner: string;
+        session: string;
+        lease_expires_at: string;
+        lease_seconds: number;
+        claimed_at: string | null;
+      },
       at: string,
     ): Promise<void> {
-      await db.run(SET, claim.owner, claim.session, claim.lease_expires_at, claim.claimed_at, at, id);
+      await db.run(
+        SET,
+        claim.owner,
+        claim.session,
+        claim.lease_expires_at,
+        claim.lease_seconds,
+        claim.claimed_at,
+        at,
+        id,
+      );
     },
 
     async clearClaim(id: string, at: string): Promise<void> {
@@ -55,8 +77,14 @@ export function claimStatements(db: SqlDb) {
       await db.run(DROP_LEASE, id);
     },
 
-    async renewLease(id: string, session: string, until: string, now: string): Promise<boolean> {
-      return (await db.run(RENEW, until, id, session, now, until)) > 0;
+    async renewLease(id: string, session: string, now: string): Promise<boolean> {
+      return (await db.run(sql.renew, now, id, session, now, now)) > 0;
+    },
+
+    /** The lease length the task's claim was taken with (null for a claim older than that record). */
+    async claimLeaseSeconds(id: string): Promise<number | null> {
+      const seconds = (await db.get(LEASE_SECONDS, id))?.claim_lease_seconds;
+      return seconds === null || seconds === undefined ? null : Number(seconds);
     },
 
     /** Tasks whose lease ran out before `now` and still name an owner. */

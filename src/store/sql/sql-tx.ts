@@ -12,6 +12,7 @@ import { overviewStatements } from "./overview.js";
 import { progressStatements } from "./progress.js";
 import { readyStatements } from "./ready.js";
 import { relationshipStatements } from "./relationships.js";
+import { reservationStatements } from "./reservations.js";
 import { sessionStateStatements } from "./session-state.js";
 import { taskStatements } from "./tasks.js";
 import { workStatements } from "./work.js";
@@ -48,6 +49,7 @@ export function sqlStoreTx(db: SqlDb, databaseNow: () => string, locks: TxLocks 
     ...progressStatements(db),
     ...workStatements(db),
     ...claimStatements(db),
+    ...reservationStatements(db),
     ...idempotencyStatements(db),
     ...sessionStateStatements(db),
     ...memoryStatements(db),

@@ -1,0 +1,86 @@
+import { execFileSync } from "node:child_process";
+import { fromDirectory } from "../domain/paths.js";
+import { failure } from "../tools/envelope.js";
+import { envSetting, type GlobalOptions } from "./global-options.js";
+import { printEnvelope, wantsJson, write } from "./output.js";
+import { terminalSafe } from "./terminal-text.js";
+import { cliToolContext } from "./tool-context.js";
+import { UsageError } from "./usage-error.js";
+
+const USAGE = `Usage: arbeit check-edit <path>... | --staged
+
+May this session edit these files now? Asks the project's file reservations (arbeit_task_claim
+paths): data.decision is "allow", "warn" (another session holds one shared) or "deny" (another
+live session holds one exclusively), with the reason: who holds it, for which task, until when,
+and what to do instead. Exit 0 unless denied (1), or on an error (1).
+--staged  checks the files staged in the git repository around the current directory (what
+          \`git commit\` would record): the pre-commit guard \`arbeit setup git\` installs runs this.
+          It prints only a refusal (on stderr), and lets the commit through when it cannot ask
+          (no store found, a database down).
+The session is --session / ARBEIT_SESSION, else Claude Code's CLAUDE_CODE_SESSION_ID; without one
+every reservation is another session's.
+`;
+
+/** The files `git commit` would record, relative to the current directory. */
+function stagedFiles(): string[] {
+  const root = execFileSync("git", ["rev-parse", "--show-toplevel"], { encoding: "utf8" }).trim();
+  const listed = execFileSync("git", ["diff", "--cached", "--name-only", "-z", "--diff-filter=ACDMRT"], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  return listed
+    .split("\0")
+    .filter((path) => path !== "")
+    .map((path) => fromDirectory(root, path));
+}
+
+export async function run(argv: string[], options: GlobalOptions): Promise<number> {
+  if (options.help) {
+    write(1, USAGE);
+    return 0;
+  }
+  const staged = argv.includes("--staged");
+  const given = argv.filter((word) => word !== "--staged");
+  const unknown = given.find((word) => word.startsWith("--"));
+  if (unknown) throw new UsageError(`Unknown option ${JSON.stringify(unknown)} for check-edit.`, USAGE);
+  if (staged === given.length > 0) throw new UsageError("Name the files, or give --staged (not both).", USAGE);
+  const ctx = cliToolContext(options);
+  const session = ctx.caller.session ?? envSetting(process.env, "CLAUDE_CODE_SESSION_ID") ?? null;
+  try {
+    const paths = staged ? stagedFiles() : given.map((path) => fromDirectory(process.cwd(), path));
+    const service = await ctx.service();
+    const { data } = await service.checkEdit({ paths }, { ...ctx.caller, session });
+    if (staged && data.decision === "deny") {
+      // What a person reads in the terminal where git refused the commit.
+      const holders = data.conflicts
+        .filter((c) => c.mode === "exclusive")
+        .map(
+          (c) =>
+            `  ${c.path}: ${c.agent ?? c.session} (session ${c.session}${c.task_id ? `, ${c.task_id}` : ""}) until ${c.until}`,
+        );
+      write(
+        2,
+        terminalSafe(
+          `arbeit: commit refused: files another session reserved exclusively are staged.\n${[...new Set(holders)].join("\n")}\nUnstage them, wait for the reservation to end, or commit with --no-verify to skip this check.\n`,
+          { newlines: true },
+        ),
+      );
+    }
+    // The guard speaks only when it refuses (above); a person asking sees the whole answer.
+    if (!staged || options.json) printEnvelope({ success: true, data }, wantsJson(options.json));
+    return data.decision === "deny" ? 1 : 0;
+  } catch (error) {
+    if (!staged) return printEnvelope(failure(error), wantsJson(options.json));
+    // A guard that cannot ask (no store here, a database down) never blocks a commit.
+    const body = failure(error);
+    write(
+      2,
+      terminalSafe(`arbeit: commit not checked for file reservations: ${body.success ? "" : body.error.message}\n`, {
+        newlines: true,
+      }),
+    );
+    return 0;
+  } finally {
+    await ctx.close();
+  }
+}

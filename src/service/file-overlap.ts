@@ -1,0 +1,158 @@
+import { namedPaths, patternsOverlap } from "../domain/reservations.js";
+import type { Task } from "../domain/types.js";
+import type { ReadyFilter, StoreTx, TaskKey } from "../store/task-store.js";
+import { type ReservationView, reservationsNear, viewOf } from "./reservations.js";
+
+/**
+ * Which tasks share files, for planning: two tasks that touched or plan to touch the same files
+ * are not offered as parallel work to two sessions. A task's files are those it wrote, those
+ * reserved for it, and the paths its plan or description names.
+ */
+
+type Planned = Pick<Task, "id" | "plan" | "description">;
+
+/** Each task's files and patterns (written, reserved for it, named in its plan or description). */
+export async function plannedFiles(
+  tx: StoreTx,
+  tasks: readonly Planned[],
+  now: string,
+): Promise<Map<string, string[]>> {
+  const files = new Map<string, Set<string>>(tasks.map((task) => [task.id, new Set()]));
+  const ids = tasks.map((task) => task.id);
+  for (const row of await tx.writtenFiles(ids)) files.get(row.task_id)?.add(row.file_path);
+  for (const row of await tx.reservedFor(ids, now)) files.get(row.task_id)?.add(row.pattern);
+  for (const task of tasks)
+    for (const path of [...namedPaths(task.plan), ...namedPaths(task.description)]) files.get(task.id)!.add(path);
+  return new Map([...files].map(([id, set]) => [id, [...set].sort()]));
+}
+
+/** The files of `a` that could be files of `b`. */
+export function sharedFiles(a: readonly string[], b: readonly string[]): string[] {
+  return a.filter((x) => b.some((y) => patternsOverlap(x, y)));
+}
+
+/** Why a task is kept apart: the task (or reservation) of another session it shares files with. */
+export interface KeptApart {
+  task_id: string;
+  /** The other session's task, when the files are its; absent for a reservation made for no task. */
+  with_task?: string;
+  held_by: string;
+  files: string[];
+}
+
+/**
+ * Of `candidates`, those that share files with work another session holds now: a task it has
+ * claimed, or a live reservation of its.
+ */
+export async function keptApart(
+  tx: StoreTx,
+  candidates: readonly Task[],
+  own: ReadonlySet<string>,
+  now: string,
+): Promise<Map<string, KeptApart>> {
+  const apart = new Map<string, KeptApart>();
+  if (candidates.length === 0) return apart;
+  const [session] = own;
+  const held = (await tx.heldByOthers(session!, now)).filter((task) => !own.has(task.claim_session));
+  // Nobody else holds anything: the common case of one agent costs these two reads alone.
+  if (held.length === 0 && !(await tx.anyLiveReservation(now))) return apart;
+  const heldFiles = await plannedFiles(tx, held, now);
+  const files = await plannedFiles(tx, candidates, now);
+  // One lookup for every file of every candidate: the reservations any of them could touch.
+  const nearby = await reservationsNear(tx, [...new Set([...files.values()].flat())], now);
+  for (const task of candidates) {
+    const mine = files.get(task.id) ?? [];
+    if (mine.length === 0) continue;
+    const clash = held.find((other) => other.id !== task.id && sharedFiles(mine, heldFiles.get(other.id)!).length > 0);
+    if (clash) {
+      const shared = sharedFiles(mine, heldFiles.get(clash.id)!);
+      apart.set(task.id, {
+        task_id: task.id,
+        with_task: clash.id,
+        held_by: clash.owner ?? clash.claim_session,
+        files: shared,
+      });
+      continue;
+    }
+    const reserved = nearby.find(
+      (r) => !own.has(r.session_id) && r.task_id !== task.id && mine.some((path) => patternsOverlap(path, r.pattern)),
+    );
+    if (reserved) {
+      apart.set(task.id, {
+        task_id: task.id,
+        ...(reserved.task_id ? { with_task: reserved.task_id } : {}),
+        held_by: reserved.agent ?? reserved.session_id,
+        files: mine.filter((path) => patternsOverlap(path, reserved.pattern)),
+      });
+    }
+  }
+  return apart;
+}
+
+/**
+ * Pairs among `tasks` (one layer of parallel_groups) that share files, with the files: they can
+ * run side by side only if they do not both edit those.
+ */
+export function pairsSharingFiles(
+  tasks: readonly string[],
+  files: ReadonlyMap<string, string[]>,
+): Array<{ tasks: [string, string]; files: string[] }> {
+  const pairs: Array<{ tasks: [string, string]; files: string[] }> = [];
+  for (let i = 0; i < tasks.length; i++)
+    for (let j = i + 1; j < tasks.length; j++) {
+      const shared = sharedFiles(files.get(tasks[i]!) ?? [], files.get(tasks[j]!) ?? []);
+      if (shared.length > 0) pairs.push({ tasks: [tasks[i]!, tasks[j]!], files: shared });
+    }
+  return pairs;
+}
+
+/**
+ * Ready tasks (as tx.readyTasks gives them) without those that share files with work another
+ * session holds now, which go to `apart`; reads on past them, a few pages at most, to fill `limit`.
+ */
+export async function readyWithoutSharedFiles(
+  tx: StoreTx,
+  filter: Omit<ReadyFilter, "limit" | "offset" | "after">,
+  /** The caller's session first, then those it was started from: their work is the caller's own. */
+  sessions: readonly [string, ...string[]],
+  limit: number,
+  after: TaskKey | undefined,
+  apart: KeptApart[],
+): Promise<Task[]> {
+  const own = new Set(sessions);
+  const out: Task[] = [];
+  let from = after;
+  for (let round = 0; round < 5 && out.length < limit; round++) {
+    const batch = await tx.readyTasks({ ...filter, limit, offset: 0, after: from });
+    const held = await keptApart(tx, batch, own, filter.now);
+    for (const task of batch) {
+      const why = held.get(task.id);
+      if (why) apart.push(why);
+      else if (out.length < limit) out.push(task);
+    }
+    if (batch.length < limit) break;
+    const last = batch.at(-1)!;
+    from = [last.priority, last.created_at, last.id];
+  }
+  return out;
+}
+
+/**
+ * The reservations a briefing names for the session's task: the session's own, and other
+ * sessions' covering files the task wrote, reserved or plans to touch.
+ */
+export async function reservationsConcerning(
+  tx: StoreTx,
+  session: string,
+  task: Planned | null,
+  now: string,
+): Promise<ReservationView[]> {
+  const own = await tx.reservationsOfSession(session, now);
+  if (task === null) return own.map(viewOf);
+  const files = (await plannedFiles(tx, [task], now)).get(task.id) ?? [];
+  const seen = new Set(own.map((r) => r.id));
+  const others = (await reservationsNear(tx, files, now)).filter(
+    (r) => !seen.has(r.id) && files.some((path) => patternsOverlap(path, r.pattern)),
+  );
+  return [...own, ...others].map(viewOf);
+}

@@ -1,0 +1,320 @@
+import { DEFAULT_LEASE_SECONDS, leaseUntil } from "../domain/claims.js";
+import { ArbeitError } from "../domain/errors.js";
+import { ARBEIT_DIR } from "../domain/project-layout.js";
+import {
+  folderPattern,
+  hasWildcard,
+  literalPrefix,
+  patternsOverlap,
+  prefixesOf,
+  type Reservation,
+} from "../domain/reservations.js";
+import { LIMITS } from "../schemas/limits.js";
+import type { StoreTx } from "../store/task-store.js";
+import type { Caller } from "./caller.js";
+import { ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
+import { projectPath } from "./project-path.js";
+
+/**
+ * File reservations (domain/reservations.ts has the matching rules): a session reserves paths or
+ * globs, exclusively or shared, under a lease on the database's clock that the holder's activity
+ * renews (operation.ts), that ends when its work on the task stops or the task ends, and that a
+ * person may break (logged). Hosts ask `checkEdit` before an edit; planning and briefings read
+ * `reservationsOverlapping`.
+ */
+
+/** A reservation as tools show it: who holds what, for which task, until when. */
+export interface ReservationView {
+  id: string;
+  pattern: string;
+  mode: "exclusive" | "shared";
+  session: string;
+  agent: string | null;
+  task_id: string | null;
+  until: string;
+}
+
+export function viewOf(r: Reservation): ReservationView {
+  return {
+    id: r.id,
+    pattern: r.pattern,
+    mode: r.exclusive ? "exclusive" : "shared",
+    session: r.session_id,
+    agent: r.agent,
+    task_id: r.task_id,
+    until: r.expires_at,
+  };
+}
+
+/**
+ * A path or glob as given, made project-relative like a recorded file: its literal folders are
+ * resolved (symlinks, `..`), its wildcard part kept as written. Null for one outside the project.
+ */
+export function reservedPattern(deps: Pick<ServiceDeps, "projectRoot" | "realpath">, given: string): string | null {
+  const spelled = folderPattern(given.replaceAll("\\", "/"));
+  if (!hasWildcard(spelled)) return projectPath(deps, spelled);
+  const segments = spelled.split("/");
+  const at = segments.findIndex((segment) => hasWildcard(segment));
+  const literal = segments.slice(0, at).join("/");
+  const rest = segments.slice(at).join("/");
+  if (rest.split("/").includes("..")) return null;
+  if (literal === "") return rest;
+  const base = projectPath(deps, literal);
+  // The project root itself: the pattern hangs off it.
+  if (base === null) return projectPath(deps, `${literal}/x`) === "x" ? rest : null;
+  return `${base}/${rest}`;
+}
+
+/**
+ * Live reservations that could overlap any of `patterns`: one indexed lookup of the prefixes they
+ * can match, plus, for each pattern with a wildcard, those below its literal folders. Callers
+ * filter with patternsOverlap.
+ */
+export async function reservationsNear(tx: StoreTx, patterns: readonly string[], now: string): Promise<Reservation[]> {
+  if (patterns.length === 0) return [];
+  const prefixes = new Set(patterns.flatMap((pattern) => prefixesOf(literalPrefix(pattern))));
+  const found = await tx.reservationsAtPrefixes([...prefixes], now);
+  const seen = new Set(found.map((r) => r.id));
+  for (const pattern of patterns.filter(hasWildcard))
+    for (const r of await tx.reservationsUnder(literalPrefix(pattern), now))
+      if (!seen.has(r.id)) {
+        seen.add(r.id);
+        found.push(r);
+      }
+  return found;
+}
+
+/** Live reservations of any session whose pattern could match a file `pattern` matches. */
+export async function reservationsOverlapping(tx: StoreTx, pattern: string, now: string): Promise<Reservation[]> {
+  return (await reservationsNear(tx, [pattern], now)).filter((r) => patternsOverlap(r.pattern, pattern));
+}
+
+/** The sessions whose reservations are the caller's own: its session and those it was started from. */
+function ownSessions(session: string, caller: Caller): Set<string> {
+  return new Set([session, ...(caller.parents ?? [])]);
+}
+
+function holderName(r: Reservation): string {
+  return r.agent ?? r.session_id;
+}
+
+/** Another session holds what the caller asked to reserve: names each holder and when it ends. */
+function fileReserved(wanted: string, held: Reservation[]): ArbeitError {
+  const first = held[0]!;
+  return new ArbeitError(
+    "FILE_RESERVED",
+    `${wanted} is reserved by ${holderName(first)} (another session, ${first.exclusive ? "exclusive" : "shared"}: ${first.pattern}${first.task_id ? ` for ${first.task_id}` : ""}) until ${first.expires_at}.`,
+    {
+      details: { path: wanted, holders: held.map(viewOf) },
+      suggestions: [
+        "Work on other files or another task (arbeit_query ready), or wait for the reservation to end.",
+        "Breaking another session's reservation is a person's decision (the dashboard shows stale ones).",
+      ],
+    },
+  );
+}
+
+/** Frees reservations whose lease ran out, recording each as reservation_expired. */
+export async function sweepExpiredReservations(w: WriteContext): Promise<void> {
+  for (const r of await w.tx.expiredReservations(w.databaseNow, 100)) {
+    if (!(await w.tx.deleteReservation(r.id))) continue;
+    await w.emit({
+      event_type: "reservation_expired",
+      entity_type: "reservation",
+      entity_id: r.id,
+      task_id: null,
+      payload: { pattern: r.pattern, session: r.session_id, owner: r.agent, lease_expires_at: r.expires_at },
+    });
+  }
+}
+
+export type ReleaseReason = "released" | "work_stopped" | "task_finished" | "forced";
+
+async function release(w: WriteContext, r: Reservation, reason: ReleaseReason): Promise<void> {
+  if (!(await w.tx.deleteReservation(r.id))) return;
+  await w.emit({
+    event_type: "reservation_released",
+    entity_type: "reservation",
+    entity_id: r.id,
+    task_id: null,
+    payload: {
+      pattern: r.pattern,
+      reason,
+      owner: r.agent,
+      task_id: r.task_id,
+      ...(reason === "forced" ? { session: r.session_id, lease_expires_at: r.expires_at } : {}),
+    },
+  });
+}
+
+/**
+ * Ends the reservations made for `taskId`: those of `session` when its work there stops, every
+ * session's when the task is completed or cancelled.
+ */
+export async function releaseReservationsOf(
+  w: WriteContext,
+  taskId: string,
+  reason: "work_stopped" | "task_finished",
+  session?: string,
+): Promise<void> {
+  for (const r of await w.tx.reservationsOfTask(taskId))
+    if (session === undefined || r.session_id === session) await release(w, r, reason);
+}
+
+export interface ReserveInput {
+  paths: string[];
+  shared?: boolean | undefined;
+  lease_seconds?: number | undefined;
+  /** The task the reservation is for; the session's task when left out. */
+  task_id: string | null;
+}
+
+export interface ReserveResult {
+  reserved: ReservationView[];
+  /** Others' shared reservations of the same files: the caller may edit, and is told. */
+  shared_with?: ReservationView[];
+}
+
+/**
+ * Reserves every path of `input` for the session, all or nothing: FILE_RESERVED (naming the
+ * holders) when another session holds an overlapping exclusive reservation, or when an exclusive
+ * one is asked for and another session holds any overlapping one. Reserving a pattern the session
+ * already holds renews it (and changes its mode).
+ */
+export async function reserveFiles(w: WriteContext, input: ReserveInput): Promise<ReserveResult> {
+  const { tx, session } = w;
+  const exclusive = !input.shared;
+  const patterns = settlePatterns(w.deps, input.paths);
+  await tx.lockReservations();
+  await sweepExpiredReservations(w);
+  const own = ownSessions(session, w.caller);
+  const sharedWith = new Map<string, Reservation>();
+  for (const pattern of patterns) {
+    const others = (await reservationsOverlapping(tx, pattern, w.databaseNow)).filter((r) => !own.has(r.session_id));
+    const blocking = others.filter((r) => r.exclusive || exclusive);
+    if (blocking.length > 0) throw fileReserved(pattern, blocking);
+    for (const r of others) sharedWith.set(r.id, r);
+  }
+  const leaseSeconds = input.lease_seconds ?? DEFAULT_LEASE_SECONDS;
+  const expires_at = leaseUntil(new Date(w.databaseNow), leaseSeconds);
+  const reserved: ReservationView[] = [];
+  for (const pattern of patterns) {
+    const row = {
+      exclusive,
+      agent: w.caller.agent,
+      task_id: input.task_id,
+      lease_seconds: leaseSeconds,
+      expires_at,
+    };
+    const held = await tx.heldReservation(session, pattern);
+    let id: string;
+    if (held) {
+      id = held.id;
+      await tx.updateReservation(id, row);
+    } else {
+      id = await tx.insertReservation({
+        ...row,
+        pattern,
+        prefix: literalPrefix(pattern),
+        session_id: session,
+        created_at: w.now,
+      });
+    }
+    await w.emit({
+      event_type: "files_reserved",
+      entity_type: "reservation",
+      entity_id: id,
+      task_id: input.task_id,
+      payload: { pattern, exclusive, lease_expires_at: expires_at, renewed: held !== undefined },
+    });
+    reserved.push(viewOf({ ...row, id, pattern, session_id: session, created_at: held?.created_at ?? w.now }));
+  }
+  return { reserved, ...(sharedWith.size > 0 ? { shared_with: [...sharedWith.values()].map(viewOf) } : {}) };
+}
+
+/**
+ * Releases the session's reservations of `paths` (exactly as reserved). With `force`, a person
+ * releases other sessions' reservations of those patterns too, each logged naming its holder.
+ */
+export async function releaseFiles(
+  w: WriteContext,
+  paths: string[],
+  force: boolean | undefined,
+): Promise<{ released: ReservationView[] }> {
+  const patterns = settlePatterns(w.deps, paths);
+  const released: ReservationView[] = [];
+  for (const pattern of patterns) {
+    const exact = (await reservationsOverlapping(w.tx, pattern, w.databaseNow)).filter((r) => r.pattern === pattern);
+    const mine = exact.filter((r) => r.session_id === w.session);
+    const others = exact.filter((r) => r.session_id !== w.session);
+    if (others.length > 0 && force) {
+      for (const r of others) await release(w, r, "forced");
+      released.push(...others.map(viewOf));
+    }
+    for (const r of mine) await release(w, r, "released");
+    released.push(...mine.map(viewOf));
+  }
+  return { released };
+}
+
+/** Each path as a project pattern, in order, once; INVALID_ARGUMENT names one outside the project. */
+function settlePatterns(deps: Pick<ServiceDeps, "projectRoot" | "realpath">, paths: string[]): string[] {
+  const out = new Set<string>();
+  for (const given of paths) {
+    if (given.length > LIMITS.file_path)
+      throw new ArbeitError("FIELD_TOO_LARGE", `A path is too large (limit ${LIMITS.file_path} characters).`, {
+        details: { field: "paths", limit: LIMITS.file_path },
+      });
+    const pattern = reservedPattern(deps, given);
+    if (pattern === null || pattern === ARBEIT_DIR || pattern.startsWith(`${ARBEIT_DIR}/`))
+      throw new ArbeitError(
+        "INVALID_ARGUMENT",
+        `${JSON.stringify(given)} is not a file or pattern inside the project; paths are relative to its root.`,
+        { details: { field: "paths", path: given } },
+      );
+    out.add(pattern);
+  }
+  return [...out];
+}
+
+export interface EditCheck {
+  /** `deny`: another session holds a path exclusively; `warn`: only shared; `allow`: nobody else. */
+  decision: "allow" | "warn" | "deny";
+  /** For the model: who holds what, for which task, until when, and what to do instead. */
+  reason?: string;
+  conflicts: Array<ReservationView & { path: string }>;
+}
+
+/**
+ * May the caller edit `paths` now? A read, one indexed lookup per path: denied when another
+ * session (not the caller, nor a session it was started from) holds one of them exclusively,
+ * warned when only shared. Paths outside the project are nobody's.
+ */
+export async function checkEdit(
+  deps: ServiceDeps,
+  input: { paths: string[] },
+  caller: Caller & { session: string },
+): Promise<Result<EditCheck>> {
+  const paths = input.paths.flatMap((given) => {
+    const path = given.length > LIMITS.file_path ? null : reservedPattern(deps, given);
+    return path === null ? [] : [path];
+  });
+  if (paths.length === 0) return ok({ decision: "allow", conflicts: [] });
+  const own = ownSessions(caller.session, caller);
+  const conflicts = await deps.store.read(async (tx) => {
+    const now = tx.databaseNow();
+    const near = (await reservationsNear(tx, paths, now)).filter((r) => !own.has(r.session_id));
+    const found: EditCheck["conflicts"] = [];
+    for (const path of paths)
+      for (const r of near) if (patternsOverlap(r.pattern, path)) found.push({ path, ...viewOf(r) });
+    return found;
+  });
+  if (conflicts.length === 0) return ok({ decision: "allow", conflicts });
+  const denied = conflicts.find((c) => c.mode === "exclusive");
+  const first = denied ?? conflicts[0]!;
+  const holder = `${first.agent ?? first.session} (session ${first.session}${first.task_id ? `, task ${first.task_id}` : ""})`;
+  const reason = denied
+    ? `${first.path} is reserved exclusively by ${holder} until ${first.until} (${first.pattern}). Do not edit it: work on other files, or on another task (arbeit_query ready), and come back after that time or once its work stops.`
+    : `${first.path} is also reserved (shared) by ${holder} until ${first.until}: it may be editing it too; keep your change small and re-read the file first.`;
+  return ok({ decision: denied ? "deny" : "warn", reason, conflicts });
+}

@@ -1,0 +1,208 @@
+import type { Reservation } from "../../domain/reservations.js";
+import type { RawRow } from "../rows.js";
+import type { SqlDb } from "./database.js";
+import { type Dialect, perDialect } from "./dialect.js";
+import { insertWithId } from "./insert.js";
+
+const COLUMNS = "id, pattern, exclusive, session_id, agent, task_id, lease_seconds, expires_at, created_at";
+
+/**
+ * `at` plus the row's own lease_seconds, as ISO text on the database's clock: where the engines
+ * part is date arithmetic alone.
+ */
+export function plusLease(d: Dialect, at: string, seconds: string): string {
+  return d.name === "sqlite"
+    ? `strftime('%Y-%m-%dT%H:%M:%fZ', ${at}, '+' || ${seconds} || ' seconds')`
+    : `to_char((${at}::timestamptz + ${seconds} * interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+const texts = perDialect((d) => ({
+  // Reservers take turns (SQLite's writer already runs alone): two sessions that each find no
+  // conflict cannot both go on to insert. Renewals and releases do not wait for it.
+  lock:
+    d.name === "postgres" ? "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.arbeit_reservations'))" : null,
+  atPrefixes: `SELECT ${COLUMNS} FROM reservations WHERE ${d.inList("prefix")} AND expires_at > ? ORDER BY id`,
+  under: `SELECT ${COLUMNS} FROM reservations WHERE prefix >= ? AND prefix < ? AND expires_at > ? ORDER BY id`,
+  writtenFiles: `SELECT DISTINCT task_id, file_path FROM file_associations
+    WHERE ${d.inList("task_id")} AND operation = 'write' ORDER BY task_id, file_path`,
+  reservedFor: `SELECT task_id, pattern FROM reservations WHERE ${d.inList("task_id")} AND expires_at > ?
+    ORDER BY task_id, pattern`,
+  // Unfinished tasks another session holds a live lease on: the work under way elsewhere.
+  heldByOthers: `SELECT id, owner, claim_session, plan, description FROM tasks ${d.indexedBy("idx_tasks_lease")}
+    WHERE deleted_at IS NULL AND lease_expires_at IS NOT NULL AND lease_expires_at > ?
+      AND claim_session IS NOT NULL AND claim_session <> ? AND status IN ('open', 'in_progress')
+    ORDER BY lease_expires_at DESC, id LIMIT 200`,
+  // Renewal by activity: each of the session's live reservations runs its own lease length from
+  // now again; only ever forward.
+  renew: `UPDATE reservations SET expires_at = ${plusLease(d, "?", "lease_seconds")}
+    WHERE session_id = ? AND expires_at > ? AND expires_at < ${plusLease(d, "?", "lease_seconds")}`,
+}));
+
+const HELD = `SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND pattern = ?`;
+const OF_SESSION = `SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND expires_at > ? ORDER BY pattern`;
+const OF_TASK = `SELECT ${COLUMNS} FROM reservations WHERE task_id = ? ORDER BY pattern, id`;
+const LIVE = `SELECT ${COLUMNS} FROM reservations WHERE expires_at > ? AND (pattern, id) > (?, ?)
+  ORDER BY pattern, id LIMIT ?`;
+const COUNT_LIVE = "SELECT COUNT(*) AS n FROM reservations WHERE expires_at > ?";
+const ANY_LIVE = "SELECT 1 AS one FROM reservations WHERE expires_at > ? LIMIT 1";
+const EXPIRED = `SELECT ${COLUMNS} FROM reservations WHERE expires_at <= ? ORDER BY expires_at, id LIMIT ?`;
+const UPDATE = `UPDATE reservations SET exclusive = ?, agent = ?, task_id = ?, lease_seconds = ?, expires_at = ?
+  WHERE id = ?`;
+const DELETE = "DELETE FROM reservations WHERE id = ?";
+
+function toReservation(row: RawRow): Reservation {
+  return {
+    id: row.id as string,
+    pattern: row.pattern as string,
+    exclusive: Number(row.exclusive) === 1,
+    session_id: row.session_id as string,
+    agent: (row.agent as string | null) ?? null,
+    task_id: (row.task_id as string | null) ?? null,
+    lease_seconds: Number(row.lease_seconds),
+    expires_at: row.expires_at as string,
+    created_at: row.created_at as string,
+  };
+}
+
+/** A task another session holds, with what planning reads of it. */
+export interface HeldTask {
+  id: string;
+  owner: string | null;
+  claim_session: string;
+  plan: string | null;
+  description: string | null;
+}
+
+export type NewReservation = Omit<Reservation, "id"> & { prefix: string };
+
+/** File reservations: who holds which path or glob, until when (see domain/reservations.ts). */
+export function reservationStatements(db: SqlDb) {
+  const sql = texts(db.dialect);
+  return {
+    /** The files each of `taskIds` wrote, per task. */
+    async writtenFiles(taskIds: readonly string[]): Promise<Array<{ task_id: string; file_path: string }>> {
+      if (taskIds.length === 0) return [];
+      return (await db.all(sql.writtenFiles, db.dialect.listParam(taskIds))) as Array<{
+        task_id: string;
+        file_path: string;
+      }>;
+    },
+
+    /** The live reservations made for each of `taskIds`, per task. */
+    async reservedFor(taskIds: readonly string[], now: string): Promise<Array<{ task_id: string; pattern: string }>> {
+      if (taskIds.length === 0) return [];
+      return (await db.all(sql.reservedFor, db.dialect.listParam(taskIds), now)) as Array<{
+        task_id: string;
+        pattern: string;
+      }>;
+    },
+
+    /** Unfinished tasks some session other than `session` holds a live claim on (at most 200). */
+    async heldByOthers(session: string, now: string): Promise<HeldTask[]> {
+      return (await db.all(sql.heldByOthers, now, session)) as unknown as HeldTask[];
+    },
+
+    /** Serialises this transaction with every other that reserves (a no-op where writers run alone). */
+    async lockReservations(): Promise<void> {
+      if (sql.lock) await db.get(sql.lock);
+    },
+
+    /** Live reservations whose prefix is one of `prefixes`. */
+    async reservationsAtPrefixes(prefixes: readonly string[], now: string): Promise<Reservation[]> {
+      return (await db.all(sql.atPrefixes, db.dialect.listParam(prefixes), now)).map(toReservation);
+    },
+
+    /** Live reservations whose prefix lies below the folder `folder` ("" for the whole project). */
+    async reservationsUnder(folder: string, now: string): Promise<Reservation[]> {
+      // "/" + 1 is "0": every text starting `folder/` sorts between the two bounds.
+      const [low, high] = folder === "" ? ["", "\u{10FFFF}"] : [`${folder}/`, `${folder}0`];
+      return (await db.all(sql.under, low, high, now)).map(toReservation);
+    },
+
+    /** The session's reservation of exactly `pattern`, live or not. */
+    async heldReservation(session: string, pattern: string): Promise<Reservation | undefined> {
+      const row = await db.get(HELD, session, pattern);
+      return row ? toReservation(row) : undefined;
+    },
+
+    async reservationsOfSession(session: string, now: string): Promise<Reservation[]> {
+      return (await db.all(OF_SESSION, session, now)).map(toReservation);
+    },
+
+    /** Every reservation made for the task, live or run out. */
+    async reservationsOfTask(taskId: string): Promise<Reservation[]> {
+      return (await db.all(OF_TASK, taskId)).map(toReservation);
+    },
+
+    /** A page of live reservations in (pattern, id) order, after `after`. */
+    async liveReservations(
+      now: string,
+      limit: number,
+      after: readonly [pattern: string, id: string] = ["", ""],
+    ): Promise<Reservation[]> {
+      return (await db.all(LIVE, now, after[0], after[1], limit)).map(toReservation);
+    },
+
+    /** True when any session holds a live reservation (one index probe). */
+    async anyLiveReservation(now: string): Promise<boolean> {
+      return (await db.get(ANY_LIVE, now)) !== undefined;
+    },
+
+    async countLiveReservations(now: string): Promise<number> {
+      return Number((await db.get(COUNT_LIVE, now))?.n ?? 0);
+    },
+
+    async expiredReservations(now: string, limit: number): Promise<Reservation[]> {
+      return (await db.all(EXPIRED, now, limit)).map(toReservation);
+    },
+
+    async insertReservation(r: NewReservation): Promise<string> {
+      return insertWithId(
+        db,
+        "reservation",
+        "reservations",
+        [
+          "pattern",
+          "prefix",
+          "exclusive",
+          "session_id",
+          "agent",
+          "task_id",
+          "lease_seconds",
+          "expires_at",
+          "created_at",
+        ],
+        [
+          r.pattern,
+          r.prefix,
+          r.exclusive ? 1 : 0,
+          r.session_id,
+          r.agent,
+          r.task_id,
+          r.lease_seconds,
+          r.expires_at,
+          r.created_at,
+        ],
+      );
+    },
+
+    async updateReservation(
+      id: string,
+      r: Pick<Reservation, "exclusive" | "agent" | "task_id" | "lease_seconds" | "expires_at">,
+    ): Promise<void> {
+      await db.run(UPDATE, r.exclusive ? 1 : 0, r.agent, r.task_id, r.lease_seconds, r.expires_at, id);
+    },
+
+    /** Deletes the reservation; false when another transaction did first. */
+    async deleteReservation(id: string): Promise<boolean> {
+      return (await db.run(DELETE, id)) > 0;
+    },
+
+    /** The holder's activity: its live reservations run their lease again from `now`. */
+    async renewReservations(session: string, now: string): Promise<number> {
+      return db.run(sql.renew, now, session, now, now);
+    },
+  };
+}
+
+export type ReservationStatements = ReturnType<typeof reservationStatements>;

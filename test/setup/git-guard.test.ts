@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
+
+/**
+ * `arbeit setup git` with real git: the pre-commit guard refuses a commit staging a file another
+ * session reserved exclusively, naming the holder, keeps the hook that was there (and runs it),
+ * lets `--no-verify` through, and `--remove` puts everything back as it was.
+ */
+
+function git(dir: string, args: string[], env: Record<string, string> = {}) {
+  const clean = { ...process.env };
+  for (const key of Object.keys(clean)) if (key.startsWith("ARBEIT_") || key.startsWith("GIT_")) delete clean[key];
+  return spawnSync("git", args, {
+    cwd: dir,
+    encoding: "utf8",
+    env: {
+      ...clean,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+      ...env,
+    },
+  });
+}
+
+const head = (dir: string) => git(dir, ["rev-parse", "HEAD"]).stdout.trim();
+
+describe("arbeit setup git: the pre-commit guard", () => {
+  it("refuses a commit of another session's exclusively reserved file, naming the holder; --no-verify and the holder get through", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      assert.equal(git(dir, ["init", "-q", "-b", "main"]).status, 0);
+      assert.equal((await runCli(["init"], { cwd: dir })).code, 0);
+      writeFileSync(join(dir, "README.md"), "x\n");
+      git(dir, ["add", "README.md"]);
+      assert.equal(git(dir, ["commit", "-q", "-m", "first"]).status, 0);
+      // A hook of the user's own, which must keep running.
+      const own = join(dir, ".git", "hooks", "pre-commit");
+      writeFileSync(own, `#!/bin/sh\necho ran >> "${join(dir, "own-hook.log")}"\n`, { mode: 0o755 });
+
+      const setup = await runCli(["setup", "git", "--json"], { cwd: dir });
+      assert.equal(setup.code, 0, setup.stdout + setup.stderr);
+      assert.ok(existsSync(join(dir, ".git", "hooks", "pre-commit.before-arbeit")), "the old hook is kept beside");
+      assert.match(readFileSync(own, "utf8"), /arbeit: pre-commit guard/);
+      const again = await runCli(["setup", "git", "--json"], { cwd: dir });
+      assert.equal(again.json.data.files[0].action, "unchanged", "setting up twice changes nothing");
+
+      const reserved = await runCli(
+        [
+          "call",
+          "arbeit_task_claim",
+          JSON.stringify({ paths: ["src/auth/**"] }),
+          "--session",
+          "ses-alice",
+          "--agent",
+          "alice",
+        ],
+        { cwd: dir },
+      );
+      assert.equal(reserved.code, 0, reserved.stdout);
+      mkdirSync(join(dir, "src", "auth"), { recursive: true });
+      writeFileSync(join(dir, "src", "auth", "session.ts"), "export {};\n");
+      writeFileSync(join(dir, "notes.md"), "free\n");
+      git(dir, ["add", "src/auth/session.ts", "notes.md"]);
+      const before = head(dir);
+
+      const refused = git(dir, ["commit", "-q", "-m", "touch auth"], { ARBEIT_SESSION: "ses-bob" });
+      assert.notEqual(refused.status, 0);
+      assert.match(refused.stderr, /commit refused/);
+      assert.match(refused.stderr, /src\/auth\/session\.ts: alice \(session ses-alice\) until 20\d\d-/);
+      assert.match(refused.stderr, /--no-verify/);
+      assert.equal(head(dir), before, "nothing was committed");
+      assert.equal(readFileSync(join(dir, "own-hook.log"), "utf8"), "ran\n", "the user's own hook ran first");
+
+      const holder = git(dir, ["commit", "-q", "-m", "alice commits"], { ARBEIT_SESSION: "ses-alice" });
+      assert.equal(holder.status, 0, holder.stderr);
+      assert.notEqual(head(dir), before);
+
+      writeFileSync(join(dir, "src", "auth", "session.ts"), "export const x = 1;\n");
+      git(dir, ["add", "src/auth/session.ts"]);
+      assert.notEqual(
+        git(dir, ["commit", "-q", "-m", "person"]).status,
+        0,
+        "a person without a session is refused too",
+      );
+      const escaped = git(dir, ["commit", "-q", "--no-verify", "-m", "on purpose"]);
+      assert.equal(escaped.status, 0, escaped.stderr);
+
+      const removed = await runCli(["setup", "git", "--remove", "--json"], { cwd: dir });
+      assert.equal(removed.code, 0, removed.stdout + removed.stderr);
+      assert.equal(readFileSync(own, "utf8"), `#!/bin/sh\necho ran >> "${join(dir, "own-hook.log")}"\n`);
+      assert.ok(!existsSync(join(dir, ".git", "hooks", "pre-commit.before-arbeit")));
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("never blocks a commit where it cannot ask (no Arbeit store in the repository)", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      git(dir, ["init", "-q", "-b", "main"]);
+      mkdirSync(join(dir, ".arbeit"));
+      const setup = await runCli(["setup", "git", "--json"], { cwd: dir });
+      assert.equal(setup.code, 0, setup.stdout + setup.stderr);
+      // The store setup found is gone: the guard cannot ask.
+      spawnSync("rm", ["-rf", join(dir, ".arbeit")]);
+      writeFileSync(join(dir, "a.txt"), "a\n");
+      git(dir, ["add", "a.txt"]);
+      const commit = git(dir, ["commit", "-q", "-m", "a"]);
+      assert.equal(commit.status, 0, commit.stderr);
+      assert.match(commit.stderr, /not checked for file reservations/);
+    } finally {
+      cleanup();
+    }
+  });
+});
