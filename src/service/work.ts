@@ -145,8 +145,14 @@ export async function workingFor(
   session: string,
   parents: readonly string[] = [],
 ): Promise<(ActiveWork & { task: Task }) | undefined> {
-  for (const who of [session, ...parents]) {
-    const active = await liveActiveWork(tx, who);
+  // Asked of every session at once (one round trip on Postgres); the first that works wins.
+  const asked = [session, ...parents].map((who) => {
+    const active = liveActiveWork(tx, who);
+    active.catch(() => {});
+    return active;
+  });
+  for (const answer of asked) {
+    const active = await answer;
     if (active) return active;
   }
   return undefined;

@@ -266,9 +266,10 @@ export interface StoreTx extends OverviewReads {
   dropLease(id: string): Promise<void>;
   /**
    * Moves the lease's expiry forward to `until` if `session` still holds a live lease (at `now`)
-   * that ends earlier; true when it did. Not a change of the task: no version, no event.
+   * that ends earlier. Not a change of the task: no version, no event. No answer is awaited: it
+   * travels with what the transaction sends next (its COMMIT).
    */
-  renewLease(id: string, session: string, until: string, now: string): Promise<boolean>;
+  renewLease(id: string, session: string, until: string, now: string): void;
   /** Tasks whose lease ran out before `now` and still name an owner. */
   expiredClaims(now: string): Promise<ExpiredClaim[]>;
   /** Unfinished tasks assigned to `agent` (owner, no live lease at `now`), best first. */
@@ -346,7 +347,13 @@ export interface StoreTx extends OverviewReads {
   assessedUnfinished(filter: { list_id?: string; under?: string }): Promise<Task[]>;
 
   // events
+  /** Appends an event; the promise is the event with its seq (on Postgres, a round trip to wait for). */
   appendEvent(event: NewEvent): Promise<ArbeitEvent>;
+  /**
+   * Appends an event whose seq no one needs. On Postgres it travels with what the transaction
+   * sends next (at the latest its COMMIT), and its failure fails the transaction.
+   */
+  recordEvent(event: NewEvent): Promise<void>;
   recentEvents(taskId: string, limit: number): Promise<ArbeitEvent[]>;
   listEvents(filter: EventFilter): Promise<ArbeitEvent[]>;
 }

@@ -44,19 +44,19 @@ export function claimStatements(db: SqlDb) {
       claim: { owner: string; session: string; lease_expires_at: string; claimed_at: string | null },
       at: string,
     ): Promise<void> {
-      await db.run(SET, claim.owner, claim.session, claim.lease_expires_at, claim.claimed_at, at, id);
+      db.later(SET, claim.owner, claim.session, claim.lease_expires_at, claim.claimed_at, at, id);
     },
 
     async clearClaim(id: string, at: string): Promise<void> {
-      await db.run(CLEAR, at, id);
+      db.later(CLEAR, at, id);
     },
 
     async dropLease(id: string): Promise<void> {
-      await db.run(DROP_LEASE, id);
+      db.later(DROP_LEASE, id);
     },
 
-    async renewLease(id: string, session: string, until: string, now: string): Promise<boolean> {
-      return (await db.run(RENEW, until, id, session, now, until)) > 0;
+    renewLease(id: string, session: string, until: string, now: string): void {
+      db.later(RENEW, until, id, session, now, until);
     },
 
     /** Tasks whose lease ran out before `now` and still name an owner. */

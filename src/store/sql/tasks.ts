@@ -110,7 +110,7 @@ export function taskStatements(db: SqlDb) {
       const changed = (Object.keys(patch) as Array<keyof TaskPatch>).filter((key) => patch[key] !== undefined).sort();
       const assignments = changed.map((column) => `${column} = ?`);
       const values = changed.map((column) => (patch[column] ?? null) as SqlValue);
-      await db.run(
+      db.later(
         `UPDATE tasks SET ${[...assignments, "version = version + 1", "updated_at = ?"].join(", ")} WHERE id = ?`,
         ...values,
         updatedAt,
@@ -119,11 +119,11 @@ export function taskStatements(db: SqlDb) {
     },
 
     async touchTask(id: string, updatedAt: string): Promise<void> {
-      await db.run(sql.touch, updatedAt, id);
+      db.later(sql.touch, updatedAt, id);
     },
 
     async softDeleteTask(id: string, at: string): Promise<void> {
-      await db.run(sql.softDelete, at, at, id);
+      db.later(sql.softDelete, at, at, id);
     },
 
     listTasks(filter: TaskFilter): Promise<Task[]> {
