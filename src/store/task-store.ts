@@ -148,6 +148,11 @@ export interface StoreTx extends OverviewReads {
   // tasks
   getTask(id: string): Promise<Task | undefined>;
   /**
+   * The live task the session works on now, read without first reading its active work: sent
+   * beside `activeWork`, the two take one round trip.
+   */
+  activeTaskOf(session: string): Promise<Task | undefined>;
+  /**
    * The task, read to be changed: on Postgres its row stays locked against other writers until
    * this transaction ends, so a check made on it (version, claim) still holds when the write lands.
    */

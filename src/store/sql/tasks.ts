@@ -33,6 +33,8 @@ const texts = perDialect((d) => {
   const columns = taskColumns(d);
   return {
     byId: `SELECT ${columns} FROM tasks t WHERE t.id = ? AND t.deleted_at IS NULL`,
+    activeTaskOf: `SELECT ${columns} FROM tasks t WHERE t.id = (SELECT w.task_id FROM active_work w
+      WHERE w.session_id = ? AND w.stopped_at IS NULL) AND t.deleted_at IS NULL`,
     byIdForUpdate: `SELECT ${columns} FROM tasks t WHERE t.id = ? AND t.deleted_at IS NULL${d.forUpdate("t")}`,
     byIds: `SELECT ${columns} FROM tasks t WHERE ${d.inList("t.id")} AND t.deleted_at IS NULL ORDER BY ${TASK_ORDER}`,
     exists: "SELECT deleted_at FROM tasks WHERE id = ?",
@@ -77,6 +79,11 @@ export function taskStatements(db: SqlDb) {
   return {
     async getTask(id: string): Promise<Task | undefined> {
       const row = await db.get(sql.byId, id);
+      return row ? toTask(row) : undefined;
+    },
+
+    async activeTaskOf(session: string): Promise<Task | undefined> {
+      const row = await db.get(sql.activeTaskOf, session);
       return row ? toTask(row) : undefined;
     },
 
