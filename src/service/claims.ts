@@ -14,10 +14,14 @@ export type ClaimResult =
   | { claimed: false; task: null; reason: string }
   | { released: boolean; forced?: boolean; task: Task };
 
-/** Frees every lease that ran out (on the database's clock), recording each as claim_expired. */
-export async function sweepExpiredClaims(w: WriteContext): Promise<void> {
+/**
+ * Frees every lease that ran out (on the database's clock), recording each as claim_expired;
+ * returns how many it freed.
+ */
+export async function sweepExpiredClaims(w: WriteContext): Promise<number> {
   const { tx, now } = w;
-  for (const expired of await tx.expiredClaims(w.databaseNow)) {
+  const expiredClaims = await tx.expiredClaims(w.databaseNow);
+  for (const expired of expiredClaims) {
     await tx.clearClaim(expired.id, now);
     await w.emit({
       event_type: "claim_expired",
@@ -27,6 +31,7 @@ export async function sweepExpiredClaims(w: WriteContext): Promise<void> {
       payload: { owner: expired.owner, session: expired.claim_session, lease_expires_at: expired.lease_expires_at },
     });
   }
+  return expiredClaims.length;
 }
 
 const claimDetails = (task: Task) => ({
@@ -146,15 +151,21 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
 
   return mutate(deps, caller, async (w) => {
     const { tx } = w;
-    await sweepExpiredClaims(w);
-    if (input.next) {
-      const [best] = await tx.readyTasks({
+    const pick = () =>
+      tx.readyTasks({
         list_id: input.list_id ?? caller.list_id,
         now: w.databaseNow,
         agent: caller.agent,
         limit: 1,
         offset: 0,
       });
+    // The best ready task is asked for beside the sweep (one round trip on Postgres), and asked
+    // again only when the sweep freed a task, which may now be the best.
+    const early = input.next ? pick() : undefined;
+    early?.catch(() => {});
+    const freed = await sweepExpiredClaims(w);
+    if (early) {
+      const [best] = freed > 0 ? await pick() : await early;
       if (!best)
         return ok({
           claimed: false,
