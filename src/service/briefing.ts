@@ -57,21 +57,44 @@ export async function getTask(
 ): Promise<Result<Briefing>> {
   const include = new Set(input.include ?? []);
   return deps.store.read(async (tx) => {
-    const task = await requireTask(tx, input.task_id);
+    const id = input.task_id;
+    // Every read below needs only the id: they are all sent at once (one round trip on Postgres),
+    // and the parent, which needs the task, follows.
+    const read = <T>(wanted: boolean, start: () => Promise<T>): Promise<T> | undefined => {
+      if (!wanted) return undefined;
+      const started = start();
+      started.catch(() => {});
+      return started;
+    };
+    const taskRead = read(true, () => requireTask(tx, id))!;
+    // Orphans are reported wherever relationships are read, whether or not they were asked for.
+    const relationshipsRead = read(true, () => tx.relationshipsOf(id))!;
+    const staleRead = read(true, () => staleContextWarning(tx, deps, id))!;
+    const contextRead = read(include.has("context"), () => tx.contextOf(id, false));
+    const contextAllRead = read(include.has("context_all"), () => tx.contextOf(id, true));
+    const progressRead = read(include.has("progress") || include.has("progress_summary"), () => tx.progressOf(id));
+    const childrenRead = read(include.has("children"), () => tx.children(id));
+    const blockedByRead = read(include.has("blocked_by"), () => tx.blockers(id));
+    const blockingRead = read(include.has("blocking"), () => tx.blocking(id));
+    const filesRead = read(include.has("files"), () => tx.filesOf(id));
+    const sessionsRead = read(include.has("sessions"), () => tx.sessionsOf(id));
+    const eventsRead = read(include.has("recent_events"), () => tx.recentEvents(id, RECENT_EVENTS_LIMIT));
+    const commitsRead = read(include.has("commits"), () => commitsOf(tx, id));
+
+    const task = await taskRead;
     const briefing: Briefing = { task };
     const warnings: Warning[] = [];
-    // Orphans are reported wherever relationships are read, whether or not they were asked for.
-    const relationships = await tx.relationshipsOf(task.id);
+    const relationships = await relationshipsRead;
     const orphans = orphanWarning(task.id, relationships);
     if (orphans) warnings.push(orphans);
-    const stale = await staleContextWarning(tx, deps, task.id);
+    const stale = await staleRead;
     if (stale) warnings.push(stale);
 
     if (include.has("relationships")) briefing.relationships = relationships;
-    if (include.has("context")) briefing.context = await tx.contextOf(task.id, false);
-    if (include.has("context_all")) briefing.context_all = await tx.contextOf(task.id, true);
-    if (include.has("progress") || include.has("progress_summary")) {
-      const items = await tx.progressOf(task.id);
+    if (contextRead) briefing.context = await contextRead;
+    if (contextAllRead) briefing.context_all = await contextAllRead;
+    if (progressRead) {
+      const items = await progressRead;
       if (include.has("progress")) briefing.progress = items;
       if (include.has("progress_summary")) briefing.progress_summary = summarizeProgress(items);
     }
@@ -79,13 +102,13 @@ export async function getTask(
       const parent = task.parent_id ? await tx.getTask(task.parent_id) : undefined;
       briefing.parent = parent ? summarize(parent) : null;
     }
-    if (include.has("children")) briefing.children = (await tx.children(task.id)).map(summarize);
-    if (include.has("blocked_by")) briefing.blocked_by = (await tx.blockers(task.id)).map(summarize);
-    if (include.has("blocking")) briefing.blocking = (await tx.blocking(task.id)).map(summarize);
-    if (include.has("files")) briefing.files = summarizeFiles(await tx.filesOf(task.id));
-    if (include.has("sessions")) briefing.sessions = await tx.sessionsOf(task.id);
-    if (include.has("recent_events")) briefing.recent_events = await tx.recentEvents(task.id, RECENT_EVENTS_LIMIT);
-    if (include.has("commits")) briefing.commits = await commitsOf(tx, task.id);
+    if (childrenRead) briefing.children = (await childrenRead).map(summarize);
+    if (blockedByRead) briefing.blocked_by = (await blockedByRead).map(summarize);
+    if (blockingRead) briefing.blocking = (await blockingRead).map(summarize);
+    if (filesRead) briefing.files = summarizeFiles(await filesRead);
+    if (sessionsRead) briefing.sessions = await sessionsRead;
+    if (eventsRead) briefing.recent_events = await eventsRead;
+    if (commitsRead) briefing.commits = await commitsRead;
     return ok(briefing, warnings);
   });
 }

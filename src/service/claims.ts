@@ -20,10 +20,14 @@ export type ClaimResult =
   | ReserveResult
   | { released: ReservationView[] };
 
-/** Frees every lease that ran out (on the database's clock), recording each as claim_expired. */
-export async function sweepExpiredClaims(w: WriteContext): Promise<void> {
+/**
+ * Frees every lease that ran out (on the database's clock), recording each as claim_expired;
+ * returns how many it freed.
+ */
+export async function sweepExpiredClaims(w: WriteContext): Promise<number> {
   const { tx, now } = w;
-  for (const expired of await tx.expiredClaims(w.databaseNow)) {
+  const expiredClaims = await tx.expiredClaims(w.databaseNow);
+  for (const expired of expiredClaims) {
     await tx.clearClaim(expired.id, now);
     await w.emit({
       event_type: "claim_expired",
@@ -33,6 +37,7 @@ export async function sweepExpiredClaims(w: WriteContext): Promise<void> {
       payload: { owner: expired.owner, session: expired.claim_session, lease_expires_at: expired.lease_expires_at },
     });
   }
+  return expiredClaims.length;
 }
 
 const claimDetails = (task: Task) => ({
@@ -161,11 +166,10 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
 
   return mutate(deps, caller, async (w) => {
     const { tx } = w;
-    await sweepExpiredClaims(w);
     const leaseSeconds = input.lease_seconds ?? DEFAULT_LEASE_SECONDS;
-    if (input.next) {
-      // Not a task that shares files with work another session holds: that is no parallel work.
-      const [best] = await readyWithoutSharedFiles(
+    // Not a task that shares files with work another session holds: that is no parallel work.
+    const pick = () =>
+      readyWithoutSharedFiles(
         tx,
         { list_id: input.list_id ?? caller.list_id, now: w.databaseNow, agent: caller.agent },
         [w.session, ...(caller.parents ?? [])],
@@ -173,6 +177,13 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
         undefined,
         [],
       );
+    // The best ready task is asked for beside the sweep (one round trip on Postgres), and asked
+    // again only when the sweep freed a task, which may now be the best.
+    const early = input.next ? pick() : undefined;
+    early?.catch(() => {});
+    const freed = await sweepExpiredClaims(w);
+    if (early) {
+      const [best] = freed > 0 ? await pick() : await early;
       if (!best)
         return ok({
           claimed: false,
@@ -226,7 +237,7 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
 async function renewAll(deps: ServiceDeps, caller: Caller): Promise<Result<ClaimResult>> {
   return mutate(deps, caller, async ({ tx, session, databaseNow }) => {
     const claims = await tx.claimsOf(session, databaseNow);
-    for (const task of claims) await tx.renewLease(task.id, session, databaseNow);
+    for (const task of claims) tx.renewLease(task.id, session, databaseNow);
     await tx.renewReservations(session, databaseNow);
     const renewed = await tx.getTasks(claims.map((task) => task.id));
     return ok({

@@ -47,19 +47,23 @@ export interface WriteContext {
   readonly session: string;
   readonly now: string;
   readonly databaseNow: string;
-  emit(event: {
-    event_type: EventType;
-    entity_type: EntityType;
-    entity_id: string;
-    task_id: string | null;
-    payload: Record<string, unknown>;
-  }): Promise<ArbeitEvent>;
+  emit(event: NewServiceEvent): Promise<void>;
+  /** As `emit`, giving the event with its seq: on Postgres the promise settles with the COMMIT's round trip, so await it after the mutation. */
+  record(event: NewServiceEvent): Promise<ArbeitEvent>;
   /**
    * Counts as activity on the task by this session (or by `holder`, the session it works for):
    * a lease that session holds there is renewed.
    */
   touched(taskId: string, holder?: string): void;
 }
+
+type NewServiceEvent = {
+  event_type: EventType;
+  entity_type: EntityType;
+  entity_id: string;
+  task_id: string | null;
+  payload: Record<string, unknown>;
+};
 
 /** Events that set a lease themselves: activity renewal must not override the lease they chose. */
 const CLAIM_EVENTS = new Set<EventType>(["task_claimed", "claim_renewed", "claim_released", "claim_expired"]);
@@ -74,6 +78,14 @@ export function writeContext(
   const session = caller.session ?? agentSession(caller.agent);
   const active = new Map<string, string>();
   const claimed = new Set<string>();
+  const stamp = (event: NewServiceEvent) => {
+    if (event.task_id !== null) {
+      if (CLAIM_EVENTS.has(event.event_type)) claimed.add(event.task_id);
+      else if (!active.has(event.task_id)) active.set(event.task_id, session);
+    }
+    const payload = caller.token === undefined ? event.payload : { ...event.payload, token_id: caller.token };
+    return { ...event, payload, session_id: session, agent: caller.agent, timestamp: now };
+  };
   return {
     tx,
     deps,
@@ -81,13 +93,12 @@ export function writeContext(
     session,
     now,
     databaseNow,
-    emit: (event) => {
-      if (event.task_id !== null) {
-        if (CLAIM_EVENTS.has(event.event_type)) claimed.add(event.task_id);
-        else if (!active.has(event.task_id)) active.set(event.task_id, session);
-      }
-      const payload = caller.token === undefined ? event.payload : { ...event.payload, token_id: caller.token };
-      return tx.appendEvent({ ...event, payload, session_id: session, agent: caller.agent, timestamp: now });
+    emit: (event) => tx.recordEvent(stamp(event)),
+    record: (event) => {
+      const appended = tx.appendEvent(stamp(event));
+      // Settled after the transaction when it fails: the mutation's own error is the one reported.
+      appended.catch(() => {});
+      return appended;
     },
     touched: (taskId, holder = session) => void active.set(taskId, holder),
     /**
@@ -99,8 +110,9 @@ export function writeContext(
      */
     async renewLeases() {
       if (active.size === 0) return;
-      for (const [id, holder] of active) if (!claimed.has(id)) await tx.renewLease(id, holder, databaseNow);
-      for (const holder of new Set(active.values())) await tx.renewReservations(holder, databaseNow);
+      // Sent without waiting for an answer: they travel with the transaction's COMMIT.
+      for (const [id, holder] of active) if (!claimed.has(id)) tx.renewLease(id, holder, databaseNow);
+      for (const holder of new Set(active.values())) tx.renewReservationsLater(holder, databaseNow);
     },
   };
 }

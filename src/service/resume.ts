@@ -219,17 +219,32 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
   // A store that cannot be written still briefs: as a peek, whose cursor stays where it was.
   if (deps.store.readOnly !== undefined) input = { ...input, peek: true };
   const run = async (tx: StoreTx): Promise<Result<ResumePacket>> => {
+    // Reads that do not depend on each other go out together (one round trip each on Postgres).
+    // Tasks and claims are read after the sweep, which may free them.
+    const started = <T>(read: Promise<T>): Promise<T> => {
+      read.catch(() => {});
+      return read;
+    };
+    const stateRead = started(tx.sessionState(session));
+    const activeRead = started(tx.activeWork(session));
+    const lastRead = started(tx.lastWorkedTask(session));
     if (!input.peek) await sweepExpiredClaims(writeContext(tx, deps, caller));
     const now = deps.now();
     const dbNow = tx.databaseNow();
-    const state = await tx.sessionState(session);
-    const taskOf = async (id: string | null | undefined) => (id ? await tx.getTask(id) : undefined);
+    const state = await stateRead;
+    const workingId = (await activeRead)?.task_id;
+    const lastId = await lastRead;
+    const tasks = new Map<string, Promise<Task | undefined>>();
+    for (const id of [state?.focus_task_id, workingId, lastId]) {
+      if (id && !tasks.has(id)) tasks.set(id, started(tx.getTask(id)));
+    }
+    const claimsRead = started(tx.claimsOf(session, dbNow));
+    const currentRead = started(tx.maxEventSeq());
+    const taskOf = async (id: string | null | undefined) => (id ? await tasks.get(id) : undefined);
     const previous = await taskOf(state?.focus_task_id);
-    const workingId = (await tx.activeWork(session))?.task_id;
-    const working = workingId === previous?.id ? previous : await taskOf(workingId);
-    const lastId = await tx.lastWorkedTask(session);
-    const lastStarted = lastId === working?.id ? working : lastId === previous?.id ? previous : await taskOf(lastId);
-    const claims = await tx.claimsOf(session, dbNow);
+    const working = await taskOf(workingId);
+    const lastStarted = await taskOf(lastId);
+    const claims = await claimsRead;
     const known = { session, now: dbNow, previous, working, lastStarted, claims };
     // Assignments and ready work are read only when the session has nothing of its own.
     let focus: { task: Task | null; reason: FocusReason; note?: string } = selectFocus({
@@ -238,7 +253,7 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
       ready: [],
     });
     if (focus.task === null) {
-      const assigned = caller.agent ? await tx.assignedTo(caller.agent, dbNow, 5) : [];
+      const assignedRead = started(caller.agent ? tx.assignedTo(caller.agent, dbNow, 5) : Promise.resolve([]));
       const ready = await tx.readyTasks({
         list_id: scopeList,
         now: dbNow,
@@ -247,7 +262,7 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
         limit: 1,
         offset: 0,
       });
-      focus = selectFocus({ ...known, assigned, ready });
+      focus = selectFocus({ ...known, assigned: await assignedRead, ready });
       // A list with nothing to do is not the end of the work: the rest of the project is offered.
       if (focus.task === null && scopeList !== undefined) {
         const [best] = await tx.readyTasks({ now: dbNow, agent: caller.agent, session, limit: 1, offset: 0 });
@@ -263,27 +278,36 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const task = focus.task;
 
     const cursor = state?.cursor_seq ?? 0;
-    const current = await tx.maxEventSeq();
-    const events = await tx.eventsForTasks(await caredAbout(tx, task, claims), cursor, EVENTS_FETCHED);
+    const current = await currentRead;
     const memoryScopes = [
       { scope: "project" as const, scope_id: "" },
       { scope: "list" as const, scope_id: task?.list_id ?? scopeList ?? DEFAULT_LIST_ID },
       { scope: "agent" as const, scope_id: agent },
       ...(task ? [{ scope: "task" as const, scope_id: task.id }] : []),
     ];
-    const allContext = task ? await tx.contextOf(task.id, true) : [];
-    const parent = task?.parent_id ? await tx.getTask(task.parent_id) : undefined;
+    const caredRead = started(caredAbout(tx, task, claims));
+    const allContextRead = started(task ? tx.contextOf(task.id, true) : Promise.resolve([]));
+    const parentRead = started(task?.parent_id ? tx.getTask(task.parent_id) : Promise.resolve(undefined));
+    const answersRead = started(task ? answersSince(tx, task.id, session, cursor) : Promise.resolve([]));
+    const blockersRead = started(task ? tx.blockers(task.id) : Promise.resolve([]));
+    const progressRead = started(task ? tx.progressOf(task.id) : Promise.resolve(undefined));
+    const filesRead = started(task ? tx.filesOf(task.id) : Promise.resolve([]));
+    const memoryRead = started(tx.memoryList({ scopes: memoryScopes, now, limit: 50, order: "strength" }));
+    const events = await tx.eventsForTasks(await caredRead, cursor, EVENTS_FETCHED);
+    const allContext = await allContextRead;
+    const parent = await parentRead;
+    const progress = await progressRead;
     const packet: ResumePacket = {
-      answers: task ? await answersSince(tx, task.id, session, cursor) : [],
+      answers: await answersRead,
       agent,
       focus,
       parent: parent ? summarize(parent) : null,
-      blockers: task ? (await tx.blockers(task.id)).filter((b) => !isTerminal(b.status)).map(summarize) : [],
+      blockers: (await blockersRead).filter((b) => !isTerminal(b.status)).map(summarize),
       context: allContext.filter((entry) => entry.superseded_by === null),
       context_history: allContext.filter((entry) => entry.superseded_by !== null),
-      progress: task ? summarizeProgress(await tx.progressOf(task.id)) : null,
-      files: task ? summarizeFiles(await tx.filesOf(task.id)) : [],
-      memory: await tx.memoryList({ scopes: memoryScopes, now, limit: 50, order: "strength" }),
+      progress: progress ? summarizeProgress(progress) : null,
+      files: summarizeFiles(await filesRead),
+      memory: await memoryRead,
       events: {
         after_seq: cursor,
         total: events.total,

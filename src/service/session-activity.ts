@@ -1,4 +1,4 @@
-import type { EventType } from "../domain/types.js";
+import type { ArbeitEvent, EventType } from "../domain/types.js";
 import type { Caller } from "./caller.js";
 import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 import { workingFor } from "./work.js";
@@ -19,16 +19,19 @@ export async function recordSessionEvent(
   input: { event_type: SessionEventType; payload: Record<string, unknown> },
   caller: Caller,
 ): Promise<Result<{ task_id: string | null; seq: number }>> {
-  return mutate(deps, caller, async (w) => {
+  let recorded: Promise<ArbeitEvent> | undefined;
+  await mutate(deps, caller, async (w) => {
     const active = await workingFor(w.tx, w.session, caller.parents);
     if (active) w.touched(active.task_id, active.session_id);
-    const event = await w.emit({
+    recorded = w.record({
       event_type: input.event_type,
       entity_type: "session",
       entity_id: w.session,
       task_id: active?.task_id ?? null,
       payload: input.payload,
     });
-    return ok({ task_id: event.task_id, seq: event.seq });
   });
+  // Its seq comes with the COMMIT's answer.
+  const event = await recorded!;
+  return ok({ task_id: event.task_id, seq: event.seq });
 }

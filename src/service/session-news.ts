@@ -121,8 +121,9 @@ export async function sessionNews(
   if (advance !== true) {
     const read = await deps.store.read(async (tx) => {
       const session = caller.session ?? agentSession(caller.agent);
-      const state = await tx.sessionState(session);
-      return { state, ...(await readNews(tx, caller, session, state, options.after)) };
+      const stateRead = tx.sessionState(session);
+      const found = await readNews(tx, caller, session, stateRead, options.after);
+      return { state: await stateRead, ...found };
     });
     const { state, looked: _, full, ...found } = read;
     const quiet = found.news.length === 0 && !full && state !== undefined;
@@ -130,8 +131,9 @@ export async function sessionNews(
   }
   // Read again under the write lock: a step that ran meanwhile may have told this news already.
   return mutate(deps, caller, async ({ tx, session, now }) => {
-    const state = await tx.sessionState(session);
-    const { looked, full: _, ...found } = await readNews(tx, caller, session, state, options.after);
+    const stateRead = tx.sessionState(session);
+    const { looked, full: _, ...found } = await readNews(tx, caller, session, stateRead, options.after);
+    const state = await stateRead;
     // The cursor moves past what was read, and starts here for a session that never looked.
     if (looked || !state) {
       await tx.saveSessionState(
@@ -148,21 +150,27 @@ async function readNews(
   tx: StoreTx,
   caller: Caller,
   session: string,
-  state: SessionState | undefined,
+  stateRead: Promise<SessionState | undefined>,
   after: number | undefined,
 ): Promise<{ news: NewsItem[]; seq: number; looked: boolean; full: boolean }> {
-  const current = await tx.maxEventSeq();
+  // The reads that need only the session go out together (one round trip on Postgres).
+  stateRead.catch(() => {});
+  const currentRead = tx.maxEventSeq();
+  currentRead.catch(() => {});
+  const workingRead = workingFor(tx, session, caller.parents);
+  workingRead.catch(() => {});
+  const state = await stateRead;
+  const current = await currentRead;
   const since = Math.max(after ?? -1, state?.cursor_seq ?? -1);
   // A session that never looked, and a host that has told it nothing, have no "since": it starts here.
   if (since < 0) return { news: [], seq: current, looked: false, full: false };
-  const taskId =
-    (await workingFor(tx, session, caller.parents))?.task_id ??
-    (await tx.lastWorkedTask(session)) ??
-    state?.focus_task_id;
+  const taskId = (await workingRead)?.task_id ?? (await tx.lastWorkedTask(session)) ?? state?.focus_task_id;
   if (!taskId || since >= current) return { news: [], seq: current, looked: false, full: false };
+  const taskRead = tx.getTask(taskId);
+  taskRead.catch(() => {});
   const blockers = new Map((await tx.blockers(taskId)).map((task) => [task.id, task]));
   const { events, total } = await tx.eventsForTasks([taskId, ...blockers.keys()], since, EVENTS_READ);
-  const claim = claimNow(await tx.getTask(taskId), session, tx.databaseNow(), events);
+  const claim = claimNow(await taskRead, session, tx.databaseNow(), events);
   const news: NewsItem[] = [];
   for (const event of events) {
     if (event.task_id === taskId && isAnswerEvent(event, session)) {

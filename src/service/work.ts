@@ -16,9 +16,15 @@ import { blockersWarning, staleContextWarning } from "./warnings.js";
 
 /** The session's live active work; work on a task deleted since is treated as ended. */
 export async function liveActiveWork(tx: StoreTx, session: string): Promise<(ActiveWork & { task: Task }) | undefined> {
-  const active = await tx.activeWork(session);
+  // Sent together: one round trip on Postgres.
+  const activeRead = tx.activeWork(session);
+  const taskRead = tx.activeTaskOf(session);
+  taskRead.catch(() => {});
+  const active = await activeRead;
   if (active === undefined) return undefined;
-  const task = await tx.getTask(active.task_id);
+  // A writer that switched the session's work between the two reads: read the task it named.
+  const read = await taskRead;
+  const task = read?.id === active.task_id ? read : await tx.getTask(active.task_id);
   return task ? { ...active, task } : undefined;
 }
 
@@ -154,8 +160,14 @@ export async function workingFor(
   session: string,
   parents: readonly string[] = [],
 ): Promise<(ActiveWork & { task: Task }) | undefined> {
-  for (const who of [session, ...parents]) {
-    const active = await liveActiveWork(tx, who);
+  // Asked of every session at once (one round trip on Postgres); the first that works wins.
+  const asked = [session, ...parents].map((who) => {
+    const active = liveActiveWork(tx, who);
+    active.catch(() => {});
+    return active;
+  });
+  for (const answer of asked) {
+    const active = await answer;
     if (active) return active;
   }
   return undefined;

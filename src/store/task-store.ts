@@ -150,6 +150,11 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
   // tasks
   getTask(id: string): Promise<Task | undefined>;
   /**
+   * The live task the session works on now, read without first reading its active work: sent
+   * beside `activeWork`, the two take one round trip.
+   */
+  activeTaskOf(session: string): Promise<Task | undefined>;
+  /**
    * The task, read to be changed: on Postgres its row stays locked against other writers until
    * this transaction ends, so a check made on it (version, claim) still holds when the write lands.
    */
@@ -274,9 +279,10 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
   dropLease(id: string): Promise<void>;
   /**
    * Runs the lease its own length from `now` again if `session` still holds it live and it would
-   * end earlier; true when it did. Not a change of the task: no version, no event.
+   * end earlier. Not a change of the task: no version, no event. No answer is awaited: it travels
+   * with what the transaction sends next (its COMMIT).
    */
-  renewLease(id: string, session: string, now: string): Promise<boolean>;
+  renewLease(id: string, session: string, now: string): void;
   /** The lease length the task's claim was taken with (null for a claim older than that record). */
   claimLeaseSeconds(id: string): Promise<number | null>;
   /** Tasks whose lease ran out before `now` and still name an owner. */
@@ -356,7 +362,13 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
   assessedUnfinished(filter: { list_id?: string; under?: string }): Promise<Task[]>;
 
   // events
+  /** Appends an event; the promise is the event with its seq (on Postgres, a round trip to wait for). */
   appendEvent(event: NewEvent): Promise<ArbeitEvent>;
+  /**
+   * Appends an event whose seq no one needs. On Postgres it travels with what the transaction
+   * sends next (at the latest its COMMIT), and its failure fails the transaction.
+   */
+  recordEvent(event: NewEvent): Promise<void>;
   recentEvents(taskId: string, limit: number): Promise<ArbeitEvent[]>;
   listEvents(filter: EventFilter): Promise<ArbeitEvent[]>;
 }

@@ -59,6 +59,21 @@ describe("claims with leases", () => {
     assert.equal(JSON.parse(expired[0]!.payload).owner, "alice");
   });
 
+  it("takes a task whose lease ran out with next: true, recording the expiry first", async () => {
+    const low = await task(project, "Low", { priority: 3 });
+    const high = await task(project, "High", { priority: 0 });
+    await project.ok("arbeit_task_claim", { task_id: high, lease_seconds: 60 }, alice);
+    assert.equal((await project.ok("arbeit_task_claim", { next: true }, bob)).task.id, low);
+    project.clock.advance(61_000);
+    const taken = await project.ok("arbeit_task_claim", { next: true }, { agent: "carol", session: "ses-carol" });
+    assert.equal(taken.task.id, high);
+    assert.equal(taken.task.owner, "carol");
+    assert.deepEqual(
+      events("claim_expired").map((event) => event.task_id),
+      [high],
+    );
+  });
+
   it("renews a lease from now and keeps the claim", async () => {
     const id = await task(project, "Work");
     await project.ok("arbeit_task_claim", { task_id: id }, alice);

@@ -325,6 +325,43 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
     }
   });
 
+  it("fails a write when a statement sent without waiting for it failed: nothing is kept, and that statement's error is the one reported", async () => {
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema: fresh() });
+    try {
+      const at = "2025-01-01T00:00:00.000Z";
+      const insert =
+        "INSERT INTO tasks (id, title, status, priority, created_at, updated_at) VALUES (?, ?, ?, 2, ?, ?)";
+      const notAStatus = (error: unknown) => /tasks_status_check|check constraint/.test(String(error));
+      // The failure comes to light at COMMIT, which then only rolls back.
+      await assert.rejects(
+        store.transaction("write", async (db) => {
+          db.later(insert, "tkt-later001", "sent first", "open", at, at);
+          db.later(insert, "tkt-later002", "not a status", "bogus", at, at);
+          db.later(insert, "tkt-later003", "sent after", "open", at, at);
+        }),
+        notAStatus,
+      );
+      // A statement awaited after it meets the aborted transaction; the cause is still reported.
+      await assert.rejects(
+        store.transaction("write", async (db) => {
+          db.later(insert, "tkt-later004", "not a status", "bogus", at, at);
+          await db.get("SELECT 1 AS one");
+        }),
+        notAStatus,
+      );
+      const kept = await store.transaction("read", (db) => db.all("SELECT id FROM tasks WHERE id LIKE 'tkt-later%'"));
+      assert.deepEqual(kept, []);
+      // The connection is usable again, and writes sent without waiting commit.
+      await store.transaction("write", async (db) => {
+        db.later(insert, "tkt-later005", "kept", "open", at, at);
+      });
+      const rows = await store.transaction("read", (db) => db.all("SELECT id FROM tasks WHERE id LIKE 'tkt-later%'"));
+      assert.deepEqual(rows, [{ id: "tkt-later005" }]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("refuses to be used after close", async () => {
     const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema: fresh() });
     await store.close();

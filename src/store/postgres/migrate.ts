@@ -83,21 +83,32 @@ export async function applyPostgresMigrations(
   }
 }
 
+/** The version table, whether it is Arbeit's, and its highest version, in one statement. */
+const VERSION_QUERY = `SELECT to_regclass($1) IS NOT NULL AS present, ours,
+    CASE WHEN ours THEN (xpath('/row/v/text()',
+      query_to_xml('SELECT COALESCE(MAX(version), 0) AS v FROM ' || $1, false, true, '')))[1]::text::int END AS version,
+    to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now
+  FROM (SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'applied_at'
+    AND NOT attisdropped) AS ours) AS t`;
+
 /**
- * The schema's version, or undefined when it has no version table yet. A `schema_migrations`
- * that is not Arbeit's (another tool's, without `applied_at`) is refused, not read as a version.
+ * The schema's version, or undefined when it has no version table yet, and the server's time as
+ * it answered. A `schema_migrations` that is not Arbeit's (another tool's, without `applied_at`) is
+ * refused, not read as a version.
  */
+export async function schemaVersion(
+  client: Queryable,
+  schema: string,
+): Promise<{ version: number | undefined; serverTime: string }> {
+  const row = (await client.query(VERSION_QUERY, [`"${schema}".schema_migrations`])).rows[0]!;
+  const serverTime = String(row.now);
+  if (row.present !== true) return { version: undefined, serverTime };
+  if (row.ours !== true) throw foreignSchema(schema, ["schema_migrations"]);
+  return { version: Number(row.version ?? 0), serverTime };
+}
+
 async function currentVersion(client: Queryable, schema: string): Promise<number | undefined> {
-  const quoted = `"${schema}"`;
-  const table = await client.query(
-    `SELECT to_regclass($1) IS NOT NULL AS present,
-            EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'applied_at' AND NOT attisdropped) AS ours`,
-    [`${quoted}.schema_migrations`],
-  );
-  if (table.rows[0]?.present !== true) return undefined;
-  if (table.rows[0]?.ours !== true) throw foreignSchema(schema, ["schema_migrations"]);
-  const row = await client.query(`SELECT COALESCE(MAX(version), 0) AS version FROM ${quoted}.schema_migrations`);
-  return Number(row.rows[0]?.version ?? 0);
+  return (await schemaVersion(client, schema)).version;
 }
 
 function foreignSchema(schema: string, tables: string[]): ArbeitError {

@@ -27,7 +27,10 @@ export function preparedStatement(sql: string): { name: string; text: string } {
   return statement;
 }
 
-/** The query layer's database over one pooled Postgres connection inside one transaction. */
+/**
+ * The query layer's database over one pooled (pipelining) Postgres connection inside one
+ * transaction: statements issued before an answer is awaited go out together.
+ */
 export class PostgresDb implements SqlDb {
   readonly dialect = postgresDialect;
   readonly writable: boolean;
@@ -53,5 +56,39 @@ export class PostgresDb implements SqlDb {
 
   async run(sql: string, ...params: SqlValue[]): Promise<number> {
     return (await this.#query(sql, params)).rowCount ?? 0;
+  }
+
+  /** Writes whose answers no one waits for: checked at COMMIT, which travels with them. */
+  readonly #later: Array<Promise<unknown>> = [];
+  #laterError: unknown;
+
+  later(sql: string, ...params: SqlValue[]): Promise<RawRow | undefined> {
+    const sent = this.#query(sql, params).then(
+      (answer) => answer.rows[0],
+      (error: unknown) => {
+        this.#laterError ??= error;
+        return undefined;
+      },
+    );
+    this.#later.push(sent);
+    return sent;
+  }
+
+  /**
+   * Commits: COMMIT goes out behind the writes sent with `later`, in the same round trip. A
+   * failed one aborted the transaction (whose COMMIT then only rolls back): its error is thrown.
+   */
+  async commit(): Promise<void> {
+    const committed = this.#client.query("COMMIT");
+    committed.catch(() => {});
+    await Promise.all(this.#later);
+    if (this.#laterError !== undefined) throw this.#laterError;
+    await committed;
+  }
+
+  /** The error of a write sent with `later`, once every such write has answered. */
+  async laterError(): Promise<unknown> {
+    await Promise.all(this.#later);
+    return this.#laterError;
   }
 }

@@ -25,7 +25,7 @@ import {
   isTransientError,
   lockKey,
 } from "./config.js";
-import { applyPostgresMigrations } from "./migrate.js";
+import { applyPostgresMigrations, listPostgresMigrations, schemaVersion } from "./migrate.js";
 import { PostgresDb, type Queryable } from "./postgres-db.js";
 
 /** How long a writer waits for a lock before giving up, as SQLite's busy retry budget. */
@@ -38,6 +38,9 @@ const MAX_ATTEMPTS = 8;
 /** The type id of BIGINT (int8) in every Postgres. */
 const INT8_OID = 20;
 
+/** How long one estimate of the server's clock is trusted before a fresh sample replaces it. */
+const CLOCK_SAMPLE_MS = 60_000;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface PostgresStoreOptions {
@@ -48,8 +51,8 @@ export interface PostgresStoreOptions {
   /** How the connections show in pg_stat_activity. Default "arbeit". */
   applicationName?: string;
   /**
-   * The time leases run on. Default: the server's (now() as each transaction begins), so that
-   * clients whose clocks disagree agree on who holds a task. Tests substitute a settable clock.
+   * The time leases run on. Default: the server's, so that clients whose clocks disagree agree on
+   * who holds a task. Tests substitute a settable clock.
    */
   clock?: () => Date;
 }
@@ -105,10 +108,26 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
   #closed = false;
 
   readonly #clock: (() => Date) | undefined;
+  /**
+   * The server's clock as seen from here: server time minus local time when the question left.
+   * Every answer comes after the server read its clock, so the smallest such difference is the
+   * closest to the truth (it errs late by at most one network trip); a fresh sample replaces it
+   * once a minute, so that a clock stepped on either side is followed.
+   */
+  #serverOffset: number;
+  #offsetSampledAt: number;
 
-  private constructor(pool: Pool, location: string, schema: string, clock: (() => Date) | undefined) {
+  private constructor(
+    pool: Pool,
+    location: string,
+    schema: string,
+    clock: (() => Date) | undefined,
+    serverOffset: number,
+  ) {
     this.#pool = pool;
     this.#clock = clock;
+    this.#serverOffset = serverOffset;
+    this.#offsetSampledAt = Date.now();
     this.location = location;
     this.schema = schema;
     this.#graphLock = advisoryLock(lockKey(schema));
@@ -116,7 +135,7 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
     // Sent as one message with BEGIN, so they cost no round trip of their own. Transaction-scoped
     // (SET LOCAL), so nothing is left on a connection a pooler such as PgBouncer hands on.
     const settings = `SET LOCAL search_path TO "${schema}"; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`;
-    // The database's time comes back with BEGIN: now() is the transaction's start.
+    // The database's time comes back with BEGIN, to keep the estimate of its clock current.
     const time = `SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now`;
     this.#writeBegin = `BEGIN; ${settings}; ${time}`;
     this.#readBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${settings}; ${time}`;
@@ -136,6 +155,8 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       application_name: options.applicationName ?? "arbeit",
+      // Statements sent together travel together: see #transaction.
+      pipeline: true,
       // BIGINT columns (version, seq, rowid) come back as numbers, as SQLite's do: none of them
       // comes near 2^53, and every layer above compares and prints them as numbers.
       types: {
@@ -147,10 +168,17 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
     // from the pool, and a checked-out one fails its next query, which the transaction handles.
     pool.on("error", () => {});
     pool.on("connect", (client) => client.on("error", () => {}));
+    let serverOffset = 0;
     try {
       const client = await connect(pool, location);
       try {
-        await applyPostgresMigrations(client as unknown as Queryable, schema, advisoryLock(lockKey(schema)));
+        // One statement when the schema is current: its version, and the server's clock.
+        const asked = Date.now();
+        const { version, serverTime } = await schemaVersion(client as unknown as Queryable, schema);
+        serverOffset = Date.parse(serverTime) - asked;
+        if (version !== listPostgresMigrations().length) {
+          await applyPostgresMigrations(client as unknown as Queryable, schema, advisoryLock(lockKey(schema)));
+        }
       } finally {
         client.release();
       }
@@ -158,7 +186,21 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
       await pool.end();
       rethrowAsStoreFailure(error, location);
     }
-    return new PostgresTaskStore(pool, location, schema, options.clock);
+    return new PostgresTaskStore(pool, location, schema, options.clock, serverOffset);
+  }
+
+  /** The server's time now, as estimated from its answers (see #serverOffset). */
+  #serverNow(): string {
+    return new Date(Date.now() + this.#serverOffset).toISOString();
+  }
+
+  #sampleServerClock(serverTime: string, asked: number): void {
+    const offset = Date.parse(serverTime) - asked;
+    if (Number.isNaN(offset)) return;
+    if (offset < this.#serverOffset || asked - this.#offsetSampledAt > CLOCK_SAMPLE_MS) {
+      this.#serverOffset = offset;
+      this.#offsetSampledAt = asked;
+    }
   }
 
   /**
@@ -197,10 +239,16 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
   }
 
   /**
-   * Runs `fn` in one transaction on one pooled connection. A serialization failure or deadlock
-   * (which Postgres resolves by rolling one side back) re-runs the whole transaction with backoff,
-   * so callers never see one; so does a pooled connection found dead before anything ran on it
-   * (after a server restart). Everything else rolls back and is rethrown.
+   * Runs `fn` in one transaction on one pooled connection. The connection pipelines: BEGIN goes
+   * out with the transaction's first statement, statements sent together travel together, a
+   * read's COMMIT goes out without being waited for, and a write's COMMIT travels with the writes
+   * whose answers no one waits for (SqlDb.later). The transaction's time is the server's clock
+   * as estimated from its answers, so nothing waits for BEGIN's answer.
+   *
+   * A serialization failure or deadlock (which Postgres resolves by rolling one side back) re-runs
+   * the whole transaction with backoff, so callers never see one; so does a pooled connection
+   * found dead before anything ran on it (after a server restart). Everything else rolls back and
+   * is rethrown.
    */
   async #transaction<T>(mode: "read" | "write", fn: (tx: StoreTx, db: SqlDb) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -208,21 +256,37 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
       const client = await connect(this.#pool, this.location);
       let broken: Error | undefined;
       let begun = false;
+      const db = new PostgresDb(client as unknown as Queryable, mode === "write");
       try {
-        const begin = (await client.query(mode === "write" ? this.#writeBegin : this.#readBegin)) as unknown as Array<{
-          rows: Array<{ now: string }>;
-        }>;
-        begun = true;
-        const now = this.#clock ? this.#clock().toISOString() : begin.at(-1)!.rows[0]!.now;
-        const db = new PostgresDb(client as unknown as Queryable, mode === "write");
+        const asked = Date.now();
+        const now = this.#clock ? this.#clock().toISOString() : this.#serverNow();
+        const begin = (
+          client.query(mode === "write" ? this.#writeBegin : this.#readBegin) as unknown as Promise<
+            Array<{ rows: Array<{ now: string }> }>
+          >
+        ).then((answers) => {
+          begun = true;
+          this.#sampleServerClock(answers.at(-1)!.rows[0]!.now, asked);
+        });
+        begin.catch(() => {});
         const tx = sqlStoreTx(db, () => now, {
           lockGraph: async () => void (await db.run(this.#graphLock)),
           orderEvents: this.#eventLock,
         });
         const result = await OPEN_TRANSACTION.run({ store: this, mode, tx, db }, () => fn(tx, db));
-        await client.query("COMMIT");
+        if (mode === "read") {
+          // Nothing was written: the answer is final, and the next user of the connection queues
+          // behind the COMMIT.
+          (client.query("COMMIT") as unknown as Promise<unknown>).catch(() => {});
+        } else {
+          // BEGIN's answer came long ago, or comes in the same round trip as the COMMIT's.
+          await Promise.all([begin, db.commit()]);
+        }
         return result;
-      } catch (error) {
+      } catch (thrown) {
+        // A write sent without waiting that failed is the cause; what followed it only saw the
+        // aborted transaction.
+        const error = (await db.laterError()) ?? thrown;
         broken = await rollback(client);
         const retry = isTransientError(error) || (!begun && broken !== undefined);
         if (retry && attempt < MAX_ATTEMPTS) {

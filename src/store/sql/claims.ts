@@ -57,7 +57,7 @@ export function claimStatements(db: SqlDb) {
       },
       at: string,
     ): Promise<void> {
-      await db.run(
+      db.later(
         SET,
         claim.owner,
         claim.session,
@@ -70,15 +70,15 @@ export function claimStatements(db: SqlDb) {
     },
 
     async clearClaim(id: string, at: string): Promise<void> {
-      await db.run(CLEAR, at, id);
+      db.later(CLEAR, at, id);
     },
 
     async dropLease(id: string): Promise<void> {
-      await db.run(DROP_LEASE, id);
+      db.later(DROP_LEASE, id);
     },
 
-    async renewLease(id: string, session: string, now: string): Promise<boolean> {
-      return (await db.run(sql.renew, now, id, session, now, now)) > 0;
+    renewLease(id: string, session: string, now: string): void {
+      db.later(sql.renew, now, id, session, now, now);
     },
 
     /** The lease length the task's claim was taken with (null for a claim older than that record). */

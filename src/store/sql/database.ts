@@ -20,6 +20,13 @@ export interface SqlDb {
   get(sql: string, ...params: SqlValue[]): Promise<RawRow | undefined>;
   /** Runs a statement and returns how many rows it changed. */
   run(sql: string, ...params: SqlValue[]): Promise<number>;
+  /**
+   * Runs a write without waiting for it: on Postgres it travels with the statements after it (at
+   * the latest with the COMMIT); SQLite runs it at once. If it fails, the transaction fails. On
+   * Postgres the promise is its first returned row (undefined if it failed), for a caller that
+   * wants the answer anyway; awaiting it inside the transaction costs the round trip `later` saves.
+   */
+  later(sql: string, ...params: SqlValue[]): Promise<RawRow | undefined>;
 }
 
 /**

@@ -6,16 +6,20 @@ import type { SqlDb, SqlValue } from "./database.js";
 import { perDialect } from "./dialect.js";
 
 const EVENT_COLUMNS = "id, timestamp, event_type, entity_type, entity_id, task_id, payload, session_id, agent";
-const APPEND = `INSERT INTO events (${EVENT_COLUMNS})
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING seq`;
+/** On a clash of ids: SQLite draws again at once; Postgres re-runs the transaction (see appendEvent). */
+const ON_CLASH = { sqlite: " ON CONFLICT (id) DO NOTHING", postgres: "" } as const;
+
+function append(onClash: string): string {
+  return `INSERT INTO events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${onClash} RETURNING seq`;
+}
 
 /**
  * The same insert, taking a lock first in the same statement (one round trip): the lock's row
  * is read before the new row's seq is drawn. See TxLocks.orderEvents.
  */
-function appendAfter(lock: string): string {
+function appendAfter(lock: string, onClash: string): string {
   return `INSERT INTO events (${EVENT_COLUMNS})
-    SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (${lock}) AS ordered ON CONFLICT (id) DO NOTHING RETURNING seq`;
+    SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (${lock}) AS ordered${onClash} RETURNING seq`;
 }
 const RECENT = "SELECT * FROM events WHERE task_id = ? ORDER BY seq DESC LIMIT ?";
 const MAX_SEQ = "SELECT COALESCE(MAX(seq), 0) AS seq FROM events";
@@ -30,25 +34,50 @@ export function eventStatements(db: SqlDb) {
   const d = db.dialect;
   const sql = texts(d);
   return {
-    /** Appends an event; with `lock`, that lock's statement runs first in the same statement. */
-    async appendEvent(event: NewEvent, lock?: string): Promise<ArbeitEvent> {
+    /**
+     * Appends an event; with `lock`, that lock's statement runs first in the same statement. On
+     * Postgres the insert is sent at once and not waited for (SqlDb.later): the promise resolves
+     * when its answer comes, so a caller that needs no seq does not wait for one. There a clash
+     * of ids is a unique violation, and the transaction runs again with fresh ids.
+     */
+    appendEvent(event: NewEvent, lock?: string): Promise<ArbeitEvent> {
       const payload = JSON.stringify(event.payload);
-      for (;;) {
+      const onClash = ON_CLASH[d.name];
+      const text = lock === undefined ? append(onClash) : appendAfter(lock, onClash);
+      const values = (id: string): SqlValue[] => [
+        id,
+        event.timestamp,
+        event.event_type,
+        event.entity_type,
+        event.entity_id,
+        event.task_id,
+        payload,
+        event.session_id,
+        event.agent,
+      ];
+      if (d.name === "postgres") {
         const id = newId("event");
-        const row = await db.get(
-          lock === undefined ? APPEND : appendAfter(lock),
-          id,
-          event.timestamp,
-          event.event_type,
-          event.entity_type,
-          event.entity_id,
-          event.task_id,
-          payload,
-          event.session_id,
-          event.agent,
-        );
-        if (row !== undefined) return { ...event, id, seq: Number(row.seq) };
+        return db.later(text, ...values(id)).then((row) => {
+          if (row === undefined) throw new Error("The event was not written.");
+          return { ...event, id, seq: Number(row.seq) };
+        });
       }
+      return (async () => {
+        for (;;) {
+          const id = newId("event");
+          const row = await db.get(text, ...values(id));
+          if (row !== undefined) return { ...event, id, seq: Number(row.seq) };
+        }
+      })();
+    },
+    /**
+     * Appends an event whose seq no one needs: on Postgres it is sent and not waited for (its
+     * failure fails the transaction at COMMIT); on SQLite it is written before this resolves.
+     */
+    async recordEvent(event: NewEvent, lock?: string): Promise<void> {
+      const appended = this.appendEvent(event, lock);
+      if (d.name === "postgres") appended.catch(() => {});
+      else await appended;
     },
 
     async recentEvents(taskId: string, limit: number): Promise<ArbeitEvent[]> {

@@ -13,7 +13,7 @@ export function idempotencyStatements(db: SqlDb) {
     },
 
     async putIdempotent(record: IdempotentRecord & IdempotencyKey & { created_at: string }): Promise<void> {
-      await db.run(
+      db.later(
         PUT,
         record.session_id,
         record.list_id,

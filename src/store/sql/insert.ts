@@ -3,18 +3,21 @@ import type { SqlDb, SqlValue } from "./database.js";
 
 const texts = new Map<string, string>();
 
-function insertText(table: string, columns: readonly string[]): string {
-  const key = `${table}(${columns.join(",")})`;
+function insertText(table: string, columns: readonly string[], onClash: string): string {
+  const key = `${table}(${columns.join(",")})${onClash}`;
   let sql = texts.get(key);
   if (sql === undefined) {
-    sql = `INSERT INTO ${table} (id, ${columns.join(", ")}) VALUES (?${", ?".repeat(columns.length)})
-      ON CONFLICT (id) DO NOTHING`;
+    sql = `INSERT INTO ${table} (id, ${columns.join(", ")}) VALUES (?${", ?".repeat(columns.length)})${onClash}`;
     texts.set(key, sql);
   }
   return sql;
 }
 
-/** Inserts a row under a fresh random id, drawing again on the rare clash; returns the id. */
+/**
+ * Inserts a row under a fresh random id and returns the id. On Postgres the insert is sent
+ * without waiting (SqlDb.later): the rare clash is a unique violation, and the transaction runs
+ * again with fresh ids. On SQLite, where waiting costs nothing, a clash draws again at once.
+ */
 export async function insertWithId(
   db: SqlDb,
   kind: IdKind,
@@ -22,7 +25,12 @@ export async function insertWithId(
   columns: readonly string[],
   values: readonly SqlValue[],
 ): Promise<string> {
-  const sql = insertText(table, columns);
+  if (db.dialect.name === "postgres") {
+    const id = newId(kind);
+    db.later(insertText(table, columns, ""), id, ...values);
+    return id;
+  }
+  const sql = insertText(table, columns, " ON CONFLICT (id) DO NOTHING");
   for (;;) {
     const id = newId(kind);
     if ((await db.run(sql, id, ...values)) === 1) return id;

@@ -39,7 +39,7 @@ export function progressStatements(db: SqlDb) {
 
     async completeProgress(ids: readonly string[], at: string): Promise<void> {
       if (ids.length === 0) return;
-      await db.run(sql.complete, at, d.listParam(ids));
+      db.later(sql.complete, at, d.listParam(ids));
     },
 
     async progressOf(taskId: string): Promise<ProgressItem[]> {

@@ -42,7 +42,7 @@ export function relationshipStatements(db: SqlDb) {
     },
 
     async removeRelationship(id: string, at: string): Promise<void> {
-      await db.run(REMOVE, at, id);
+      db.later(REMOVE, at, id);
     },
   };
 }

@@ -202,6 +202,11 @@ export function reservationStatements(db: SqlDb) {
     async renewReservations(session: string, now: string): Promise<number> {
       return db.run(sql.renew, now, session, now, now);
     },
+
+    /** renewReservations when nothing reads the count: sent with the transaction's COMMIT. */
+    renewReservationsLater(session: string, now: string): void {
+      db.later(sql.renew, now, session, now, now);
+    },
   };
 }
 

@@ -33,12 +33,12 @@ export function sessionStateStatements(db: SqlDb) {
       state: { agent: string | null; cursor_seq: number; focus_task_id: string | null },
       at: string,
     ): Promise<void> {
-      await db.run(sql.save, session, state.agent, state.cursor_seq, state.focus_task_id, at);
+      db.later(sql.save, session, state.agent, state.cursor_seq, state.focus_task_id, at);
     },
 
     /** Moves the session's focus (start_work does), leaving its cursor where it is (a new one: now). */
     async setFocus(session: string, agent: string | null, taskId: string, at: string): Promise<void> {
-      await db.run(SET_FOCUS, session, agent, taskId, at);
+      db.later(SET_FOCUS, session, agent, taskId, at);
     },
   };
 }

@@ -59,6 +59,11 @@ export function sqlStoreTx(db: SqlDb, databaseNow: () => string, locks: TxLocks 
       ordered = true;
       return events.appendEvent(event, lock);
     },
+    recordEvent(event) {
+      const lock = ordered ? undefined : locks.orderEvents;
+      ordered = true;
+      return events.recordEvent(event, lock);
+    },
     ...analysisStatements(db),
     ...overviewStatements(db),
     ...missionStatements(db),

@@ -33,6 +33,8 @@ const texts = perDialect((d) => {
   const columns = taskColumns(d);
   return {
     byId: `SELECT ${columns} FROM tasks t WHERE t.id = ? AND t.deleted_at IS NULL`,
+    activeTaskOf: `SELECT ${columns} FROM tasks t WHERE t.id = (SELECT w.task_id FROM active_work w
+      WHERE w.session_id = ? AND w.stopped_at IS NULL) AND t.deleted_at IS NULL`,
     byIdForUpdate: `SELECT ${columns} FROM tasks t WHERE t.id = ? AND t.deleted_at IS NULL${d.forUpdate("t")}`,
     byIds: `SELECT ${columns} FROM tasks t WHERE ${d.inList("t.id")} AND t.deleted_at IS NULL ORDER BY ${TASK_ORDER}`,
     exists: "SELECT deleted_at FROM tasks WHERE id = ?",
@@ -80,6 +82,11 @@ export function taskStatements(db: SqlDb) {
       return row ? toTask(row) : undefined;
     },
 
+    async activeTaskOf(session: string): Promise<Task | undefined> {
+      const row = await db.get(sql.activeTaskOf, session);
+      return row ? toTask(row) : undefined;
+    },
+
     /** The task, locked against other writers until this transaction ends (Postgres row lock). */
     async lockTask(id: string): Promise<Task | undefined> {
       const row = await db.get(db.writable ? sql.byIdForUpdate : sql.byId, id);
@@ -110,7 +117,7 @@ export function taskStatements(db: SqlDb) {
       const changed = (Object.keys(patch) as Array<keyof TaskPatch>).filter((key) => patch[key] !== undefined).sort();
       const assignments = changed.map((column) => `${column} = ?`);
       const values = changed.map((column) => (patch[column] ?? null) as SqlValue);
-      await db.run(
+      db.later(
         `UPDATE tasks SET ${[...assignments, "version = version + 1", "updated_at = ?"].join(", ")} WHERE id = ?`,
         ...values,
         updatedAt,
@@ -119,11 +126,11 @@ export function taskStatements(db: SqlDb) {
     },
 
     async touchTask(id: string, updatedAt: string): Promise<void> {
-      await db.run(sql.touch, updatedAt, id);
+      db.later(sql.touch, updatedAt, id);
     },
 
     async softDeleteTask(id: string, at: string): Promise<void> {
-      await db.run(sql.softDelete, at, at, id);
+      db.later(sql.softDelete, at, at, id);
     },
 
     listTasks(filter: TaskFilter): Promise<Task[]> {

@@ -61,11 +61,11 @@ export function workStatements(db: SqlDb) {
     },
 
     async startActiveWork(work: ActiveWork): Promise<void> {
-      await db.run(START, work.session_id, work.task_id, work.agent, work.started_at);
+      db.later(START, work.session_id, work.task_id, work.agent, work.started_at);
     },
 
     async stopActiveWork(sessionId: string, at: string): Promise<void> {
-      await db.run(STOP, at, sessionId);
+      db.later(STOP, at, sessionId);
     },
 
     /** Every session working on the task now, longest first. */
@@ -75,7 +75,7 @@ export function workStatements(db: SqlDb) {
 
     /** Ends every session's work on the task. */
     async stopWorkOn(taskId: string, at: string): Promise<void> {
-      await db.run(STOP_ON, at, taskId);
+      db.later(STOP_ON, at, taskId);
     },
 
     /** The live task the session most recently started work on, whether or not it still is. */

@@ -52,4 +52,10 @@ export class SqliteDb implements SqlDb {
       return Promise.reject(error);
     }
   }
+
+  /** Runs at once (nothing travels here); an error is thrown to the caller, failing the transaction. */
+  later(sql: string, ...params: SqlValue[]): Promise<RawRow | undefined> {
+    this.#stmt(sql).run(...(params as DriverValue[]));
+    return Promise.resolve(undefined);
+  }
 }
