@@ -57,16 +57,7 @@ export function claimStatements(db: SqlDb) {
       },
       at: string,
     ): Promise<void> {
-      db.later(
-        SET,
-        claim.owner,
-        claim.session,
-        claim.lease_expires_at,
-        claim.lease_seconds,
-        claim.claimed_at,
-        at,
-        id,
-      );
+      db.later(SET, claim.owner, claim.session, claim.lease_expires_at, claim.lease_seconds, claim.claimed_at, at, id);
     },
 
     async clearClaim(id: string, at: string): Promise<void> {
