@@ -3,8 +3,9 @@ import { sessionStartContext } from "../fragments/session-start.js";
 import { commitInput, list, noInput, optionalCount, row, text } from "../remote/step-input.js";
 import type { AnyStep, HostStep } from "../remote/steps.js";
 import type { CommitInput } from "../service/commits.js";
+import { mirrorHostSteps } from "../service/host-steps.js";
 import { fitBriefing, newsLine } from "./system-prompt.js";
-import { mirrorTodos, type Todo } from "./todos.js";
+import type { Todo } from "./todos.js";
 
 /**
  * The store steps of the OpenCode plugin's hooks (see src/remote/steps.ts); file tracking is the
@@ -30,7 +31,7 @@ export const recordCommitStep: HostStep<{ commit: CommitInput }, object> = {
   },
 };
 
-/** The session's todo list mirrored as progress of its active task (src/opencode/todos.ts). */
+/** The session's todo list mirrored as progress of its active task (src/service/host-steps.ts). */
 export const mirrorTodosStep: HostStep<{ todos: Todo[] }, object> = {
   name: "mirror-todos",
   read(input) {
@@ -43,7 +44,7 @@ export const mirrorTodosStep: HostStep<{ todos: Todo[] }, object> = {
   },
   readOnly: { answer: {} },
   async run(service, input, caller) {
-    await mirrorTodos(service, caller, input.todos);
+    await mirrorHostSteps(service, caller, input.todos);
     return {};
   },
 };
