@@ -38,7 +38,8 @@ export interface RecordedPlan {
 }
 
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
-const NUMBERED_HEADING = /^(?:(?:step|phase|part|stage|milestone|task)\s+)?\d+[.):]?(?:\s*[-\u2013\u2014:.]\s*|\s+)(.+)$/i;
+const NUMBERED_HEADING =
+  /^(?:(?:step|phase|part|stage|milestone|task)\s+)?\d+[.):]?(?:\s*[-\u2013\u2014:.]\s*|\s+)(.+)$/i;
 const NUMBERED_ITEM = /^\d+[.)]\s+(.+)$/;
 const CHECK_ITEM = /^[-*+]\s+\[([ xX])\]\s+(.+)$/;
 const BULLET_ITEM = /^[-*+]\s+(.+)$/;
@@ -105,7 +106,7 @@ export async function recordPlan(
     taskId = work.task_id;
     const heading = `Plan approved in ${host}:\n\n`;
     const content = heading + planText(plan, LIMITS.context_content - heading.length);
-    const { data } = await service.getTask({ task_id: taskId, include: ["context_all"] });
+    const { data } = await service.getTask({ task_id: taskId, include: ["context"] });
     if (!(data.context ?? []).some((entry) => entry.content === content))
       await service.addContext({ task_id: taskId, type: "decision", content }, caller);
   } else {
