@@ -8,8 +8,8 @@ import { type HostListItem, mirrorHostSteps, stepText } from "./host-steps.js";
  * Arbeit work:
  *
  * - On the session's active task the plan is added as a `decision` context entry; with no active
- *   task a new task is created with the plan as its `plan`, titled by the plan's first heading
- *   (else its first line), and the session starts work on it.
+ *   task a new task is created with the plan as its `plan`, titled by the plan's first line (a
+ *   heading's marks and a leading `Plan:` dropped), and the session starts work on it.
  * - The plan's steps become progress items of that task: its top-level numbered items (`1.`,
  *   `2)`) and checklist items (`- [ ]`, done when checked `- [x]`). Plain bullets are not steps: a
  *   plan lists files, risks and notes that way.
@@ -49,7 +49,6 @@ const plain = (text: string) => stepText(text.replace(/\*\*|__|`/g, ""));
 
 export function outlinePlan(plan: string): PlanOutline {
   let title: string | undefined;
-  let firstLine: string | undefined;
   const steps: HostListItem[] = [];
   const sections: PlanOutline["sections"] = [];
   let section: PlanOutline["sections"][number] | undefined;
@@ -60,11 +59,10 @@ export function outlinePlan(plan: string): PlanOutline {
       continue;
     }
     if (fenced || raw.trim() === "") continue;
-    firstLine ??= raw.trim();
     const heading = HEADING.exec(raw);
+    title ??= (heading?.[2] ?? raw.trim()).replace(/^plan\s*[:\-\u2013\u2014]\s*/i, "") || raw.trim();
     if (heading) {
       const text = heading[2]!;
-      title ??= text.replace(/^plan\s*[:\-\u2013\u2014]\s*/i, "") || text;
       const numbered = heading[1]!.length > 1 ? NUMBERED_HEADING.exec(text) : null;
       section = numbered ? { title: plain(text).slice(0, LIMITS.title), steps: [] } : undefined;
       if (section) sections.push(section);
@@ -80,7 +78,7 @@ export function outlinePlan(plan: string): PlanOutline {
     const step: HostListItem = { content: plain(text), status: check && check[1] !== " " ? "completed" : "pending" };
     (section?.steps ?? steps).push(step);
   }
-  const name = plain(title ?? firstLine ?? "Plan").slice(0, LIMITS.title) || "Plan";
+  const name = plain(title ?? "Plan").slice(0, LIMITS.title) || "Plan";
   return { title: name, steps, sections };
 }
 
