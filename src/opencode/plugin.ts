@@ -9,7 +9,7 @@ import { type FileTouch, touchesFromToolCall, touchFromFileEdited } from "./file
 import { compactionStep, mirrorTodosStep, recordCommitStep, systemPromptStep } from "./plugin-steps.js";
 import { ProjectHandle } from "./project-handle.js";
 import { SessionActivity, SessionTree } from "./sessions.js";
-import { SystemPrompts } from "./system-prompt.js";
+import { isHelperAgentCall, SystemPrompts } from "./system-prompt.js";
 import { type Todo, todosOf } from "./todos.js";
 import { opencodeTools } from "./tools.js";
 
@@ -178,6 +178,7 @@ export async function createArbeitHooks(
     "experimental.chat.system.transform": async (hook, output) => {
       try {
         const session = hook.sessionID;
+        if (isHelperAgentCall(output.system)) return;
         const run = session ? await project.steps() : undefined;
         if (!session || !run) return;
         const who = whoIs(session);

@@ -94,7 +94,10 @@ describe("Claude Code, real binary: its task list and approved plans become Arbe
     // TaskCreated and TaskCompleted fire headless, and Arbeit's hooks answer them.
     const fired = run.events.filter((event) => event.subtype === "hook_response" && event.exit_code === 0);
     for (const event of ["TaskCreated", "TaskCompleted", "PostToolUse"])
-      assert.ok(fired.some((hook) => hook.hook_event === event), event);
+      assert.ok(
+        fired.some((hook) => hook.hook_event === event),
+        event,
+      );
     // Task 3 has the text of task 1: a step the task already has, so it adds nothing either.
     assert.deepEqual(await steps(task.id), ["[x] Write the parser", "[ ] Test the parser"]);
   });

@@ -68,7 +68,10 @@ describe("arbeit setup claude", () => {
         hooks: [{ type: "command", command: guarded(INSTALLED, "session-start"), timeout: 10 }],
       },
     ]);
-    assert.equal(hooks.PostToolUse[0].matcher, "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|TaskCreate|TaskUpdate|TodoWrite|ExitPlanMode");
+    assert.equal(
+      hooks.PostToolUse[0].matcher,
+      "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|TaskCreate|TaskUpdate|TodoWrite|ExitPlanMode",
+    );
     assert.equal(hooks.PostToolUse[0].hooks[0].command, guarded(INSTALLED, "post-tool-use"));
     assert.equal(hooks.PreCompact[0].hooks[0].command, guarded(INSTALLED, "pre-compact"));
     // One hook per event; only the tool events and SessionStart are narrowed by a matcher.
@@ -82,7 +85,11 @@ describe("arbeit setup claude", () => {
         ["SessionStart", "startup|resume|clear|compact", guarded(INSTALLED, "session-start")],
         ["UserPromptSubmit", undefined, guarded(INSTALLED, "user-prompt-submit")],
         ["PreToolUse", "mcp__arbeit__.*", guarded(INSTALLED, "pre-tool-use")],
-        ["PostToolUse", "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|TaskCreate|TaskUpdate|TodoWrite|ExitPlanMode", guarded(INSTALLED, "post-tool-use")],
+        [
+          "PostToolUse",
+          "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|TaskCreate|TaskUpdate|TodoWrite|ExitPlanMode",
+          guarded(INSTALLED, "post-tool-use"),
+        ],
         ["PostToolUseFailure", undefined, guarded(INSTALLED, "post-tool-use-failure")],
         ["TaskCreated", undefined, guarded(INSTALLED, "task-created")],
         ["TaskCompleted", undefined, guarded(INSTALLED, "task-completed")],
