@@ -3,6 +3,7 @@ import { sessionStartContext } from "../fragments/session-start.js";
 import { commitInput, list, noInput, optionalCount, row, text } from "../remote/step-input.js";
 import type { AnyStep, HostStep } from "../remote/steps.js";
 import type { CommitInput } from "../service/commits.js";
+import { recordPlan } from "../service/host-plans.js";
 import { mirrorHostSteps } from "../service/host-steps.js";
 import { fitBriefing, newsLine } from "./system-prompt.js";
 import type { Todo } from "./todos.js";
@@ -49,6 +50,20 @@ export const mirrorTodosStep: HostStep<{ todos: Todo[] }, object> = {
   },
 };
 
+/** The longest plan taken; the store keeps less of it. */
+export const PLAN_CHARS = 100_000;
+
+/** A plan the person approved at plan_exit, recorded as work (src/service/host-plans.ts). */
+export const recordPlanStep: HostStep<{ plan: string }, { task_id?: string }> = {
+  name: "record-plan",
+  read: (input) => ({ plan: text(row(input), "plan", PLAN_CHARS) }),
+  readOnly: { answer: {} },
+  async run(service, input, caller) {
+    const recorded = await recordPlan(service, caller, input.plan, "OpenCode");
+    return recorded ? { task_id: recorded.task_id } : {};
+  },
+};
+
 /** What a session's next system prompt needs: its briefing (first call), else news after `seq`. */
 export interface PromptPart {
   /** The briefing, cut to fit a system prompt: only when no `after` was given. */
@@ -89,4 +104,10 @@ export const compactionStep: HostStep<object, { text?: string }> = {
   },
 };
 
-export const OPENCODE_STEPS: readonly AnyStep[] = [recordCommitStep, mirrorTodosStep, systemPromptStep, compactionStep];
+export const OPENCODE_STEPS: readonly AnyStep[] = [
+  recordCommitStep,
+  mirrorTodosStep,
+  recordPlanStep,
+  systemPromptStep,
+  compactionStep,
+];
