@@ -99,15 +99,11 @@ export async function mirrorHostSteps(
     };
 
     const added: Array<{ text: string; key?: string }> = [];
-    const done = new Set<string | Item>();
     for (const step of steps) {
-      if (DROPPED.has(step.status)) continue;
-      const item = find(step);
+      if (DROPPED.has(step.status) || find(step)) continue;
       const text = step.content === undefined ? "" : stepText(step.content);
-      if (!item && text === "") continue;
-      if (!item && !added.some((entry) => (step.key ? entry.key === step.key : entry.text === text)))
-        added.push({ text, ...(step.key ? { key: step.key } : {}) });
-      if (step.status === "completed") done.add(item ?? (step.key ? `key:${step.key}` : `text:${text}`));
+      if (text === "" || added.some((entry) => entry.text === text || (step.key && entry.key === step.key))) continue;
+      added.push({ text, ...(step.key ? { key: step.key } : {}) });
     }
     for (let i = 0; i < added.length; i += LIMITS.progress_items) {
       const batch = added.slice(i, i + LIMITS.progress_items);
@@ -116,24 +112,20 @@ export async function mirrorHostSteps(
         caller,
       );
       result.items.forEach((item, n) => {
-        const entry = batch[n]!;
-        if (entry.key) keyed.set(entry.key, item.id);
+        const key = batch[n]!.key;
+        if (key) keyed.set(key, item.id);
         byId.set(item.id, item);
         if (!byText.has(item.content)) byText.set(item.content, item);
       });
     }
-    const completing = [...done].flatMap((ref) => {
-      const item =
-        typeof ref !== "string"
-          ? ref
-          : ref.startsWith("key:")
-            ? byId.get(keyed.get(ref.slice(4)) ?? "")
-            : byText.get(ref.slice(5));
-      return item && !item.completed ? [item.id] : [];
-    });
-    const unique = [...new Set(completing)];
-    for (let i = 0; i < unique.length; i += LIMITS.id_list) {
-      await service.completeProgress({ item_ids: unique.slice(i, i + LIMITS.id_list) }, caller);
+    const completing = new Set<string>();
+    for (const step of steps) {
+      const item = step.status === "completed" ? find(step) : undefined;
+      if (item && !item.completed) completing.add(item.id);
+    }
+    const ids = [...completing];
+    for (let i = 0; i < ids.length; i += LIMITS.id_list) {
+      await service.completeProgress({ item_ids: ids.slice(i, i + LIMITS.id_list) }, caller);
     }
   });
 }
