@@ -163,10 +163,15 @@ export function stepsFromPostToolUse(payload: HookPayload): ListedStep[] | undef
   }
 }
 
-/** The plan an ExitPlanMode call presented and the person approved (PostToolUse fires only then). */
+/**
+ * The plan an ExitPlanMode call presented and the person approved (PostToolUse fires only then).
+ * A sub-agent's plan (`isAgent`) is approved without asking anyone: it goes back to its parent,
+ * whose own approved plan is the one that counts.
+ */
 export function planFromPostToolUse(payload: HookPayload): string | undefined {
   if (payload.tool_name !== "ExitPlanMode") return undefined;
   const response = isRow(payload.tool_response) ? payload.tool_response : {};
+  if (response.isAgent === true) return undefined;
   const input = isRow(payload.tool_input) ? payload.tool_input : {};
   return text(response.plan)?.trim() ? text(response.plan) : text(input.plan);
 }

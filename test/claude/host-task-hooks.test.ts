@@ -161,7 +161,7 @@ describe("Claude Code hooks: the host's task list and plans", () => {
     await call("arbeit_task_stop_work", { task_id: id });
   });
 
-  it("an ExitPlanMode call that did not happen (no plan) and other tools record nothing", async () => {
+  it("an ExitPlanMode call without a plan, a sub-agent's plan, and other tools record nothing", async () => {
     const before = await openProject({ cwd: dir }).then(async (service) => {
       const count = (await service.store.read((tx) => tx.listTasks({ limit: 1000, offset: 0 }))).length;
       await service.close();
@@ -169,6 +169,10 @@ describe("Claude Code hooks: the host's task list and plans", () => {
     });
     assert.equal(await hook("post-tool-use", "PostToolUse", { tool_name: "ExitPlanMode", tool_input: {} }), "");
     assert.equal(await hook("post-tool-use", "PostToolUse", { tool_name: "TaskList", tool_input: {} }), "");
+    // A sub-agent's plan is approved without a person; its parent's plan is the one recorded.
+    const plan = "Sub-agent plan\n\n1. Look around\n";
+    const subagent = { tool_input: { plan }, tool_response: { plan, isAgent: true }, agent_id: "a0123456789abcdef" };
+    assert.equal(await hook("post-tool-use", "PostToolUse", { tool_name: "ExitPlanMode", ...subagent }), "");
     const service = await openProject({ cwd: dir });
     assert.equal((await service.store.read((tx) => tx.listTasks({ limit: 1000, offset: 0 }))).length, before);
     await service.close();
