@@ -37,6 +37,9 @@ export interface HookPayload {
   trigger?: string;
   /** PostCompact. */
   compact_summary?: string;
+  /** TaskCreated / TaskCompleted: the id and subject of a task of Claude Code's own task list. */
+  task_id?: string;
+  task_subject?: string;
 }
 
 export class HookInputError extends Error {}
@@ -73,6 +76,8 @@ export function parsePayload(input: string): HookPayload {
     reason: text(value.reason),
     trigger: text(value.trigger),
     compact_summary: text(value.compact_summary),
+    task_id: text(value.task_id),
+    task_subject: text(value.task_subject),
   };
 }
 
@@ -103,4 +108,70 @@ export function touchFromPostToolUse(
   const path = text(payload.tool_input[spec.field]);
   if (!path) return undefined;
   return { path: fromDirectory(payload.cwd ?? baseDir, path), operation: spec.operation };
+}
+
+/** A step of Claude Code's own task list, in the shape the store step mirrors (src/service/host-steps.ts). */
+export interface ListedStep {
+  key?: string;
+  content?: string;
+  status: string;
+}
+
+/**
+ * The key of a task of Claude Code's task list: its id, which counts from 1 in each session's
+ * list, with the session's id.
+ */
+export const hostTaskKey = (session: string | undefined, id: string) => `claude-code:${session ?? "-"}:${id}`;
+
+/**
+ * The steps a PostToolUse call of Claude Code's task tools changed: TaskCreate's new task (its id
+ * is in the response), TaskUpdate's task by id (a new subject or status), TodoWrite's whole list
+ * (older versions, or CLAUDE_CODE_ENABLE_TASKS=0; its todos have no id). Undefined for any other tool.
+ */
+export function stepsFromPostToolUse(payload: HookPayload): ListedStep[] | undefined {
+  const input = isRow(payload.tool_input) ? payload.tool_input : {};
+  const response = isRow(payload.tool_response) ? payload.tool_response : {};
+  switch (payload.tool_name) {
+    case "TaskCreate": {
+      const id = isRow(response.task) ? text(response.task.id) : undefined;
+      const subject = text(input.subject);
+      if (!id || !subject) return [];
+      return [{ key: hostTaskKey(payload.session_id, id), content: subject, status: "pending" }];
+    }
+    case "TaskUpdate": {
+      const id = text(input.taskId);
+      if (!id) return [];
+      const subject = text(input.subject);
+      return [
+        {
+          key: hostTaskKey(payload.session_id, id),
+          ...(subject ? { content: subject } : {}),
+          status: text(input.status) ?? "pending",
+        },
+      ];
+    }
+    case "TodoWrite": {
+      const todos = Array.isArray(input.todos) ? input.todos : [];
+      return todos.flatMap((todo: unknown) =>
+        isRow(todo) && text(todo.content) && text(todo.status)
+          ? [{ content: text(todo.content)!, status: text(todo.status)! }]
+          : [],
+      );
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The plan an ExitPlanMode call presented and the person approved (PostToolUse fires only then).
+ * A sub-agent's plan (`isAgent`) is approved without asking anyone: it goes back to its parent,
+ * whose own approved plan is the one that counts.
+ */
+export function planFromPostToolUse(payload: HookPayload): string | undefined {
+  if (payload.tool_name !== "ExitPlanMode") return undefined;
+  const response = isRow(payload.tool_response) ? payload.tool_response : {};
+  if (response.isAgent === true) return undefined;
+  const input = isRow(payload.tool_input) ? payload.tool_input : {};
+  return text(response.plan)?.trim() ? text(response.plan) : text(input.plan);
 }

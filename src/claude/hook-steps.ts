@@ -4,6 +4,7 @@ import { lastWorkedOnText, sessionStartContext } from "../fragments/session-star
 import {
   commitInput,
   count,
+  list,
   noInput,
   oneOf,
   optionalCount,
@@ -14,6 +15,8 @@ import {
 } from "../remote/step-input.js";
 import type { AnyStep, HostStep } from "../remote/steps.js";
 import type { CommitInput } from "../service/commits.js";
+import { recordPlan } from "../service/host-plans.js";
+import { HOST_KEY_CHARS, type HostListItem, mirrorHostSteps } from "../service/host-steps.js";
 import type { NewsItem } from "../service/session-news.js";
 import { collectMemory } from "./memory-gc.js";
 
@@ -45,11 +48,16 @@ const additionalContext = (hookEventName: string, context: string): HookAnswer =
 });
 
 /** News for the model, one line each, a person's answers first; nothing when there is none. */
-function newsContext(hookEventName: string, news: ReadonlyArray<NewsItem>): HookAnswer {
-  if (news.length === 0) return silent;
+function newsText(news: ReadonlyArray<NewsItem>): string | undefined {
+  if (news.length === 0) return undefined;
   const ordered = [...news.filter((item) => item.answer), ...news.filter((item) => !item.answer)];
   const lines = ["Arbeit: news since this session last looked:", ...ordered.map((item) => `- ${item.text}`)];
-  return additionalContext(hookEventName, lines.join("\n"));
+  return lines.join("\n");
+}
+
+function newsContext(hookEventName: string, news: ReadonlyArray<NewsItem>): HookAnswer {
+  const text = newsText(news);
+  return text ? additionalContext(hookEventName, text) : silent;
 }
 
 export const sessionStart: HostStep<object, HookAnswer> = {
@@ -88,11 +96,41 @@ export const userPromptSubmit: HostStep<PromptFacts, HookAnswer> = {
   },
 };
 
+/** More steps than any host's list holds; each is cut to a progress item's length when mirrored. */
+const MAX_STEPS = 1_000;
+const STEP_CHARS = 10_000;
+/** The longest plan taken; the store keeps less of it. */
+export const PLAN_CHARS = 100_000;
+
+/** Steps of Claude Code's own task list (TaskCreate, TaskUpdate, TodoWrite, TaskCreated, TaskCompleted). */
+function readSteps(value: Record<string, unknown>, field: string): HostListItem[] {
+  return list(value, field, MAX_STEPS, (entry, name) => {
+    const step = row(entry, name);
+    const key = optionalText(step, "key", HOST_KEY_CHARS);
+    const content = optionalText(step, "content", STEP_CHARS);
+    return { ...(key ? { key } : {}), ...(content ? { content } : {}), status: text(step, "status", SHORT) };
+  });
+}
+
 export interface ToolUseFacts {
   /** The file a file tool read or wrote, relative to the project root. */
   touch?: { path: string; operation: FileOperation };
   /** The commit a Bash call made, as git records it. */
   commit?: CommitInput;
+  /** Claude Code's own task list as the call changed it, mirrored as progress (src/service/host-steps.ts). */
+  steps?: HostListItem[];
+  /** The plan the person approved (ExitPlanMode), recorded as work (src/service/host-plans.ts). */
+  plan?: string;
+}
+
+/** What the model is told after its plan became Arbeit work. */
+function planLine(recorded: { task_id: string; created: boolean; steps: number; subtasks: string[] }): string {
+  const where = recorded.created
+    ? `a new task ${recorded.task_id}, which this session now works on`
+    : `task ${recorded.task_id}`;
+  const parts = [`${recorded.steps} step(s) as progress items`];
+  if (recorded.subtasks.length > 0) parts.push(`subtasks ${recorded.subtasks.join(", ")}`);
+  return `Arbeit: the approved plan is recorded on ${where}, with ${parts.join(" and ")}.`;
 }
 
 export const postToolUse: HostStep<ToolUseFacts, HookAnswer> = {
@@ -105,17 +143,34 @@ export const postToolUse: HostStep<ToolUseFacts, HookAnswer> = {
       facts.touch = { path: relativePath(touch, "path"), operation: oneOf(touch, "operation", FILE_OPERATIONS) };
     }
     if (value.commit !== undefined) facts.commit = commitInput(value.commit, "commit");
+    if (value.steps !== undefined) facts.steps = readSteps(value, "steps");
+    if (value.plan !== undefined) facts.plan = text(value, "plan", PLAN_CHARS);
     return facts;
   },
   readOnly: quiet,
   async run(service, input, caller) {
     if (input.commit) await service.recordCommit(input.commit, caller);
     else if (input.touch && caller.session) await service.trackFile(input.touch, caller);
+    if (input.steps) await mirrorHostSteps(service, caller, input.steps);
+    const recorded =
+      input.plan === undefined ? undefined : await recordPlan(service, caller, input.plan, "Claude Code");
     // After every tool call: a person's answer (or other news) reaches the model at its next step.
     // Read without the write lock; the cursor moves only when there is something to tell.
     if (!caller.session) return silent;
     const { news } = (await service.sessionNews(caller, { advance: "when-told" })).data;
-    return newsContext("PostToolUse", news);
+    const lines = [recorded && planLine(recorded), newsText(news)].filter((line) => line);
+    return lines.length > 0 ? additionalContext("PostToolUse", lines.join("\n")) : silent;
+  },
+};
+
+/** TaskCreated and TaskCompleted: one step of Claude Code's task list, by its id. */
+export const hostTask: HostStep<{ steps: HostListItem[] }, HookAnswer> = {
+  name: "host-task",
+  read: (input) => ({ steps: readSteps(row(input), "steps") }),
+  readOnly: quiet,
+  async run(service, input, caller) {
+    await mirrorHostSteps(service, caller, input.steps);
+    return silent;
   },
 };
 
@@ -244,6 +299,7 @@ export const CLAUDE_STEPS: readonly AnyStep[] = [
   sessionStart,
   userPromptSubmit,
   postToolUse,
+  hostTask,
   postToolUseFailure,
   subagentStart,
   subagentStop,

@@ -9,10 +9,22 @@ import { readCommit } from "../service/git-commit.js";
 import { isNoUsableStore, locate, openProject } from "../service/project.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
 import { committedSha } from "./git-commit.js";
-import { type HookPayload, isRow, parsePayload, projectDirOf, text, touchFromPostToolUse } from "./hook-payload.js";
+import {
+  type HookPayload,
+  hostTaskKey,
+  isRow,
+  parsePayload,
+  planFromPostToolUse,
+  projectDirOf,
+  stepsFromPostToolUse,
+  text,
+  touchFromPostToolUse,
+} from "./hook-payload.js";
 import {
   FAILURE_CHARS,
   type HookAnswer,
+  hostTask,
+  PLAN_CHARS,
   PROMPT_CHARS,
   postCompact,
   postToolUse,
@@ -42,6 +54,8 @@ export const HOOK_NAMES = [
   "pre-tool-use",
   "post-tool-use",
   "post-tool-use-failure",
+  "task-created",
+  "task-completed",
   "subagent-start",
   "subagent-stop",
   "pre-compact",
@@ -92,6 +106,15 @@ interface Here {
 /** A hook's store step and the input its local part read; undefined when there is nothing to do. */
 type Local = { step: AnyStep; input: unknown } | undefined;
 
+function taskEvent(payload: HookPayload, status: string): Local {
+  if (!payload.task_id) return undefined;
+  const key = hostTaskKey(payload.session_id, payload.task_id);
+  return {
+    step: hostTask,
+    input: { steps: [{ key, ...(payload.task_subject ? { content: payload.task_subject } : {}), status }] },
+  };
+}
+
 /** The local part of each hook that works on the store: it reads the payload and this machine. */
 const LOCAL: Record<Exclude<HookName, "pre-tool-use">, (payload: HookPayload, here: Here) => Local> = {
   "session-start": () => ({ step: sessionStart, input: {} }),
@@ -105,6 +128,10 @@ const LOCAL: Record<Exclude<HookName, "pre-tool-use">, (payload: HookPayload, he
     };
   },
   "post-tool-use": (payload, here) => {
+    const steps = stepsFromPostToolUse(payload);
+    if (steps) return { step: postToolUse, input: { steps } };
+    const plan = planFromPostToolUse(payload);
+    if (plan) return { step: postToolUse, input: { plan: clip(plan, PLAN_CHARS) } };
     const sha = committedSha(payload);
     if (sha) {
       const commit = readCommit(payload.cwd ?? here.dir, sha, Date.now() - (payload.duration_ms ?? 0));
@@ -127,6 +154,9 @@ const LOCAL: Record<Exclude<HookName, "pre-tool-use">, (payload: HookPayload, he
       },
     };
   },
+  // Claude Code's own task list: a task created, or marked completed (by TaskUpdate or a teammate).
+  "task-created": (payload) => taskEvent(payload, "pending"),
+  "task-completed": (payload) => taskEvent(payload, "completed"),
   "subagent-start": (payload) => ({
     step: subagentStart,
     input: { agent_id: payload.agent_id, agent_type: payload.agent_type },

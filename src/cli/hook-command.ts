@@ -9,8 +9,11 @@ Claude Code command hooks: read the hook's JSON on stdin (arbeit setup claude co
   session-start          prints the session's resume (task briefing, memory, news) as additionalContext
   user-prompt-submit     logs the prompt; prints news from other sessions as additionalContext
   pre-tool-use           before an Arbeit MCP call: tells the MCP server when a sub-agent made it
-  post-tool-use          records Read/Write/Edit/MultiEdit/NotebookEdit files and git commits on the active task
+  post-tool-use          records Read/Write/Edit/MultiEdit/NotebookEdit files and git commits on the active task;
+                         mirrors TaskCreate/TaskUpdate/TodoWrite as its progress; records an approved ExitPlanMode plan
   post-tool-use-failure  records a failed tool call as an attempt on the active task (rate-limited)
+  task-created           mirrors a task of Claude Code's task list as a progress item of the active task
+  task-completed         completes that progress item
   subagent-start         records the sub-agent; prints its parent's task briefing to it
   subagent-stop          stops the sub-agent's work (with a handoff note) and records it
   pre-compact            prints the active (else last worked on) task's briefing for the compaction summary

@@ -3,8 +3,10 @@ import { sessionStartContext } from "../fragments/session-start.js";
 import { commitInput, list, noInput, optionalCount, row, text } from "../remote/step-input.js";
 import type { AnyStep, HostStep } from "../remote/steps.js";
 import type { CommitInput } from "../service/commits.js";
+import { recordPlan } from "../service/host-plans.js";
+import { mirrorHostSteps } from "../service/host-steps.js";
 import { fitBriefing, newsLine } from "./system-prompt.js";
-import { mirrorTodos, type Todo } from "./todos.js";
+import type { Todo } from "./todos.js";
 
 /**
  * The store steps of the OpenCode plugin's hooks (see src/remote/steps.ts); file tracking is the
@@ -30,7 +32,7 @@ export const recordCommitStep: HostStep<{ commit: CommitInput }, object> = {
   },
 };
 
-/** The session's todo list mirrored as progress of its active task (src/opencode/todos.ts). */
+/** The session's todo list mirrored as progress of its active task (src/service/host-steps.ts). */
 export const mirrorTodosStep: HostStep<{ todos: Todo[] }, object> = {
   name: "mirror-todos",
   read(input) {
@@ -43,8 +45,22 @@ export const mirrorTodosStep: HostStep<{ todos: Todo[] }, object> = {
   },
   readOnly: { answer: {} },
   async run(service, input, caller) {
-    await mirrorTodos(service, caller, input.todos);
+    await mirrorHostSteps(service, caller, input.todos);
     return {};
+  },
+};
+
+/** The longest plan taken; the store keeps less of it. */
+export const PLAN_CHARS = 100_000;
+
+/** A plan the person approved at plan_exit, recorded as work (src/service/host-plans.ts). */
+export const recordPlanStep: HostStep<{ plan: string }, { task_id?: string }> = {
+  name: "record-plan",
+  read: (input) => ({ plan: text(row(input), "plan", PLAN_CHARS) }),
+  readOnly: { answer: {} },
+  async run(service, input, caller) {
+    const recorded = await recordPlan(service, caller, input.plan, "OpenCode");
+    return recorded ? { task_id: recorded.task_id } : {};
   },
 };
 
@@ -88,4 +104,10 @@ export const compactionStep: HostStep<object, { text?: string }> = {
   },
 };
 
-export const OPENCODE_STEPS: readonly AnyStep[] = [recordCommitStep, mirrorTodosStep, systemPromptStep, compactionStep];
+export const OPENCODE_STEPS: readonly AnyStep[] = [
+  recordCommitStep,
+  mirrorTodosStep,
+  recordPlanStep,
+  systemPromptStep,
+  compactionStep,
+];

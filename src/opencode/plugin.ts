@@ -6,10 +6,18 @@ import { locate } from "../service/project.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
 import { commitOfToolCall } from "./commits.js";
 import { type FileTouch, touchesFromToolCall, touchFromFileEdited } from "./file-touches.js";
-import { compactionStep, mirrorTodosStep, recordCommitStep, systemPromptStep } from "./plugin-steps.js";
+import { SessionPlans } from "./plans.js";
+import {
+  compactionStep,
+  mirrorTodosStep,
+  PLAN_CHARS,
+  recordCommitStep,
+  recordPlanStep,
+  systemPromptStep,
+} from "./plugin-steps.js";
 import { ProjectHandle } from "./project-handle.js";
 import { SessionActivity, SessionTree } from "./sessions.js";
-import { SystemPrompts } from "./system-prompt.js";
+import { isHelperAgentCall, SystemPrompts } from "./system-prompt.js";
 import { type Todo, todosOf } from "./todos.js";
 import { opencodeTools } from "./tools.js";
 
@@ -58,6 +66,7 @@ export async function createArbeitHooks(
   const tree = new SessionTree();
   const activity = new SessionActivity();
   const prompts = new SystemPrompts();
+  const plans = new SessionPlans();
   // Each todo.updated event is mirrored after the session's previous one, so that two quick
   // updates never both add the same step.
   const todoQueues = new Map<string, Promise<void>>();
@@ -112,6 +121,12 @@ export async function createArbeitHooks(
     if (commit) await run(recordCommitStep, { commit }, whoIs(session));
   };
 
+  const recordApprovedPlan = async (session: string) => {
+    const plan = plans.approved(session, PLAN_CHARS);
+    const run = plan ? await project.steps() : undefined;
+    if (run && plan) await run(recordPlanStep, { plan }, whoIs(session));
+  };
+
   const mirror = (session: string, todos: Todo[]) => {
     const mirrored = (todoQueues.get(session) ?? Promise.resolve()).then(async () => {
       if (todos.length === 0) return;
@@ -147,7 +162,10 @@ export async function createArbeitHooks(
       const started = shellStarts.get(hook.callID) ?? Date.now();
       shellStarts.delete(hook.callID);
       try {
-        await track(touchesFromToolCall(hook.tool, hook.args, output?.metadata, directory), hook.sessionID);
+        const touches = touchesFromToolCall(hook.tool, hook.args, output?.metadata, directory);
+        plans.wrote(hook.sessionID, touches);
+        await track(touches, hook.sessionID);
+        if (hook.tool === "plan_exit") await recordApprovedPlan(hook.sessionID);
         const sha = commitOfToolCall(hook.tool, hook.args, output);
         if (sha) await recordCommit(sha, started, hook.sessionID);
       } catch (error) {
@@ -161,6 +179,7 @@ export async function createArbeitHooks(
         else if (event.type === "session.deleted") {
           tree.deleted(event.properties.info.id);
           prompts.forget(event.properties.info.id);
+          plans.forget(event.properties.info.id);
           todoQueues.delete(event.properties.info.id);
         } else if (event.type === "session.idle") activity.idle(event.properties.sessionID);
         else if (event.type === "session.compacted") prompts.forget(event.properties.sessionID);
@@ -178,6 +197,7 @@ export async function createArbeitHooks(
     "experimental.chat.system.transform": async (hook, output) => {
       try {
         const session = hook.sessionID;
+        if (isHelperAgentCall(output.system)) return;
         const run = session ? await project.steps() : undefined;
         if (!session || !run) return;
         const who = whoIs(session);

@@ -41,6 +41,23 @@ export function newsLine(items: ReadonlyArray<{ text: string; answer?: true }>):
   return `Arbeit news since this session's last step: ${[...answers, ...shown].join(" ")}${more > 0 ? ` (and ${more} earlier)` : ""}`;
 }
 
+/**
+ * How the system prompts of OpenCode's hidden helper agents begin: the title agent (it names a new
+ * session from its first message) and the compaction agent (it writes a compaction's summary).
+ * Both run on the session's own id, and the system-prompt hook is given no agent name, only the
+ * prompt; these are OpenCode 1.18's own texts.
+ */
+const HELPER_AGENT_PROMPTS = ["You are a title generator.", "You are a context summarization agent."];
+
+/**
+ * True for a model call of OpenCode's title or compaction agent: it gets neither the session's
+ * briefing nor its news (the compaction agent gets the briefing as compaction context instead),
+ * and reading for it would use up news the session's own next step must be told.
+ */
+export function isHelperAgentCall(system: readonly string[]): boolean {
+  return system.some((text) => HELPER_AGENT_PROMPTS.some((prompt) => text.includes(prompt)));
+}
+
 interface Briefed {
   briefing: string;
   /** The last event seq the session has been told about, by its briefing or by news. */

@@ -76,7 +76,10 @@ export class ArbeitService {
   addContext(input: AddContextInput, caller: Caller) {
     return addContext(this.#deps, input, identify(caller));
   }
-  addProgress(input: { task_id: string; items: string[]; completed?: boolean }, caller: Caller) {
+  addProgress(
+    input: { task_id: string; items: string[]; completed?: boolean; host_keys?: ReadonlyArray<string | undefined> },
+    caller: Caller,
+  ) {
     return addProgress(this.#deps, input, identify(caller));
   }
   completeProgress(input: { item_ids: string[] }, caller: Caller) {

@@ -7,7 +7,13 @@ import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 
 export async function addProgress(
   deps: ServiceDeps,
-  input: { task_id: string; items: string[]; completed?: boolean },
+  input: {
+    task_id: string;
+    items: string[];
+    completed?: boolean;
+    /** A host's id for each item (its own task list's), kept on the event for the host's mirror. */
+    host_keys?: ReadonlyArray<string | undefined>;
+  },
   caller: Caller,
 ): Promise<Result<{ items: ProgressItem[] }>> {
   const blank = input.items.findIndex((item) => item.trim() === "");
@@ -33,7 +39,12 @@ export async function addProgress(
       entity_type: "progress_item",
       entity_id: ids[0]!,
       task_id: task.id,
-      payload: { items: ordered.map(({ id, content, completed }) => ({ id, content, completed })) },
+      payload: {
+        items: ordered.map(({ id, content, completed }, n) => {
+          const host_key = input.host_keys?.[n];
+          return { id, content, completed, ...(host_key ? { host_key } : {}) };
+        }),
+      },
     });
     return ok({ items: ordered });
   });

@@ -14,15 +14,19 @@ export const CLAUDE_HOOKS = [
   { event: "UserPromptSubmit", matcher: undefined, name: "user-prompt-submit" },
   // Before each Arbeit MCP call: tells the server when a sub-agent made it.
   { event: "PreToolUse", matcher: "mcp__arbeit__.*", name: "pre-tool-use" },
-  // Files the agent reads and writes, and its git commits (Bash). `replaces`: the matchers older
-  // versions of setup wrote, brought up to date; any other matcher is the user's choice and stays.
+  // Files the agent reads and writes, its git commits (Bash), its own task list (TaskCreate,
+  // TaskUpdate, TodoWrite) and the plans the person approves (ExitPlanMode). `replaces`: the
+  // matchers older versions of setup wrote, brought up to date; any other matcher is the user's
+  // choice and stays.
   {
     event: "PostToolUse",
-    matcher: "Read|Write|Edit|MultiEdit|NotebookEdit|Bash",
+    matcher: "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|TaskCreate|TaskUpdate|TodoWrite|ExitPlanMode",
     name: "post-tool-use",
-    replaces: ["Read|Write|Edit|MultiEdit|NotebookEdit"],
+    replaces: ["Read|Write|Edit|MultiEdit|NotebookEdit", "Read|Write|Edit|MultiEdit|NotebookEdit|Bash"],
   },
   { event: "PostToolUseFailure", matcher: undefined, name: "post-tool-use-failure" },
+  { event: "TaskCreated", matcher: undefined, name: "task-created" },
+  { event: "TaskCompleted", matcher: undefined, name: "task-completed" },
   { event: "SubagentStart", matcher: undefined, name: "subagent-start" },
   { event: "SubagentStop", matcher: undefined, name: "subagent-stop" },
   { event: "PreCompact", matcher: undefined, name: "pre-compact" },

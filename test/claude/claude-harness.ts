@@ -292,3 +292,86 @@ export function writeMcpJson(project: string, name: string, script: string): voi
   const config = { mcpServers: { [name]: { command: process.execPath, args: [script] } } };
   writeFileSync(join(project, ".mcp.json"), JSON.stringify(config, null, 2));
 }
+
+/**
+ * `claude -p` driven the way the Agent SDK drives it (`--input-format stream-json
+ * --permission-prompt-tool stdio`): the prompt is a user message on stdin, and every permission
+ * request (`control_request` can_use_tool) is allowed as asked. Unlike a plain `-p` run, this
+ * enables the tools that need a person's answer: ExitPlanMode, in `--permission-mode plan`, is
+ * approved and its plan recorded. stdin closes after the `result` event.
+ */
+export function runClaudeApproving(options: ClaudeRunOptions): Promise<ClaudeRun> {
+  const { sandbox, baseUrl, prompt } = options;
+  const args = [
+    "-p",
+    "--output-format",
+    "stream-json",
+    "--input-format",
+    "stream-json",
+    "--verbose",
+    "--include-hook-events",
+    "--permission-prompt-tool",
+    "stdio",
+    "--permission-mode",
+    options.permissionMode ?? "plan",
+    ...(options.allowedTools ? ["--allowedTools", options.allowedTools.join(",")] : []),
+    ...(options.resume ? ["--resume", options.resume] : []),
+    ...(options.extraArgs ?? []),
+  ];
+  return new Promise((resolve) => {
+    const child = spawn(CLAUDE, args, {
+      cwd: sandbox.project,
+      env: { ...claudeEnv(sandbox, baseUrl, options.env), PWD: sandbox.project },
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    let pending = "";
+    let timedOut = false;
+    const events: any[] = [];
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      pending += chunk;
+      for (let end = pending.indexOf("\n"); end >= 0; end = pending.indexOf("\n")) {
+        const line = pending.slice(0, end);
+        pending = pending.slice(end + 1);
+        let event: any;
+        try {
+          event = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        events.push(event);
+        if (event.type === "control_request" && event.request?.subtype === "can_use_tool") {
+          const response = { behavior: "allow", updatedInput: event.request.input };
+          child.stdin.write(
+            `${JSON.stringify({ type: "control_response", response: { subtype: "success", request_id: event.request_id, response } })}\n`,
+          );
+        } else if (event.type === "result") child.stdin.end();
+      }
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
+    child.stdin.on("error", () => undefined);
+    child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: prompt } })}\n`);
+    const killGroup = (signal: NodeJS.Signals) => {
+      try {
+        if (child.pid) process.kill(-child.pid, signal);
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup("SIGTERM");
+      setTimeout(() => killGroup("SIGKILL"), 3_000).unref();
+    }, options.timeoutMs ?? 120_000);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      killGroup("SIGKILL");
+      const init = events.find((event) => event.type === "system" && event.subtype === "init");
+      const result = events.findLast((event) => event.type === "result");
+      resolve({ code, signal, timedOut, stdout, stderr, events, sessionId: init?.session_id, result });
+    });
+  });
+}

@@ -102,7 +102,7 @@ describe("arbeit status", () => {
     assert.deepEqual(report.hosts[0], {
       host: "claude-code",
       installed: true,
-      detail: "10 of 10 hooks, MCP server, instructions in CLAUDE.md",
+      detail: "12 of 12 hooks, MCP server, instructions in CLAUDE.md",
       problems: [],
     });
     const settingsPath = join(dir, ".claude", "settings.json");
@@ -117,7 +117,7 @@ describe("arbeit status", () => {
     const result = await status(dir);
     assert.equal(result.code, 1);
     report = result.json;
-    assert.equal(report.hosts[0].detail, "9 of 10 hooks, MCP server, instructions in CLAUDE.md");
+    assert.equal(report.hosts[0].detail, "11 of 12 hooks, MCP server, instructions in CLAUDE.md");
     assert.deepEqual(
       report.attention.map((item: any) => item.code),
       ["HOST_INCOMPLETE", "HOST_COMMAND_MISSING", "HOST_INSTRUCTIONS_OUTDATED"],

@@ -220,6 +220,18 @@ describe("OpenCode, real binary, scripted model", { skip: cannotRun }, () => {
       assert.ok(model.requests.some((r) => allText(r).includes(SUMMARY)));
     });
 
+    it("gives the title and compaction agents, which share the session's id, neither its briefing nor its news", () => {
+      const helpers = model.requests.filter((r) => !r.tools?.length);
+      const title = helpers.find((r) => !allText(r).includes(BRIEFING));
+      const compaction = helpers.find((r) => allText(r).includes(BRIEFING));
+      assert.ok(title && compaction, `${helpers.length} requests without tools`);
+      for (const r of [title, compaction]) {
+        assert.doesNotMatch(systemText(r), /Arbeit: this session|No open tasks: plan new work|Arbeit news/);
+      }
+      assert.match(systemText(title), /You are a title generator\./);
+      assert.match(systemText(compaction), /You are a context summarization agent\./);
+    });
+
     it("briefs the session in its system prompt, afresh after the compaction, and each subagent on its own", () => {
       const steps = model.requests.filter((r) => r.tools?.length);
       const before = steps.filter((r) => !allText(r).includes(SUMMARY) && !allText(r).includes(SUBAGENT));

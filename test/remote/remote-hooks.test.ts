@@ -179,6 +179,42 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.match(entries[0].content, /npm test/);
     });
 
+    it("Claude Code's task list and an approved plan become progress on the service, in one request per hook", async () => {
+      const steps = async () =>
+        (await rows("progress_items"))
+          .filter((item) => item.task_id === taskId)
+          .map((item) => `[${item.completed ? "x" : " "}] ${item.content}`);
+      const created = await hook("post-tool-use", "PostToolUse", {
+        tool_name: "TaskCreate",
+        tool_input: { subject: "Reproduce the bug", description: "with a test" },
+        tool_response: { task: { id: "1", subject: "Reproduce the bug" } },
+        tool_use_id: "toolu_task",
+      });
+      assert.deepEqual(created.requests, ["POST /api/hook"]);
+      const completed = await hook("task-completed", "TaskCompleted", {
+        task_id: "1",
+        task_subject: "Reproduce the bug",
+      });
+      assert.deepEqual(completed.requests, ["POST /api/hook"]);
+      // The same task again (its TaskCreated hook, say) adds nothing.
+      await hook("task-created", "TaskCreated", { task_id: "1", task_subject: "Reproduce the bug" });
+      assert.deepEqual(await steps(), ["[x] Reproduce the bug"]);
+      const plan = "Fix plan\n\n1. Patch the session check\n";
+      const approved = await hook("post-tool-use", "PostToolUse", {
+        tool_name: "ExitPlanMode",
+        tool_input: { plan },
+        tool_response: { plan, isAgent: false, filePath: "/home/you/.claude/plans/fix.md" },
+      });
+      assert.deepEqual(approved.requests, ["POST /api/hook"]);
+      assert.match(context(approved.stdout), new RegExp(`approved plan is recorded on task ${taskId}`));
+      assert.deepEqual(await steps(), ["[x] Reproduce the bug", "[ ] Patch the session check"]);
+      const decisions = (await rows("context_entries")).filter((entry) => entry.type === "decision");
+      assert.deepEqual(
+        decisions.map((entry) => [entry.task_id, entry.content]),
+        [[taskId, `Plan approved in Claude Code:\n\n${plan}`]],
+      );
+    });
+
     it("a sub-agent's hooks act as <session>/<agent_id>, briefed on its parent's task", async () => {
       const started = await hook("subagent-start", "SubagentStart", { agent_id: "agent-7", agent_type: "Explore" });
       assert.deepEqual(started.requests, ["POST /api/hook"]);

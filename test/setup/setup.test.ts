@@ -68,7 +68,10 @@ describe("arbeit setup claude", () => {
         hooks: [{ type: "command", command: guarded(INSTALLED, "session-start"), timeout: 10 }],
       },
     ]);
-    assert.equal(hooks.PostToolUse[0].matcher, "Read|Write|Edit|MultiEdit|NotebookEdit|Bash");
+    assert.equal(
+      hooks.PostToolUse[0].matcher,
+      "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|TaskCreate|TaskUpdate|TodoWrite|ExitPlanMode",
+    );
     assert.equal(hooks.PostToolUse[0].hooks[0].command, guarded(INSTALLED, "post-tool-use"));
     assert.equal(hooks.PreCompact[0].hooks[0].command, guarded(INSTALLED, "pre-compact"));
     // One hook per event; only the tool events and SessionStart are narrowed by a matcher.
@@ -82,8 +85,14 @@ describe("arbeit setup claude", () => {
         ["SessionStart", "startup|resume|clear|compact", guarded(INSTALLED, "session-start")],
         ["UserPromptSubmit", undefined, guarded(INSTALLED, "user-prompt-submit")],
         ["PreToolUse", "mcp__arbeit__.*", guarded(INSTALLED, "pre-tool-use")],
-        ["PostToolUse", "Read|Write|Edit|MultiEdit|NotebookEdit|Bash", guarded(INSTALLED, "post-tool-use")],
+        [
+          "PostToolUse",
+          "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|TaskCreate|TaskUpdate|TodoWrite|ExitPlanMode",
+          guarded(INSTALLED, "post-tool-use"),
+        ],
         ["PostToolUseFailure", undefined, guarded(INSTALLED, "post-tool-use-failure")],
+        ["TaskCreated", undefined, guarded(INSTALLED, "task-created")],
+        ["TaskCompleted", undefined, guarded(INSTALLED, "task-completed")],
         ["SubagentStart", undefined, guarded(INSTALLED, "subagent-start")],
         ["SubagentStop", undefined, guarded(INSTALLED, "subagent-stop")],
         ["PreCompact", undefined, guarded(INSTALLED, "pre-compact")],
@@ -170,7 +179,7 @@ describe("arbeit setup claude", () => {
       [
         [
           "updated",
-          "hooks: SessionStart, UserPromptSubmit, PreToolUse, PostToolUseFailure, SubagentStart, SubagentStop, PreCompact, PostCompact, SessionEnd; now running arbeit: PostToolUse",
+          "hooks: SessionStart, UserPromptSubmit, PreToolUse, PostToolUseFailure, TaskCreated, TaskCompleted, SubagentStart, SubagentStop, PreCompact, PostCompact, SessionEnd; now running arbeit: PostToolUse",
         ],
         ["updated", "MCP server arbeit now running arbeit"],
       ],
@@ -187,14 +196,16 @@ describe("arbeit setup claude", () => {
     cleanup();
   });
 
-  it("widens the PostToolUse matcher an older setup wrote to take in Bash; a matcher of the user's stays", async () => {
+  it("widens the PostToolUse matchers older setups wrote to take in Bash and the task and plan tools; a matcher of the user's stays", async () => {
     const { dir, cleanup } = project();
     const settingsPath = join(dir, ".claude", "settings.json");
-    const older = "Read|Write|Edit|MultiEdit|NotebookEdit";
     const ours = { type: "command", command: guarded(INSTALLED, "post-tool-use"), timeout: 10 };
-    writeJson(settingsPath, { hooks: { PostToolUse: [{ matcher: older, hooks: [ours] }] } });
-    assert.equal((await setup(dir, "claude")).code, 0);
-    assert.deepEqual(readJson(settingsPath).hooks.PostToolUse, [{ matcher: `${older}|Bash`, hooks: [ours] }]);
+    const current = "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|TaskCreate|TaskUpdate|TodoWrite|ExitPlanMode";
+    for (const older of ["Read|Write|Edit|MultiEdit|NotebookEdit", "Read|Write|Edit|MultiEdit|NotebookEdit|Bash"]) {
+      writeJson(settingsPath, { hooks: { PostToolUse: [{ matcher: older, hooks: [ours] }] } });
+      assert.equal((await setup(dir, "claude")).code, 0);
+      assert.deepEqual(readJson(settingsPath).hooks.PostToolUse, [{ matcher: current, hooks: [ours] }]);
+    }
     writeJson(settingsPath, { hooks: { PostToolUse: [{ matcher: "Edit", hooks: [ours] }] } });
     assert.equal((await setup(dir, "claude")).code, 0);
     assert.deepEqual(readJson(settingsPath).hooks.PostToolUse, [{ matcher: "Edit", hooks: [ours] }]);
