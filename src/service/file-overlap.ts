@@ -1,5 +1,6 @@
 import { namedPaths, patternsOverlap } from "../domain/reservations.js";
 import type { Task } from "../domain/types.js";
+import type { HeldTask } from "../store/sql/reservations.js";
 import type { ReadyFilter, StoreTx, TaskKey } from "../store/task-store.js";
 import { type ReservationView, reservationsNear, viewOf } from "./reservations.js";
 
@@ -19,8 +20,10 @@ export async function plannedFiles(
 ): Promise<Map<string, string[]>> {
   const files = new Map<string, Set<string>>(tasks.map((task) => [task.id, new Set()]));
   const ids = tasks.map((task) => task.id);
-  for (const row of await tx.writtenFiles(ids)) files.get(row.task_id)?.add(row.file_path);
-  for (const row of await tx.reservedFor(ids, now)) files.get(row.task_id)?.add(row.pattern);
+  // Both reads are sent at once: one round trip on Postgres.
+  const [written, reserved] = await Promise.all([tx.writtenFiles(ids), tx.reservedFor(ids, now)]);
+  for (const row of written) files.get(row.task_id)?.add(row.file_path);
+  for (const row of reserved) files.get(row.task_id)?.add(row.pattern);
   for (const task of tasks)
     for (const path of [...namedPaths(task.plan), ...namedPaths(task.description)]) files.get(task.id)!.add(path);
   return new Map([...files].map(([id, set]) => [id, [...set].sort()]));
@@ -44,20 +47,35 @@ export interface KeptApart {
  * Of `candidates`, those that share files with work another session holds now: a task it has
  * claimed, or a live reservation of its.
  */
+/**
+ * The tasks other sessions hold now, or null when nobody else holds anything (no such task, no
+ * live reservation): the common case of one agent, which costs these two reads alone. Both are
+ * sent at once, so on Postgres they share one round trip (and the ready read's, when started
+ * beside it).
+ */
+async function othersHolding(tx: StoreTx, own: ReadonlySet<string>, now: string): Promise<HeldTask[] | null> {
+  const [session] = own;
+  const heldRead = tx.heldByOthers(session!, now);
+  const anyRead = tx.anyLiveReservation(now);
+  // Both are awaited below; a failure of the second must not go unhandled while the first waits.
+  anyRead.catch(() => {});
+  const held = (await heldRead).filter((task) => !own.has(task.claim_session));
+  const anyReservation = await anyRead;
+  return held.length === 0 && !anyReservation ? null : held;
+}
+
 export async function keptApart(
   tx: StoreTx,
   candidates: readonly Task[],
   own: ReadonlySet<string>,
   now: string,
+  holding: Promise<HeldTask[] | null> = othersHolding(tx, own, now),
 ): Promise<Map<string, KeptApart>> {
   const apart = new Map<string, KeptApart>();
   if (candidates.length === 0) return apart;
-  const [session] = own;
-  const held = (await tx.heldByOthers(session!, now)).filter((task) => !own.has(task.claim_session));
-  // Nobody else holds anything: the common case of one agent costs these two reads alone.
-  if (held.length === 0 && !(await tx.anyLiveReservation(now))) return apart;
-  const heldFiles = await plannedFiles(tx, held, now);
-  const files = await plannedFiles(tx, candidates, now);
+  const held = await holding;
+  if (held === null) return apart;
+  const [heldFiles, files] = await Promise.all([plannedFiles(tx, held, now), plannedFiles(tx, candidates, now)]);
   // One lookup for every file of every candidate: the reservations any of them could touch.
   const nearby = await reservationsNear(tx, [...new Set([...files.values()].flat())], now);
   for (const task of candidates) {
@@ -122,9 +140,12 @@ export async function readyWithoutSharedFiles(
   const own = new Set(sessions);
   const out: Task[] = [];
   let from = after;
+  // Who else holds what is asked beside the first page of ready tasks, not after it.
+  const holding = othersHolding(tx, own, filter.now);
+  holding.catch(() => {});
   for (let round = 0; round < 5 && out.length < limit; round++) {
     const batch = await tx.readyTasks({ ...filter, limit, offset: 0, after: from });
-    const held = await keptApart(tx, batch, own, filter.now);
+    const held = await keptApart(tx, batch, own, filter.now, holding);
     for (const task of batch) {
       const why = held.get(task.id);
       if (why) apart.push(why);

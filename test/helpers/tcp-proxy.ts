@@ -10,10 +10,15 @@ import { connect, createServer, type Socket } from "node:net";
  * - **a connection** is one round trip of its own: the TCP handshake (SYN, SYN-ACK), which a
  *   real network charges before the client may send anything;
  * - **an exchange** is a burst of bytes from the client that the server answers: everything the
- *   client sends until the server's first byte back is one burst, however many writes or TCP
- *   segments it took, and the exchange is counted when that answer starts. Bytes the client
- *   sends that get no answer (Postgres's Terminate as a client hangs up) are not a round trip;
- *   bytes the server sends unasked are not either.
+ *   client sends until an answer has reached it is one burst, however many writes or TCP
+ *   segments it took, and the exchange is counted when the server's answer starts. What a client
+ *   sends without waiting (pipelined statements, writes sent with a COMMIT) joins the burst it
+ *   follows as long as no answer has been passed back to it yet: a client that did not wait made
+ *   no round trip. With a delay set this is exact whatever the machine's load, since an answer
+ *   reaches the client only after the delay; with none, a pipelining client's bursts may be split
+ *   by how fast the server answers. Bytes the client sends that get no answer (Postgres's
+ *   Terminate as a client hangs up) are not a round trip; bytes the server sends unasked are not
+ *   either.
  * Round trips = connections + exchanges. A Postgres connection without TLS, with trust or a
  * cached password, costs 2: the handshake and the startup exchange; an HTTP request on a fresh
  * connection costs 2: the handshake and the request.
@@ -56,13 +61,20 @@ class DelayedPipe {
   constructor(
     private readonly to: Socket,
     private readonly delayMs: () => number,
+    /** Told each time bytes are passed on. */
+    private readonly passed: () => void = () => {},
   ) {}
+
+  private write(chunk: Buffer): void {
+    this.to.write(chunk);
+    this.passed();
+  }
 
   push(chunk: Buffer, extraMs = 0): void {
     if (this.ended) return;
     const delay = this.delayMs() + extraMs;
     if (delay <= 0 && this.queue.length === 0) {
-      this.to.write(chunk);
+      this.write(chunk);
       return;
     }
     this.queue.push({ due: performance.now() + delay, chunk });
@@ -88,7 +100,7 @@ class DelayedPipe {
       this.timer = undefined;
       const now = performance.now();
       // Within 0.5 ms counts as due: timers fire late rather than early, never sooner.
-      while (this.queue.length > 0 && this.queue[0]!.due <= now + 0.5) this.to.write(this.queue.shift()!.chunk);
+      while (this.queue.length > 0 && this.queue[0]!.due <= now + 0.5) this.write(this.queue.shift()!.chunk);
       if (this.queue.length > 0) this.schedule();
       else if (this.ended) this.to.end();
     }, wait);
@@ -126,22 +138,31 @@ export async function startTcpProxy(
     const upstream = connect({ host: target.host, port: target.port, noDelay: true });
     sockets.add(client);
     sockets.add(upstream);
+    // Whether an answer has reached the client since its current burst began: what it sends
+    // before that, it sent without waiting, and it joins that burst.
+    let answered = true;
+    // A burst the client began after an answer reached it, not yet answered itself.
+    let waiting = false;
     const up = new DelayedPipe(upstream, oneWay);
-    const down = new DelayedPipe(client, oneWay);
-    // Who spoke last on this connection: an exchange starts when the server answers the client.
-    let last: "none" | "client" | "server" = "none";
+    const down = new DelayedPipe(client, oneWay, () => {
+      answered = true;
+    });
     let first = true;
     client.on("data", (chunk: Buffer) => {
       totals.bytesUp += chunk.length;
-      last = "client";
+      if (answered) {
+        answered = false;
+        waiting = true;
+      }
       // The handshake's round trip, charged before the client's first bytes may leave.
       up.push(chunk, first ? proxy.roundTripMs : 0);
       first = false;
     });
     upstream.on("data", (chunk: Buffer) => {
       totals.bytesDown += chunk.length;
-      if (last === "client") totals.exchanges++;
-      last = "server";
+      // The exchange is counted when its answer starts: a burst nobody answers is no round trip.
+      if (waiting) totals.exchanges++;
+      waiting = false;
       down.push(chunk);
     });
     // A side that closes ends the other once what is queued for it has gone; an error ends both.
