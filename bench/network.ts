@@ -445,7 +445,7 @@ export function apiClient(url: string, path?: "/api/hook"): (token: string, ...b
     });
 }
 
-export function serviceTarget(project: UiProject, service: Service, location: string, close = async () => {}): Target {
+function serviceTarget(project: UiProject, service: Service, location: string, close = async () => {}): Target {
   const shared = apiClient(service.url);
   return {
     project,
@@ -515,7 +515,7 @@ async function serviceOverhead(engine: string, target: Target, scale: number): P
  * 1000/rate ms on a fixed schedule (open loop: a slow answer does not delay the next call), for
  * `seconds`. Latency runs from the scheduled send, so a client that falls behind shows as latency.
  */
-export async function concurrentAgents(engine: string, target: Target, options: NetworkBenchOptions): Promise<AgentsRow> {
+async function concurrentAgents(engine: string, target: Target, options: NetworkBenchOptions): Promise<AgentsRow> {
   const rate = 10;
   const seconds = options.seconds;
   log(`${options.agents} agents on ${engine}: making tokens...`);
