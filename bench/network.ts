@@ -275,7 +275,7 @@ interface ServiceCountRow {
  * proxy (never delayed), each call made once to warm the pool and the prepared statements, then
  * counted.
  */
-export async function serviceRoundTrips(project: NetworkProject, url: string): Promise<ServiceCountRow[]> {
+async function serviceRoundTrips(project: NetworkProject, url: string): Promise<ServiceCountRow[]> {
   const proxy = await startTcpProxy({ target: targetOf(url, 5432) });
   const service = await startService({ ...project, env: project.proxiedEnv(proxy) }, UNLIMITED);
   try {
