@@ -5,6 +5,7 @@ import { listen } from "../http/listen.js";
 import { HttpRefusal, malformed, methodRefused } from "../http/refusals.js";
 import { requestTarget } from "../http/request-target.js";
 import type { SqlStore } from "../store/sql/database.js";
+import type { TaskStore } from "../store/task-store.js";
 import { actingAgent } from "../team/token-rules.js";
 import { findTool } from "../tools/catalogue.js";
 import { failure, toArbeitError } from "../tools/envelope.js";
@@ -85,7 +86,7 @@ function mcpNote(body: unknown): string {
  * says whether the store answers. Everything but /healthz needs a token.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const store = options.service.store as unknown as SqlStore;
+  const store = options.service.store as unknown as TaskStore & SqlStore;
   const gate = new TokenGate(store);
   const context = { ...options, sessions: new SessionOwners(store), gate };
   const limits = options.limits ?? DEFAULT_LIMITS;

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { SqlStore } from "../store/sql/database.js";
+import type { TaskStore } from "../store/task-store.js";
 import type { Token } from "../team/token-rules.js";
 import { activeToken, markUsed, secretHash } from "../team/tokens.js";
 import { Refusal } from "./http.js";
@@ -41,7 +42,16 @@ export const invalidToken = (sent: boolean) =>
 export class TokenGate {
   readonly #touched = new Map<string, number>();
   readonly #known = new Map<string, Token>();
-  constructor(private readonly store: SqlStore) {}
+  constructor(private readonly store: TaskStore & SqlStore) {}
+
+  /**
+   * The active token whose secret this is: read in the transaction open now, at its database time
+   * `now`, or else in a read transaction of its own (whose time comes with its start, not asked).
+   */
+  #activeToken(secret: string, now: string | undefined) {
+    if (now !== undefined) return activeToken(this.store, secret, now);
+    return this.store.read((tx) => activeToken(this.store, secret, tx.databaseNow()));
+  }
 
   /** The request's token, read and found active now. */
   async check(req: IncomingMessage): Promise<Bearer> {
@@ -63,7 +73,7 @@ export class TokenGate {
     const hash = secretHash(secret);
     const known = this.#known.get(hash);
     if (known) return { token: known, secret, verified: false };
-    const token = await activeToken(this.store, secret);
+    const token = await this.#activeToken(secret, undefined);
     if (!token) throw invalidToken(true);
     if (this.#known.size >= REMEMBERED) this.#known.clear();
     this.#known.set(hash, token);
@@ -76,14 +86,14 @@ export class TokenGate {
    * (at its database time `now`). A token found inactive is forgotten.
    */
   async active(bearer: Bearer, now: string | undefined): Promise<boolean> {
-    const token = await activeToken(this.store, bearer.secret, now);
+    const token = await this.#activeToken(bearer.secret, now);
     if (!token) this.#known.delete(secretHash(bearer.secret));
     return token !== undefined;
   }
 
   /** Whether the token behind `secret` still works (revocation reaches open MCP sessions so). */
   async stillActive(secret: string): Promise<boolean> {
-    return (await activeToken(this.store, secret)) !== undefined;
+    return (await this.#activeToken(secret, undefined)) !== undefined;
   }
 
   /**
