@@ -289,17 +289,30 @@ async function serviceRoundTrips(project: NetworkProject, url: string): Promise<
       ["ready", "arbeit_query", { query: "ready" }],
       ["resume", "arbeit_resume", {}],
     ];
+    // The PostToolUse hook of an Edit, as a checkout pointed at the service sends it (POST /api/hook).
+    const hook = apiClient(service.url, "/api/hook");
+    const edit = (n: number) => ({
+      hook: "post-tool-use",
+      session: "claude-counted",
+      input: { touch: { path: `src/counted-${n}.ts`, operation: "write" } },
+    });
     const rows: ServiceCountRow[] = [];
-    for (const [name, tool, args] of calls) {
-      const warm = await call(token, tool, args);
-      if (!warm.success) throw new Error(`${tool} through the service: ${JSON.stringify(warm).slice(0, 300)}`);
+    const count = async (name: string, label: string, send: (n: number) => Promise<any>) => {
+      const warm = await send(1);
+      if (!warm.success) throw new Error(`${label} through the service: ${JSON.stringify(warm).slice(0, 300)}`);
       proxy.reset();
-      const again = await call(token, tool, name === "task_update" ? { ...(args as object), priority: 3 } : args);
-      if (!again.success) throw new Error(`${tool} through the service: ${JSON.stringify(again).slice(0, 300)}`);
+      const again = await send(2);
+      if (!again.success) throw new Error(`${label} through the service: ${JSON.stringify(again).slice(0, 300)}`);
       const counts = proxy.counts();
-      rows.push({ name, tool, roundTrips: counts.exchanges, connections: counts.connections });
-      log(`  through arbeit serve, ${tool}: ${counts.exchanges} round trips to Postgres`);
-    }
+      rows.push({ name, tool: label, roundTrips: counts.exchanges, connections: counts.connections });
+      log(`  through arbeit serve, ${label}: ${counts.exchanges} round trips to Postgres`);
+    };
+    for (const [name, tool, args] of calls)
+      await count(name, `\`${tool}\``, (n) =>
+        call(token, tool, name === "task_update" ? { ...(args as object), priority: n } : args),
+      );
+    // A session has to be taken before the hook records in it: the first request does that.
+    await count("hook_post_tool_use", "POST /api/hook `post-tool-use` (an Edit)", (n) => hook(token, edit(n)));
     return rows;
   } finally {
     await service.stop();
@@ -384,26 +397,27 @@ async function wallTimes(
       p50: percentile(s, 50),
       p95: percentile(s, 95),
       roundTrips: config.last!.roundTrips,
-      ...(silent ? { note: "sends nothing: the hooks do not go through the service yet" } : {}),
+      ...(silent ? { note: "sent nothing" } : {}),
     };
   });
 }
 
 /**
- * POST /api/call over node:http with a keep-alive agent of its own (one connection, as one agent
- * client holds), lighter on the client's CPU than fetch: the load generator shares the machine.
+ * POST /api/call (or `path`) over node:http with a keep-alive agent of its own (one connection, as
+ * one agent client holds), lighter on the client's CPU than fetch: the load generator shares the
+ * machine. The call's body is `{tool, args}`; with another path, the body given.
  */
-export function apiClient(url: string): (token: string, tool: string, args: unknown) => Promise<any> {
+export function apiClient(url: string, path?: "/api/hook"): (token: string, ...body: any[]) => Promise<any> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const { hostname, port } = new URL(url);
-  return (token, tool, args) =>
+  return (token, ...parts) =>
     new Promise((resolve, reject) => {
-      const body = JSON.stringify({ tool, args });
+      const body = JSON.stringify(path ? parts[0] : { tool: parts[0], args: parts[1] });
       const req = request(
         {
           host: hostname,
           port,
-          path: "/api/call",
+          path: path ?? "/api/call",
           method: "POST",
           agent,
           headers: {
@@ -631,9 +645,7 @@ export function renderNetwork(
   );
   for (const row of served) {
     const cli = counts.find((c) => c.name === row.name);
-    lines.push(
-      `| \`${row.tool}\` (${row.name}) | ${row.roundTrips} | ${cli?.afterConnect ?? "—"} | ${row.connections} |`,
-    );
+    lines.push(`| ${row.tool} (${row.name}) | ${row.roundTrips} | ${cli?.afterConnect ?? "—"} | ${row.connections} |`);
   }
   lines.push(
     "",

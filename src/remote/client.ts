@@ -1,3 +1,4 @@
+import type { Agent } from "node:http";
 import type { Envelope } from "../domain/envelope.js";
 import { ArbeitError } from "../domain/errors.js";
 import { tokenFor } from "./credentials.js";
@@ -90,40 +91,85 @@ export function send(url: string, token: string, call: CallRequest, timeoutMs = 
 }
 
 async function sendRequest(url: string, token: string, request: Request): Promise<Envelope> {
-  // The whole exchange, the answer's body included, is bounded: a hung service must not hang the caller.
-  const signal = AbortSignal.timeout(request.timeoutMs);
-  let response: Response;
-  let text: string;
+  let answer: { status: number; text: string };
   try {
-    response = await fetch(`${url}${request.path}`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-      body: JSON.stringify(request.body),
-      signal,
-    });
-    text = await response.text();
+    answer = await exchange(new URL(`${url}${request.path}`), token, JSON.stringify(request.body), request.timeoutMs);
   } catch (error) {
     throw unreachable(url, error, request.timeoutMs);
   }
   let envelope: Envelope | undefined;
   try {
-    const parsed = JSON.parse(text) as Envelope;
+    const parsed = JSON.parse(answer.text) as Envelope;
     if (typeof parsed?.success === "boolean") envelope = parsed;
   } catch {}
-  if (response.status === 401)
+  if (answer.status === 401)
     throw new ArbeitError("UNAUTHORIZED", `The Arbeit service at ${url} refused the token; nothing was done.`, {
       suggestions: [loginHint(url)],
     });
   if (envelope === undefined)
     throw new ArbeitError(
       "STORE_UNAVAILABLE",
-      `${url} answered HTTP ${response.status} without an Arbeit envelope; is it an Arbeit service?`,
+      `${url} answered HTTP ${answer.status} without an Arbeit envelope; is it an Arbeit service?`,
       {
         suggestions: ["Check the URL (`arbeit status` shows it) and that `arbeit serve` runs there."],
-        details: { path: url, status: response.status },
+        details: { path: url, status: answer.status },
       },
     );
   return envelope;
+}
+
+/** One keep-alive agent per scheme: `arbeit mcp` sends many calls; an idle connection never holds the process open. */
+const agents = new Map<string, Agent>();
+
+/**
+ * POSTs `body` and reads the whole answer, within `timeoutMs` (a hung service must not hang the
+ * caller). node:http, not fetch: loading fetch costs a fresh process tens of milliseconds, more
+ * than the call. HTTPS trusts Node's CAs and NODE_EXTRA_CA_CERTS.
+ */
+async function exchange(target: URL, token: string, body: string, timeoutMs: number) {
+  const https = target.protocol === "https:";
+  const http = https ? await import("node:https") : await import("node:http");
+  let agent = agents.get(target.protocol);
+  if (!agent) {
+    agent = new http.Agent({ keepAlive: true });
+    agents.set(target.protocol, agent);
+  }
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const error = new Error(`No answer within ${timeoutMs} ms.`);
+      error.name = "TimeoutError";
+      reject(error);
+      req.destroy(error);
+    }, timeoutMs);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      reject(error);
+    };
+    const req = http.request(
+      target,
+      {
+        method: "POST",
+        agent,
+        headers: {
+          "Content-Type": "application/json",
+          "Content-Length": Buffer.byteLength(body),
+          Authorization: `Bearer ${token}`,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("error", fail);
+        res.on("aborted", () => fail(new Error("The connection closed before the whole answer arrived.")));
+        res.on("end", () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+        });
+      },
+    );
+    req.on("error", fail);
+    req.end(body);
+  });
 }
 
 function unreachable(url: string, error: unknown, timeoutMs: number): ArbeitError {
@@ -136,8 +182,7 @@ function unreachable(url: string, error: unknown, timeoutMs: number): ArbeitErro
         details: { path: url, cause: "service_timeout" },
       },
     );
-  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
-  const why = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  const why = (error as { code?: unknown } | null)?.code ?? (error instanceof Error ? error.message : String(error));
   return new ArbeitError("STORE_UNAVAILABLE", `The Arbeit service at ${url} could not be reached (${why}).`, {
     suggestions: ["Check that `arbeit serve` runs there and the network reaches it, then retry."],
     details: { path: url, cause: "service_unreachable" },

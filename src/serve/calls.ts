@@ -3,8 +3,10 @@ import { callRefusal, sessionRefusal, type Token, type ToolFacts, tokenCaller } 
 import { findTool } from "../tools/catalogue.js";
 import type { ToolDef } from "../tools/define.js";
 import { type Envelope, failure, invokeTool } from "../tools/envelope.js";
+import { CallGuard, guardedService, Refused } from "./call-guard.js";
 import { Refusal } from "./http.js";
 import type { SessionOwners } from "./session-owners.js";
+import { type Bearer, invalidToken, type TokenGate } from "./token-gate.js";
 
 /** Where the service runs tools: its one open store, and the directory paths resolve against. */
 export interface ServiceContext {
@@ -13,9 +15,10 @@ export interface ServiceContext {
   db: string | undefined;
 }
 
-/** A ServiceContext with the sessions' owners it checks callers against. */
+/** A ServiceContext with the tokens and the sessions' owners it checks callers against. */
 export interface CallContext extends ServiceContext {
   sessions: SessionOwners;
+  gate: TokenGate;
 }
 
 const facts = (tool: ToolDef): ToolFacts => ({ name: tool.name, readOnly: tool.annotations.readOnlyHint });
@@ -38,7 +41,7 @@ export function parentSessions(value: unknown): string[] {
 /**
  * Why the token may not act in these sessions (the one a caller chose, and those it says it was
  * started from), or undefined when it may: another agent's `agent:<name>` session, or a session
- * another agent has used (docs/team.md).
+ * another agent has used (docs/team.md). Inside an open transaction its reads join it.
  */
 export async function sessionsRefusal(
   context: CallContext,
@@ -50,38 +53,72 @@ export async function sessionsRefusal(
     const refusal = sessionRefusal(token, session);
     if (refusal) return refusal;
     if (session.startsWith("agent:")) continue;
-    const taken = await context.sessions.refusal(token, session).catch((error: unknown) => error);
+    const taken = await context.sessions.refusal(token, session);
     if (taken) return taken;
   }
   return undefined;
 }
 
 /**
- * One call of `tool` made with `token`, in the session the caller chose (or its agent's own),
- * started from `parents` (a sub-agent's conversation): the token's rules first (docs/team.md),
- * then the tool exactly as every front end runs it.
+ * Runs `run` on the service guarded for `bearer` acting in `sessions` (CallGuard): the token is
+ * read again (unless this request already did) and the sessions' owners are checked inside the
+ * call's first transaction, or after the call when it opened none. A token found inactive throws
+ * the 401 refusal; a session refusal is the answer, whatever the call answered.
+ */
+export async function guardedCall(
+  context: CallContext,
+  bearer: Bearer,
+  sessions: ReadonlyArray<string | undefined>,
+  run: (service: ArbeitService) => Promise<Envelope>,
+): Promise<Envelope> {
+  const guard = new CallGuard(async (now) => {
+    if (!bearer.verified && !(await context.gate.active(bearer, now))) throw new Refused(invalidToken(true));
+    const taken = await sessionsRefusal(context, bearer.token, sessions);
+    if (taken) throw new Refused(taken);
+  });
+  let envelope = await run(guardedService(context.service, guard));
+  if (!guard.checked) {
+    const store = context.service.store;
+    const checked = await store.read((tx) => guard.pass(tx.databaseNow())).catch((error: unknown) => error);
+    if (!guard.checked) envelope = failure(checked);
+  }
+  if (guard.refusal instanceof Refusal) throw guard.refusal;
+  if (guard.refusal !== undefined) return failure(guard.refusal);
+  if (!bearer.verified) context.gate.used(bearer.token.id);
+  return envelope;
+}
+
+/**
+ * One call of `tool` made with `bearer`'s token, in the session the caller chose (or its agent's
+ * own), started from `parents` (a sub-agent's conversation): the token's rules first
+ * (docs/team.md), then the tool exactly as every front end runs it.
  */
 export async function callWithToken(
   context: CallContext,
-  token: Token,
+  bearer: Bearer,
   tool: ToolDef,
   args: unknown,
   session: string | undefined,
   parents: readonly string[] = [],
 ): Promise<Envelope> {
+  const { token } = bearer;
   const refusal =
     (session === undefined ? undefined : sessionRefusal(token, session)) ??
     callRefusal(token, facts(tool), args, lookup);
-  if (refusal) return failure(refusal);
+  if (refusal) {
+    // Refused by the token's rules alone; whether the token is still active comes first.
+    if (!bearer.verified && !(await context.gate.active(bearer, undefined))) throw invalidToken(true);
+    return failure(refusal);
+  }
   // A session argument of the tool's own replaces the chosen one for this call (as invokeTool does).
   const own = (args as { session?: unknown } | null)?.session;
   const acting = typeof own === "string" ? own : session;
-  const taken = await sessionsRefusal(context, token, [acting, ...parents]);
-  if (taken) return failure(taken);
-  return invokeTool(tool, args, {
-    caller: { ...tokenCaller(token, session), ...(parents.length > 0 ? { parents } : {}) },
-    cwd: context.cwd,
-    db: context.db,
-    service: async () => context.service,
-  });
+  return guardedCall(context, bearer, [acting, ...parents], (service) =>
+    invokeTool(tool, args, {
+      caller: { ...tokenCaller(token, session), ...(parents.length > 0 ? { parents } : {}) },
+      cwd: context.cwd,
+      db: context.db,
+      service: async () => service,
+    }),
+  );
 }

@@ -71,7 +71,7 @@ export class ServiceDashboard {
       readOnly: token.read_only,
       call: async (tool, args) => {
         note.tool = tool.name;
-        const envelope = await callWithToken(this.context, token, tool, args, undefined);
+        const envelope = await callWithToken(this.context, bearer, tool, args, undefined);
         note.outcome = envelope.success ? "ok" : envelope.error.code;
         return envelope;
       },

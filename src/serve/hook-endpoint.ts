@@ -4,10 +4,11 @@ import { OPENCODE_STEPS } from "../opencode/plugin-steps.js";
 import type { HookRequest } from "../remote/client.js";
 import { type AnyStep, trackCommandStep, trackFilesStep } from "../remote/steps.js";
 import { identify } from "../service/caller.js";
-import { type Token, tokenCaller } from "../team/token-rules.js";
+import { tokenCaller } from "../team/token-rules.js";
 import { type Envelope, failure } from "../tools/envelope.js";
-import { type CallContext, parentSessions, sessionsRefusal } from "./calls.js";
+import { type CallContext, guardedCall, parentSessions } from "./calls.js";
 import { Refusal } from "./http.js";
+import type { Bearer } from "./token-gate.js";
 
 /**
  * POST /api/hook: one step of a host's hook (Claude Code's hooks, the OpenCode plugin's, `arbeit
@@ -34,35 +35,36 @@ export function hookRequest(body: unknown): HookRequest & { parents: string[] } 
   return { hook: value.hook, session: value.session as string | undefined, parents, input: value.input ?? {} };
 }
 
-/** Runs the step for `token`: its session rules, its read-only rule, then the step. */
-export async function runHookStep(
+/** Runs the step for `bearer`'s token: its session rules, its read-only rule, then the step. */
+export function runHookStep(
   context: CallContext,
-  token: Token,
+  bearer: Bearer,
   request: HookRequest & { parents: string[] },
 ): Promise<Envelope> {
+  const { token } = bearer;
   const step = STEPS.get(request.hook) as AnyStep;
-  try {
-    const taken = await sessionsRefusal(context, token, [request.session, ...request.parents]);
-    if (taken) return failure(taken);
-    const input = step.read(request.input);
-    const caller = identify({
-      ...tokenCaller(token, request.session),
-      ...(request.parents.length > 0 ? { parents: request.parents } : {}),
-    });
-    // A hook payload without a session acts as the agent's own session, as locally; the step sees none.
-    const asSent = { ...caller, session: request.session ?? null };
-    if (token.read_only) {
-      if (step.readOnly === undefined)
-        return failure(
-          new ArbeitError("FORBIDDEN", `This token is read-only; the ${step.name} step writes.`, {
-            details: { hook: step.name },
-          }),
-        );
-      if (step.readOnly !== "reads") return { success: true, data: step.readOnly.answer };
-      return { success: true, data: await step.run(context.service, input, asSent, "read-only") };
+  return guardedCall(context, bearer, [request.session, ...request.parents], async (service) => {
+    try {
+      const input = step.read(request.input);
+      const caller = identify({
+        ...tokenCaller(token, request.session),
+        ...(request.parents.length > 0 ? { parents: request.parents } : {}),
+      });
+      // A hook payload without a session acts as the agent's own session, as locally; the step sees none.
+      const asSent = { ...caller, session: request.session ?? null };
+      if (token.read_only) {
+        if (step.readOnly === undefined)
+          return failure(
+            new ArbeitError("FORBIDDEN", `This token is read-only; the ${step.name} step writes.`, {
+              details: { hook: step.name },
+            }),
+          );
+        if (step.readOnly !== "reads") return { success: true, data: step.readOnly.answer };
+        return { success: true, data: await step.run(service, input, asSent, "read-only") };
+      }
+      return { success: true, data: await step.run(service, input, asSent, "read-write") };
+    } catch (error) {
+      return failure(error);
     }
-    return { success: true, data: await step.run(context.service, input, asSent, "read-write") };
-  } catch (error) {
-    return failure(error);
-  }
+  });
 }

@@ -9,7 +9,7 @@ import { failure } from "../tools/envelope.js";
 import { type CallContext, callWithToken } from "./calls.js";
 import { Refusal } from "./http.js";
 import { rateLimited } from "./limits.js";
-import type { Bearer } from "./token-gate.js";
+import { type Bearer, invalidToken } from "./token-gate.js";
 
 /**
  * The header a client sends to act in a session of its own choosing instead of the MCP session:
@@ -77,7 +77,12 @@ export class McpEndpoint {
         );
       open = await this.#open(bearer);
     }
-    const auth = { token: bearer.secret, clientId: bearer.token.id, scopes: [], extra: { token: bearer.token } };
+    const auth = {
+      token: bearer.secret,
+      clientId: bearer.token.id,
+      scopes: [],
+      extra: { token: bearer.token, bearer },
+    };
     await open.transport.handleRequest(Object.assign(req, { auth }), res, body);
   }
 
@@ -93,10 +98,11 @@ export class McpEndpoint {
       if (transport.sessionId !== undefined) this.#sessions.delete(transport.sessionId);
     };
     registerTools(server, TOOLS, (tool, args, extra) => {
-      const token = extra.authInfo?.extra?.token as Bearer["token"] | undefined;
-      if (!token) return Promise.resolve(failure(new Refusal(401, "UNAUTHORIZED", "The token is not valid.").error));
+      // The request's token, read and found active as the request arrived (TokenGate.check).
+      const bearer = extra.authInfo?.extra?.bearer as Bearer | undefined;
+      if (!bearer) return Promise.resolve(failure(invalidToken(true).error));
       const chosen = headerValue(extra.requestInfo?.headers[SESSION_HEADER]);
-      return callWithToken(this.context, token, tool, args, chosen ?? extra.sessionId);
+      return callWithToken(this.context, bearer, tool, args, chosen ?? extra.sessionId);
     });
     const open: OpenSession = { transport, server, tokenId: bearer.token.id, secret: bearer.secret };
     await server.connect(transport);

@@ -5,6 +5,7 @@ import { listen } from "../http/listen.js";
 import { HttpRefusal, malformed, methodRefused } from "../http/refusals.js";
 import { requestTarget } from "../http/request-target.js";
 import type { SqlStore } from "../store/sql/database.js";
+import type { TaskStore } from "../store/task-store.js";
 import { actingAgent } from "../team/token-rules.js";
 import { findTool } from "../tools/catalogue.js";
 import { failure, toArbeitError } from "../tools/envelope.js";
@@ -85,9 +86,9 @@ function mcpNote(body: unknown): string {
  * says whether the store answers. Everything but /healthz needs a token.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const store = options.service.store as unknown as SqlStore;
+  const store = options.service.store as unknown as TaskStore & SqlStore;
   const gate = new TokenGate(store);
-  const context = { ...options, sessions: new SessionOwners(store) };
+  const context = { ...options, sessions: new SessionOwners(store), gate };
   const limits = options.limits ?? DEFAULT_LIMITS;
   // One limit on the streams a token holds open: its MCP sessions and its dashboard event streams.
   const mcp: McpEndpoint = new McpEndpoint(context, options.version, limits.sessions, (id) => dashboard.streamsOf(id));
@@ -114,7 +115,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     note.tool = name;
     const tool = findTool(name);
     if (!tool) throw new Refusal(400, "INVALID_ARGUMENT", `There is no tool named "${name}".`);
-    const envelope = await callWithToken(context, bearer.token, tool, args, session, parents);
+    const envelope = await callWithToken(context, bearer, tool, args, session, parents);
     note.outcome = envelope.success ? "ok" : envelope.error.code;
     sendJson(res, 200, envelope);
   }
@@ -122,7 +123,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   async function apiHook(req: IncomingMessage, res: ServerResponse, bearer: Bearer, note: RequestNote) {
     const request = hookRequest(await readJson(req));
     note.tool = request.hook;
-    const envelope = await runHookStep(context, bearer.token, request);
+    const envelope = await runHookStep(context, bearer, request);
     note.outcome = envelope.success ? "ok" : envelope.error.code;
     sendJson(res, 200, envelope);
   }
@@ -141,22 +142,27 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // The dashboard's page and assets hold no data: they load without a token.
     if (dashboard.page(req.method ?? "", url, res)) return;
     const address = req.socket.remoteAddress ?? "-";
-    const bearer = await gate.check(req).catch(async (error: unknown) => {
-      // Only a token that was sent and refused counts as a guess; a request without one is no guess.
-      if (req.headers.authorization !== undefined) await failedTokens.failed(address);
+    // Only a token that was sent and refused counts as a guess; a request without one is no guess.
+    const guess = async (error: unknown): Promise<never> => {
+      if (req.headers.authorization !== undefined && error instanceof Refusal && error.status === 401) {
+        note.who = "-";
+        await failedTokens.failed(address);
+      }
       throw error;
-    });
-    failedTokens.succeeded(address);
+    };
+    // A token known from earlier requests is read again by the call itself (CallGuard), in its own
+    // transaction; every other request has it read here first.
+    const folded = req.method === "POST" && (path === "/api/call" || path === "/api/hook");
+    const bearer = await (folded ? gate.identify(req) : gate.check(req)).catch(guess);
+    if (bearer.verified) failedTokens.succeeded(address);
     note.who = actingAgent(bearer.token);
     rate.take(bearer.token.id);
-    if (path === "/api/call") {
-      if (req.method !== "POST") throw methodRefused("POST");
-      return apiCall(req, res, bearer, note);
+    if (folded) {
+      await (path === "/api/call" ? apiCall : apiHook)(req, res, bearer, note).catch(guess);
+      if (!bearer.verified) failedTokens.succeeded(address);
+      return;
     }
-    if (path === "/api/hook") {
-      if (req.method !== "POST") throw methodRefused("POST");
-      return apiHook(req, res, bearer, note);
-    }
+    if (path === "/api/call" || path === "/api/hook") throw methodRefused("POST");
     if (path === "/mcp") {
       const body = req.method === "POST" ? await readJson(req) : undefined;
       if (body !== undefined) note.tool = mcpNote(body);

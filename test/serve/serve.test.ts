@@ -109,6 +109,38 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.equal(revoked.headers.get("www-authenticate"), "Bearer");
     });
 
+    it("a token that has been making calls is refused on its very next call and hook once revoked, and writes nothing", async () => {
+      const busy = await makeToken(project, ["--agent", "busy"]);
+      const hook = (title: string) =>
+        fetch(`${service.url}/api/hook`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Authorization: `Bearer ${busy}` },
+          body: JSON.stringify({
+            hook: "track-files",
+            session: "busy-1",
+            input: { touches: [{ path: `src/${title}.ts`, operation: "write" }] },
+          }),
+        });
+      const create = (title: string) =>
+        apiCall(service, busy, { tool: "arbeit_task_create", args: { title }, session: "busy-1" });
+      // Known to the service, and so no longer read before each request.
+      for (const title of ["Before 1", "Before 2"]) assert.equal((await create(title)).body.success, true);
+      assert.equal((await hook("before")).status, 200);
+      const revoked = await runCli(["token", "revoke", "busy"], { cwd: project.dir, env: project.env });
+      assert.equal(revoked.code, 0, revoked.stdout);
+      const write = await create("After the revocation");
+      const read = await apiCall(service, busy, { tool: "arbeit_query", args: { query: "tasks" } });
+      const refusedByRules = await apiCall(service, busy, { tool: "arbeit_task_get", args: {}, session: "agent:x" });
+      const hooked = await hook("after");
+      assert.deepEqual([write.status, read.status, refusedByRules.status, hooked.status], [401, 401, 401, 401]);
+      assert.equal(write.body.error.code, "UNAUTHORIZED");
+      const titles = (
+        await project.cli(["call", "arbeit_query", '{"query": "tasks", "params": {"limit": 500}}'])
+      ).tasks.map((task: { title: string }) => task.title);
+      assert.ok(titles.includes("Before 2"));
+      assert.ok(!titles.includes("After the revocation"));
+    });
+
     it("every tool works over POST /api/call", async () => {
       const seen = await everyTool(async (tool, args) => {
         const answer = await apiCall(service, alice, { tool, args, session: "laptop-1" });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { requirement } from "../helpers/requirements.js";
+import { checkout } from "../remote/harness.js";
 import { type UiProject, uiProject } from "../ui/harness.js";
 import { makeToken, opensslMissing, selfSigned, startService } from "./harness.js";
 
@@ -57,6 +58,23 @@ describe("arbeit serve with --tls-cert and --tls-key", { skip: requirement("open
       const plain = service.url.replace("https:", "http:");
       await assert.rejects(fetch(`${plain}/healthz`));
     } finally {
+      assert.equal(await service.stop(), 0);
+    }
+  });
+
+  it("a checkout pointed at it calls over HTTPS when NODE_EXTRA_CA_CERTS names the certificate, and not without", async () => {
+    const service = await startService(project, ["--tls-cert", files.cert, "--tls-key", files.key]);
+    const laptop = checkout();
+    try {
+      assert.equal((await laptop.cli(["init", "--server", service.url, "--json"])).code, 0);
+      const trusted = { ARBEIT_TOKEN: token, NODE_EXTRA_CA_CERTS: files.cert };
+      const made = await laptop.cli(["task", "create", "Over TLS from a checkout", "--json"], { env: trusted });
+      assert.equal(made.json?.success, true, made.stdout + made.stderr);
+      const refused = await laptop.cli(["query", "ready", "--json"], { env: { ARBEIT_TOKEN: token } });
+      assert.equal(refused.json?.error.code, "STORE_UNAVAILABLE");
+      assert.match(refused.json?.error.message, /could not be reached/);
+    } finally {
+      laptop.close();
       assert.equal(await service.stop(), 0);
     }
   });

@@ -3,6 +3,10 @@ import { readFileSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { ArbeitService } from "../../src/service/arbeit-service.js";
+import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
+import { findTool } from "../../src/tools/catalogue.js";
+import { invokeTool } from "../../src/tools/envelope.js";
 import { hookPayload, runHook } from "../claude/hook-input.js";
 import { postgresSkip, TEST_DATABASE_URL } from "../helpers/postgres.js";
 import {
@@ -13,10 +17,11 @@ import {
   ROUND_TRIP_BUDGETS,
   runNetworkCall,
   targetOf,
+  throughProxy,
 } from "../helpers/round-trips.js";
 import { type RoundTripCounts, startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 import { type Checkout, checkout } from "../remote/harness.js";
-import { makeToken, type Service, startService } from "../serve/harness.js";
+import { apiCall, makeToken, type Service, startService } from "../serve/harness.js";
 
 /**
  * What each call costs on the network, counted through a proxy in front of Postgres: one fresh
@@ -236,5 +241,57 @@ describe("round trips to arbeit serve (on Postgres), one fresh process each", { 
     assert.equal(result.code, 0);
     assert.equal(requestsLogged(logged, "/api/hook").length, 1);
     assert.deepEqual([counts.connections, counts.roundTrips], [1, SERVICE_ROUND_TRIPS]);
+  });
+});
+
+describe("round trips arbeit serve makes to Postgres per call", { skip: await postgresSkip() }, () => {
+  let proxy: TcpProxy;
+  let project: NetworkProject;
+  let service: Service;
+  let store: PostgresTaskStore;
+  let token: string;
+
+  before(async () => {
+    project = await networkProject();
+    proxy = await startTcpProxy({ target: targetOf(TEST_DATABASE_URL, 5432) });
+    service = await startService({ ...project, env: project.proxiedEnv(proxy) });
+    token = await makeToken(project, ["--agent", "counted"]);
+    store = await PostgresTaskStore.open(throughProxy(TEST_DATABASE_URL, proxy), { schema: project.schema });
+  });
+  after(async () => {
+    await service?.stop();
+    await store?.close();
+    await proxy?.close();
+    await project?.close();
+  });
+
+  /** The round trips `call` makes, after a first run that warms the pools and prepared statements. */
+  async function exchanges(call: () => Promise<{ success: boolean }>): Promise<number> {
+    assert.equal((await call()).success, true);
+    proxy.reset();
+    assert.equal((await call()).success, true);
+    const counts = proxy.counts();
+    assert.equal(counts.connections, 0, "a warm pool opens no connection");
+    return counts.exchanges;
+  }
+
+  it("a call through the service makes at most one more than in process: its token read again, in the call's own transaction", async () => {
+    const inProcess = new ArbeitService(store, { projectRoot: project.dir });
+    for (const [tool, args] of [
+      ["arbeit_task_get", { task_id: project.other }],
+      ["arbeit_query", { query: "ready" }],
+      ["arbeit_context_add", { task_id: project.other, type: "note", content: "Counted" }],
+    ] as const) {
+      const local = await exchanges(() =>
+        invokeTool(findTool(tool)!, args, {
+          caller: { agent: "counted", session: "agent:counted" },
+          cwd: project.dir,
+          db: undefined,
+          service: async () => inProcess,
+        }),
+      );
+      const served = await exchanges(async () => (await apiCall(service, token, { tool, args })).body);
+      assert.ok(served <= local + 1, `${tool}: ${served} round trips through the service, ${local} in process`);
+    }
   });
 });
