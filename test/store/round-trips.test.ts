@@ -253,7 +253,7 @@ describe("round trips arbeit serve makes to Postgres per call", { skip: await po
 
   before(async () => {
     project = await networkProject();
-    proxy = await startTcpProxy({ target: targetOf(TEST_DATABASE_URL, 5432) });
+    proxy = await startTcpProxy({ target: targetOf(TEST_DATABASE_URL, 5432), roundTripMs: COUNTING_DELAY_MS });
     service = await startService({ ...project, env: project.proxiedEnv(proxy) });
     token = await makeToken(project, ["--agent", "counted"]);
     store = await PostgresTaskStore.open(throughProxy(TEST_DATABASE_URL, proxy), { schema: project.schema });
