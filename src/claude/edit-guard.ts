@@ -48,7 +48,11 @@ export function preToolUseOutput(answer: GuardAnswer): HookAnswer {
   if (answer.decision === "allow" || !answer.reason) return { stdout: "" };
   const output =
     answer.decision === "deny"
-      ? { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: `Arbeit: ${answer.reason}` }
+      ? {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: `Arbeit: ${answer.reason}`,
+        }
       : { hookEventName: "PreToolUse", additionalContext: `Arbeit: ${answer.reason}` };
   return { stdout: `${JSON.stringify({ hookSpecificOutput: output })}\n` };
 }

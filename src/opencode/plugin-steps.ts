@@ -1,7 +1,7 @@
 import { activeBriefingText } from "../fragments/briefing-text.js";
 import { sessionStartContext } from "../fragments/session-start.js";
-import { commitInput, list, noInput, optionalCount, row, text } from "../remote/step-input.js";
 import { checkEditStep } from "../remote/edit-check.js";
+import { commitInput, list, noInput, optionalCount, row, text } from "../remote/step-input.js";
 import type { AnyStep, HostStep } from "../remote/steps.js";
 import type { CommitInput } from "../service/commits.js";
 import { fitBriefing, newsLine } from "./system-prompt.js";

@@ -1,11 +1,11 @@
 import type { Hooks, PluginInput, PluginOptions } from "@opencode-ai/plugin";
+import { checkEditStep } from "../remote/edit-check.js";
 import { localRelative, type StepSession, trackFilesStep } from "../remote/steps.js";
 import type { Caller } from "../service/caller.js";
 import { readCommit } from "../service/git-commit.js";
 import { locate } from "../service/project.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
 import { commitOfToolCall } from "./commits.js";
-import { checkEditStep } from "../remote/edit-check.js";
 import { pathsBeforeToolCall, ReservedFileError } from "./edit-guard.js";
 import { type FileTouch, touchesFromToolCall, touchFromFileEdited } from "./file-touches.js";
 import { compactionStep, mirrorTodosStep, recordCommitStep, systemPromptStep } from "./plugin-steps.js";

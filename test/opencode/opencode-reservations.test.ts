@@ -91,7 +91,8 @@ describe("OpenCode, real binary: a sub-agent's exclusive reservation refuses the
       const count = (name: string) => calls.filter((call) => call.name === name).length;
       const first = firstUserText(request);
       if (first.includes(HOLDER)) {
-        if (!count("arbeit_task_start_work")) return { tool: "arbeit_task_start_work", args: { task_id: tasks.holder } };
+        if (!count("arbeit_task_start_work"))
+          return { tool: "arbeit_task_start_work", args: { task_id: tasks.holder } };
         if (!count("arbeit_task_claim"))
           return { tool: "arbeit_task_claim", args: { task_id: tasks.holder, paths: ["src/auth/**"] } };
         if (!count("arbeit_task_stop_work")) {
@@ -103,7 +104,8 @@ describe("OpenCode, real binary: a sub-agent's exclusive reservation refuses the
         return { text: `${HOLDER} finished.` };
       }
       if (first.includes(EDITOR)) {
-        if (!count("arbeit_task_start_work")) return { tool: "arbeit_task_start_work", args: { task_id: tasks.editor } };
+        if (!count("arbeit_task_start_work"))
+          return { tool: "arbeit_task_start_work", args: { task_id: tasks.editor } };
         const written = calls.filter((call) => call.name === "write");
         if (written.length === 0) {
           await reserved.wait();
@@ -123,7 +125,11 @@ describe("OpenCode, real binary: a sub-agent's exclusive reservation refuses the
         return {
           tools: [HOLDER, EDITOR].map((marker) => ({
             tool: "task",
-            args: { description: `Auth work ${marker.split("-")[0]}`, prompt: `${marker}: do your part.`, subagent_type: "general" },
+            args: {
+              description: `Auth work ${marker.split("-")[0]}`,
+              prompt: `${marker}: do your part.`,
+              subagent_type: "general",
+            },
           })),
         };
       return { text: "Both sub-agents are done." };

@@ -216,7 +216,10 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.deepEqual(denied.requests, ["POST /api/hook"]);
       const output = JSON.parse(denied.stdout).hookSpecificOutput;
       assert.equal(output.permissionDecision, "deny");
-      assert.match(output.permissionDecisionReason, /src\/locked\/a\.ts is reserved exclusively by bob \(session bob-remote-session\)/);
+      assert.match(
+        output.permissionDecisionReason,
+        /src\/locked\/a\.ts is reserved exclusively by bob \(session bob-remote-session\)/,
+      );
       const free = await hook("pre-tool-use", "PreToolUse", {
         tool_name: "Bash",
         tool_input: { command: "echo x > src/free.ts" },
