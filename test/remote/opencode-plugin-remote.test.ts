@@ -108,7 +108,9 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         );
       let refusal: unknown;
       const denied = await requestsOf(() =>
-        before(join(laptop.dir, "src", "locked", "x.ts")).catch((error) => void (refusal = error)),
+        before(join(laptop.dir, "src", "locked", "x.ts")).catch((error) => {
+          refusal = error;
+        }),
       );
       assert.deepEqual(denied, ["POST /api/hook"]);
       assert.match(String(refusal), /src\/locked\/x\.ts is reserved exclusively by bob \(session ses_other\)/);
