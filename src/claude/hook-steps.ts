@@ -18,6 +18,7 @@ import type { CommitInput } from "../service/commits.js";
 import { recordPlan } from "../service/host-plans.js";
 import { HOST_KEY_CHARS, type HostListItem, mirrorHostSteps } from "../service/host-steps.js";
 import type { NewsItem } from "../service/session-news.js";
+import { preToolUse } from "./edit-guard.js";
 import { collectMemory } from "./memory-gc.js";
 
 /**
@@ -294,10 +295,11 @@ export const sessionEnd: HostStep<{ reason: string }, HookAnswer> = {
   },
 };
 
-/** Every hook that works on the store, by name; pre-tool-use has no store step (it only leaves a note). */
+/** Every hook that works on the store, by name; pre-tool-use's is for file tools (it only leaves a note before Arbeit's). */
 export const CLAUDE_STEPS: readonly AnyStep[] = [
   sessionStart,
   userPromptSubmit,
+  preToolUse,
   postToolUse,
   hostTask,
   postToolUseFailure,

@@ -8,6 +8,7 @@ import type { Caller } from "../service/caller.js";
 import { readCommit } from "../service/git-commit.js";
 import { isNoUsableStore, locate, openProject } from "../service/project.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
+import { isEditTool, preToolUse, preToolUseInput } from "./edit-guard.js";
 import { committedSha } from "./git-commit.js";
 import {
   type HookPayload,
@@ -116,7 +117,12 @@ function taskEvent(payload: HookPayload, status: string): Local {
 }
 
 /** The local part of each hook that works on the store: it reads the payload and this machine. */
-const LOCAL: Record<Exclude<HookName, "pre-tool-use">, (payload: HookPayload, here: Here) => Local> = {
+const LOCAL: Record<HookName, (payload: HookPayload, here: Here) => Local> = {
+  // File tools: may this session edit the file now (file reservations)?
+  "pre-tool-use": (payload, here) => {
+    const input = preToolUseInput(payload, here.dir, here.root);
+    return input && { step: preToolUse, input };
+  },
   "session-start": () => ({ step: sessionStart, input: {} }),
   "user-prompt-submit": (payload) => {
     const prompt = payload.prompt ?? "";
@@ -200,7 +206,7 @@ export async function runClaudeHook(
     const dir = projectDirOf(payload, env, cwd);
     const where = { cwd: dir, db: settings.db };
     const location = locate(where);
-    if (name === "pre-tool-use") {
+    if (name === "pre-tool-use" && !isEditTool(payload.tool_name)) {
       // Runs before every Arbeit MCP call: it opens no database, only notes a sub-agent's call.
       if (location && payload.agent_id && payload.tool_use_id)
         noteSubagentCall(dirname(location.dbPath), payload.tool_use_id, payload.agent_id);

@@ -1,5 +1,6 @@
 import { activeBriefingText } from "../fragments/briefing-text.js";
 import { sessionStartContext } from "../fragments/session-start.js";
+import { checkEditStep } from "../remote/edit-check.js";
 import { commitInput, list, noInput, optionalCount, row, text } from "../remote/step-input.js";
 import type { AnyStep, HostStep } from "../remote/steps.js";
 import type { CommitInput } from "../service/commits.js";
@@ -110,4 +111,5 @@ export const OPENCODE_STEPS: readonly AnyStep[] = [
   recordPlanStep,
   systemPromptStep,
   compactionStep,
+  checkEditStep,
 ];

@@ -1,10 +1,12 @@
 import type { Hooks, PluginInput, PluginOptions } from "@opencode-ai/plugin";
+import { checkEditStep } from "../remote/edit-check.js";
 import { localRelative, type StepSession, trackFilesStep } from "../remote/steps.js";
 import type { Caller } from "../service/caller.js";
 import { readCommit } from "../service/git-commit.js";
 import { locate } from "../service/project.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
 import { commitOfToolCall } from "./commits.js";
+import { pathsBeforeToolCall, ReservedFileError } from "./edit-guard.js";
 import { type FileTouch, touchesFromToolCall, touchFromFileEdited } from "./file-touches.js";
 import { SessionPlans } from "./plans.js";
 import {
@@ -78,8 +80,9 @@ export async function createArbeitHooks(
     ...(settings.list ? { list_id: settings.list } : {}),
   });
 
-  const report = async (what: string, error: unknown) => {
-    const message = `arbeit: ${what} failed: ${error instanceof Error ? error.message : String(error)}`;
+  const report = (what: string, error: unknown) =>
+    log(`arbeit: ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+  const log = async (message: string) => {
     try {
       await input.client?.app.log({ body: { service: "arbeit", level: "warn", message } });
     } catch {
@@ -110,6 +113,26 @@ export async function createArbeitHooks(
       return path ? [{ path, operation: touch.operation }] : [];
     });
     if (relative.length > 0) await run(trackFilesStep, { touches: relative }, whoIs(session));
+  };
+
+  /**
+   * Before a file tool writes: refuses (throws) an edit of a file another session reserved
+   * exclusively, the reason for the model; logs a shared one's warning. Arbeit trouble only logs.
+   */
+  const guardEdit = async (tool: string, args: unknown, session: string) => {
+    let answer: Awaited<ReturnType<typeof checkEditStep.run>> | undefined;
+    try {
+      const paths = pathsBeforeToolCall(tool, args, directory);
+      const run = paths.length > 0 ? await project.steps() : undefined;
+      if (!run) return;
+      const root = projectRoot();
+      const relative = [...new Set(paths.flatMap((path) => localRelative(root, path) ?? []))];
+      if (relative.length > 0) answer = await run(checkEditStep, { paths: relative }, whoIs(session));
+    } catch (error) {
+      await report(`checking ${tool}'s files`, error);
+    }
+    if (answer?.decision === "deny") throw new ReservedFileError(`Arbeit: ${answer.reason}`);
+    if (answer?.decision === "warn") await log(`arbeit: ${answer.reason}`);
   };
 
   // When each bash call started: a quiet `git commit -q` is HEAD only if made during the call.
@@ -152,7 +175,9 @@ export async function createArbeitHooks(
       tree.agentIs(hook.sessionID, hook.agent);
     },
 
-    "tool.execute.before": async (hook) => {
+    "tool.execute.before": async (hook, output) => {
+      // A refused call never runs: nothing of it is recorded.
+      await guardEdit(hook.tool, output?.args, hook.sessionID);
       activity.started(hook.callID, hook.sessionID, hook.tool);
       if (hook.tool === "bash") shellStarts.set(hook.callID, Date.now());
     },

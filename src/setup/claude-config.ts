@@ -12,8 +12,14 @@ import { isObject, type JsonObject, SetupError } from "./json-file.js";
 export const CLAUDE_HOOKS = [
   { event: "SessionStart", matcher: "startup|resume|clear|compact", name: "session-start" },
   { event: "UserPromptSubmit", matcher: undefined, name: "user-prompt-submit" },
-  // Before each Arbeit MCP call: tells the server when a sub-agent made it.
-  { event: "PreToolUse", matcher: "mcp__arbeit__.*", name: "pre-tool-use" },
+  // Before each Arbeit MCP call: tells the server when a sub-agent made it. Before each file
+  // write (and Bash): refuses an edit of a file another session reserved exclusively.
+  {
+    event: "PreToolUse",
+    matcher: "mcp__arbeit__.*|Write|Edit|MultiEdit|NotebookEdit|Bash",
+    name: "pre-tool-use",
+    replaces: ["mcp__arbeit__.*"],
+  },
   // Files the agent reads and writes, its git commits (Bash), its own task list (TaskCreate,
   // TaskUpdate, TodoWrite) and the plans the person approves (ExitPlanMode). `replaces`: the
   // matchers older versions of setup wrote, brought up to date; any other matcher is the user's

@@ -91,6 +91,39 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.deepEqual([task.owner, task.claim_session], ["oc-agent", "ses_main"]);
     });
 
+    it("before a write, the reservation check is one request: another session's exclusive file is refused", async () => {
+      await direct([
+        "--session",
+        "ses_other",
+        "--agent",
+        "bob",
+        "call",
+        "arbeit_task_claim",
+        JSON.stringify({ paths: ["src/locked/**"] }),
+      ]);
+      const before = (filePath: string) =>
+        hooks["tool.execute.before"]!(
+          { tool: "write", sessionID: "ses_main", callID: `call_${Math.random()}` },
+          { args: { filePath, content: "x" } },
+        );
+      let refusal: unknown;
+      const denied = await requestsOf(() =>
+        before(join(laptop.dir, "src", "locked", "x.ts")).catch((error) => {
+          refusal = error;
+        }),
+      );
+      assert.deepEqual(denied, ["POST /api/hook"]);
+      assert.match(String(refusal), /src\/locked\/x\.ts is reserved exclusively by bob \(session ses_other\)/);
+      assert.deepEqual(await requestsOf(() => before(join(laptop.dir, "src", "free.ts"))), ["POST /api/hook"]);
+      await direct([
+        "--session",
+        "ses_other",
+        "call",
+        "arbeit_task_claim",
+        JSON.stringify({ action: "release", paths: ["src/locked/**"] }),
+      ]);
+    });
+
     it("each file tool call is one request; paths are made relative to the laptop's project root", async () => {
       const read = await requestsOf(() =>
         afterTool(hooks, "ses_main", "read", { filePath: join(laptop.dir, "src", "a.ts") }),

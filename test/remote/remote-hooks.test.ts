@@ -234,6 +234,47 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.equal(event.session_id, `${SESSION}/agent-7`);
     });
 
+    it("pre-tool-use asks the service whether a file may be edited, in one request: another session's exclusive reservation denies it", async () => {
+      await direct([
+        "--session",
+        "bob-remote-session",
+        "--agent",
+        "bob",
+        "call",
+        "arbeit_task_claim",
+        JSON.stringify({ paths: ["src/locked/**"], lease_seconds: 600 }),
+      ]);
+      const denied = await hook("pre-tool-use", "PreToolUse", {
+        tool_name: "Edit",
+        tool_input: { file_path: join(laptop.dir, "src", "locked", "a.ts"), old_string: "a", new_string: "b" },
+        tool_use_id: "toolu_pre_edit",
+      });
+      assert.deepEqual(denied.requests, ["POST /api/hook"]);
+      const output = JSON.parse(denied.stdout).hookSpecificOutput;
+      assert.equal(output.permissionDecision, "deny");
+      assert.match(
+        output.permissionDecisionReason,
+        /src\/locked\/a\.ts is reserved exclusively by bob \(session bob-remote-session\)/,
+      );
+      const free = await hook("pre-tool-use", "PreToolUse", {
+        tool_name: "Bash",
+        tool_input: { command: "echo x > src/free.ts" },
+        tool_use_id: "toolu_pre_bash",
+      });
+      assert.deepEqual([free.requests, free.stdout], [["POST /api/hook"], ""]);
+      // Before Arbeit's own MCP calls, and Bash that writes nothing, nothing is asked.
+      const mcp = await hook("pre-tool-use", "PreToolUse", { tool_name: "mcp__arbeit__arbeit_query", tool_input: {} });
+      const read = await hook("pre-tool-use", "PreToolUse", { tool_name: "Bash", tool_input: { command: "ls src" } });
+      assert.deepEqual([mcp.requests, read.requests], [[], []]);
+      await direct([
+        "--session",
+        "bob-remote-session",
+        "call",
+        "arbeit_task_claim",
+        JSON.stringify({ action: "release", paths: ["src/locked/**"] }),
+      ]);
+    });
+
     it("a sub-agent's MCP call through arbeit mcp records as <session>/<agent_id>, with its parent", async () => {
       // PreToolUse leaves a note on the laptop (no request), which the laptop's arbeit mcp takes.
       const noted = await hook("pre-tool-use", "PreToolUse", {

@@ -84,7 +84,7 @@ describe("arbeit setup claude", () => {
       [
         ["SessionStart", "startup|resume|clear|compact", guarded(INSTALLED, "session-start")],
         ["UserPromptSubmit", undefined, guarded(INSTALLED, "user-prompt-submit")],
-        ["PreToolUse", "mcp__arbeit__.*", guarded(INSTALLED, "pre-tool-use")],
+        ["PreToolUse", "mcp__arbeit__.*|Write|Edit|MultiEdit|NotebookEdit|Bash", guarded(INSTALLED, "pre-tool-use")],
         [
           "PostToolUse",
           "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|TaskCreate|TaskUpdate|TodoWrite|ExitPlanMode",
@@ -212,6 +212,18 @@ describe("arbeit setup claude", () => {
     cleanup();
   });
 
+  it("widens the PreToolUse matcher an older setup wrote (Arbeit's MCP tools) to take in the file tools and Bash", async () => {
+    const { dir, cleanup } = project();
+    const settingsPath = join(dir, ".claude", "settings.json");
+    const ours = { type: "command", command: guarded(INSTALLED, "pre-tool-use"), timeout: 10 };
+    writeJson(settingsPath, { hooks: { PreToolUse: [{ matcher: "mcp__arbeit__.*", hooks: [ours] }] } });
+    assert.equal((await setup(dir, "claude")).code, 0);
+    assert.deepEqual(readJson(settingsPath).hooks.PreToolUse, [
+      { matcher: "mcp__arbeit__.*|Write|Edit|MultiEdit|NotebookEdit|Bash", hooks: [ours] },
+    ]);
+    cleanup();
+  });
+
   it("merges into existing files, keeping every key, hook and server, and is idempotent", async () => {
     const { dir, cleanup } = project();
     const settingsPath = join(dir, ".claude", "settings.json");
@@ -281,7 +293,7 @@ describe("arbeit setup claude", () => {
       args: ["mcp"],
     });
     const { hooks } = readJson(join(dir, ".claude", "settings.json"));
-    assert.equal(hooks.PreToolUse[0].matcher, "mcp__arbeit__.*");
+    assert.equal(hooks.PreToolUse[0].matcher, "mcp__arbeit__.*|Write|Edit|MultiEdit|NotebookEdit|Bash");
     assert.equal(hooks.PreToolUse[0].hooks[0].command, "/opt/arbeit/bin/arbeit hook pre-tool-use");
     cleanup();
   });

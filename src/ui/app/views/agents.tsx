@@ -3,6 +3,7 @@ import type { AgentsView, Me } from "../../contract.js";
 import { callTool, getJson } from "../api.js";
 import { Countdown, ErrorAlert, Section, setServerNow, useAction, When } from "../common.js";
 import { useResource } from "../live.js";
+import { ReservationsSection } from "./reservations.js";
 
 export function BreakClaim({ taskId, after }: { taskId: string; after: () => unknown }) {
   const action = useAction();
@@ -112,6 +113,7 @@ export function AgentsPage({ me }: { me: Me | undefined }) {
               </table>
             )}
           </Section>
+          <ReservationsSection me={me} />
           <Section title="Stale claims" count={data.stale_claims.length}>
             {data.stale_claims.length === 0 ? (
               <p class="muted">No stale claims.</p>

@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
+import { hookPayload, runHook } from "./hook-input.js";
+
+/**
+ * Claude Code's PreToolUse hook on file tools (`arbeit hook pre-tool-use` through the built CLI):
+ * an edit of a file another live session reserved exclusively is denied with a reason naming the
+ * holder, its task and until when; a shared one is allowed with a warning; nobody's file passes.
+ */
+
+const ALICE = "alice-claude-session";
+const BOB = "bob-claude-session";
+
+async function arbeit(dir: string, session: string, args: string[]): Promise<any> {
+  const result = await runCli(["--session", session, "--agent", session.split("-")[0]!, ...args], { cwd: dir });
+  assert.equal(result.code, 0, `${args.join(" ")}: ${result.stdout}${result.stderr}`);
+  return result.json.data;
+}
+const call = (dir: string, session: string, tool: string, input: object) =>
+  arbeit(dir, session, ["call", tool, JSON.stringify(input)]);
+
+const preToolUse = async (dir: string, session: string, tool: string, input: object, extra: object = {}) => {
+  const result = await runHook(
+    "pre-tool-use",
+    hookPayload(dir, session, "PreToolUse", { tool_name: tool, tool_input: input, tool_use_id: "toolu_9", ...extra }),
+    dir,
+  );
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stderr, "");
+  return result.stdout.trim() === "" ? undefined : JSON.parse(result.stdout).hookSpecificOutput;
+};
+
+describe("Claude Code PreToolUse: file reservations", () => {
+  let dir: string;
+  let cleanup: () => void;
+  let aliceTask: string;
+
+  before(async () => {
+    ({ dir, cleanup } = tempDir("arbeit-guard-"));
+    mkdirSync(join(dir, "src", "auth"), { recursive: true });
+    mkdirSync(join(dir, "docs"));
+    writeFileSync(join(dir, "src", "auth", "session.ts"), "export {};\n");
+    await arbeit(dir, ALICE, ["init"]);
+    aliceTask = (await call(dir, ALICE, "arbeit_task_create", { title: "Rework sessions" })).task.id;
+    const bobTask = (await call(dir, BOB, "arbeit_task_create", { title: "Write docs" })).task.id;
+    await call(dir, ALICE, "arbeit_task_start_work", { task_id: aliceTask });
+    await call(dir, ALICE, "arbeit_task_claim", { task_id: aliceTask, paths: ["src/auth/**"] });
+    await call(dir, ALICE, "arbeit_task_claim", { task_id: aliceTask, paths: ["docs/"], shared: true });
+    await call(dir, BOB, "arbeit_task_start_work", { task_id: bobTask });
+  });
+
+  after(() => cleanup());
+
+  it("denies another session's Write, Edit, MultiEdit and NotebookEdit of an exclusively reserved file, naming holder, task and end", async () => {
+    const file = join(dir, "src", "auth", "session.ts");
+    for (const [tool, input] of [
+      ["Edit", { file_path: file, old_string: "a", new_string: "b" }],
+      ["Write", { file_path: join(dir, "src", "auth", "new.ts"), content: "x" }],
+      ["MultiEdit", { file_path: file, edits: [] }],
+      ["NotebookEdit", { notebook_path: join(dir, "src", "auth", "n.ipynb"), new_source: "" }],
+    ] as const) {
+      const out = await preToolUse(dir, BOB, tool, input);
+      assert.equal(out?.permissionDecision, "deny", tool);
+      assert.equal(out.hookEventName, "PreToolUse");
+      assert.match(out.permissionDecisionReason, /reserved exclusively by alice \(session alice-claude-session, task /);
+      assert.ok(out.permissionDecisionReason.includes(aliceTask));
+      assert.match(out.permissionDecisionReason, /until \d{4}-\d\d-\d\dT/);
+      assert.match(out.permissionDecisionReason, /Do not edit it: work on other files, or on another task/);
+    }
+  });
+
+  it("denies a relative path from the call's folder, and Bash commands that plainly write the file", async () => {
+    assert.equal(
+      (await preToolUse(dir, BOB, "Edit", { file_path: "auth/session.ts" }, { cwd: join(dir, "src") }))
+        ?.permissionDecision,
+      "deny",
+    );
+    for (const command of [
+      "echo x > src/auth/session.ts",
+      "sed -i 's/a/b/' src/auth/session.ts",
+      "npm run build && cp dist/x.js src/auth/x.js",
+      "rm -f src/auth/session.ts",
+      "cat notes | tee -a src/auth/log.txt",
+    ]) {
+      const out = await preToolUse(dir, BOB, "Bash", { command });
+      assert.equal(out?.permissionDecision, "deny", command);
+      assert.match(out.permissionDecisionReason, /src\/auth\//);
+    }
+  });
+
+  it("lets the holder, its sub-agents, and anyone editing a file nobody holds go ahead silently", async () => {
+    const file = join(dir, "src", "auth", "session.ts");
+    assert.equal(await preToolUse(dir, ALICE, "Edit", { file_path: file }), undefined);
+    assert.equal(await preToolUse(dir, ALICE, "Edit", { file_path: file }, { agent_id: "a1b2c3" }), undefined);
+    assert.equal(await preToolUse(dir, BOB, "Write", { file_path: join(dir, "src", "free.ts") }), undefined);
+    assert.equal(await preToolUse(dir, BOB, "Bash", { command: "cat src/auth/session.ts | wc -l" }), undefined);
+    assert.equal(await preToolUse(dir, BOB, "Write", { file_path: "/tmp/elsewhere.txt" }), undefined);
+    // Arbeit's own MCP calls are not checked.
+    assert.equal(await preToolUse(dir, BOB, "mcp__arbeit__arbeit_task_get", { task_id: aliceTask }), undefined);
+  });
+
+  it("allows the edit of a file another session reserved shared, with the warning as context", async () => {
+    const out = await preToolUse(dir, BOB, "Write", { file_path: join(dir, "docs", "guide.md"), content: "x" });
+    assert.equal(out?.permissionDecision, undefined);
+    assert.match(out.additionalContext, /docs\/guide\.md is also reserved \(shared\) by alice/);
+  });
+
+  it("in a project switched to warn-only, lets the denied edit through with the reason as a warning", async () => {
+    await call(dir, ALICE, "arbeit_memory", { action: "set", key: "reservations.enforce", value: "warn" });
+    const out = await preToolUse(dir, BOB, "Edit", { file_path: join(dir, "src", "auth", "session.ts") });
+    assert.equal(out?.permissionDecision, undefined);
+    assert.match(out.additionalContext, /reserved exclusively by alice .*warnings only/);
+    await call(dir, ALICE, "arbeit_memory", { action: "delete", key: "reservations.enforce" });
+    const denied = await preToolUse(dir, BOB, "Edit", { file_path: join(dir, "src", "auth", "session.ts") });
+    assert.equal(denied?.permissionDecision, "deny");
+  });
+
+  it("allows the edit once the holder's work stops", async () => {
+    await call(dir, ALICE, "arbeit_task_stop_work", { task_id: aliceTask });
+    assert.equal(await preToolUse(dir, BOB, "Edit", { file_path: join(dir, "src", "auth", "session.ts") }), undefined);
+  });
+});
