@@ -1,3 +1,4 @@
+import type { EventSearch } from "../store/sql/mission.js";
 import type { TaskStore } from "../store/task-store.js";
 import type { ActivityView } from "./views.js";
 
@@ -9,20 +10,8 @@ import type { ActivityView } from "./views.js";
 export const ACTIVITY_PAGE = 100;
 const ACTIVITY_MAX = 500;
 
-export interface ActivityQuery {
-  before?: number | undefined;
-  limit?: number | undefined;
-  task_id?: string | undefined;
-  agent?: string | undefined;
-  session_id?: string | undefined;
-  /** Event types (any of them). */
-  event_types?: readonly string[] | undefined;
-  /** ISO 8601 timestamps: from inclusive, to exclusive. */
-  from?: string | undefined;
-  to?: string | undefined;
-  /** Case-insensitive text in the event's type, agent, task id, payload, or its task's title. */
-  text?: string | undefined;
-}
+/** The activity search: the store's event search, with the page size optional. */
+export type ActivityQuery = Omit<EventSearch, "limit"> & { limit?: number | undefined };
 
 export async function readActivity(store: TaskStore, query: ActivityQuery = {}): Promise<ActivityView> {
   const limit = Math.min(Math.max(1, query.limit ?? ACTIVITY_PAGE), ACTIVITY_MAX);

@@ -1,4 +1,5 @@
 import type { ArbeitEvent, CardField, ContextEntry, Task, TaskStatus } from "../domain/types.js";
+import type { StoppedRow } from "../store/sql/mission.js";
 
 /**
  * What a person supervising agents reads, view by view (the dashboard's board, tree, graph,
@@ -100,14 +101,7 @@ export interface HomeView {
     /** Claims whose lease ran out while the task still names its owner. */
     stale_claims: AgentsView["stale_claims"];
     /** Sessions that stopped work on a task in the last week, leaving it unfinished with nobody on it. */
-    stopped: Array<{
-      session_id: string;
-      agent: string | null;
-      task_id: string;
-      title: string;
-      status: TaskStatus;
-      stopped_at: string;
-    }>;
+    stopped: StoppedRow[];
     /** Unfinished tasks where live attempt entries pile up (HOME_ATTEMPTS_PILING or more). */
     attempts: Array<{ task_id: string; title: string; attempts: number; last_at: string }>;
     /** Webhooks (`arbeit notify`) whose latest delivery failed after every retry. */
