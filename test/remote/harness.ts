@@ -9,11 +9,13 @@ export interface CountingProxy {
   url: string;
   /** Requests seen so far, as "METHOD path". */
   readonly requests: string[];
+  /** Sends what comes next to another service (one restarted on a new port, say). */
+  retarget(target: string): void;
   close(): Promise<void>;
 }
 
 export async function countingProxy(target: string): Promise<CountingProxy> {
-  const to = new URL(target);
+  let to = new URL(target);
   const requests: string[] = [];
   const server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
@@ -39,6 +41,9 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    retarget: (next) => {
+      to = new URL(next);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
