@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpRefusal } from "../../http/refusals.js";
-import type { ArbeitService } from "../../service/arbeit-service.js";
 import { readActivity } from "../../service/activity.js";
+import type { ArbeitService } from "../../service/arbeit-service.js";
 import { readHome } from "../../service/home.js";
 import { newestSeq, readAgents, readInbox, readOverview } from "../../service/overview.js";
 import { findTool } from "../../tools/catalogue.js";
