@@ -1,6 +1,6 @@
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
-import type { EditCheck } from "../service/reservations.js";
+import { type EditCheck, holderOf } from "../service/reservations.js";
 import { list, relativePath, row } from "./step-input.js";
 import type { HostStep } from "./steps.js";
 
@@ -34,10 +34,11 @@ export async function guardEdit(service: ArbeitService, paths: string[], caller:
     const { entry } = (await service.memory({ action: "get", key: ENFORCE_KEY }, caller)).data as {
       entry: { value: unknown } | null;
     };
-    if (entry?.value === "warn")
+    const held = check.conflicts.find((c) => c.mode === "exclusive");
+    if (entry?.value === "warn" && held)
       return {
         decision: "warn",
-        reason: `${check.reason} (This project enforces reservations as warnings only: the edit goes ahead.)`,
+        reason: `${held.path} is reserved exclusively by ${holderOf(held)} until ${held.until} (${held.pattern}). This project enforces reservations as warnings only, so the edit goes ahead: re-read the file first and keep the change small, since that session may be editing it too.`,
       };
   }
   return { decision: check.decision, ...(check.reason ? { reason: check.reason } : {}) };

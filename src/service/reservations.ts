@@ -277,6 +277,11 @@ function settlePatterns(deps: Pick<ServiceDeps, "projectRoot" | "realpath">, pat
   return [...out];
 }
 
+/** Who holds a reservation, for a person or a model: agent, session and task. */
+export function holderOf(r: { agent: string | null; session: string; task_id: string | null }): string {
+  return `${r.agent ?? r.session} (session ${r.session}${r.task_id ? `, task ${r.task_id}` : ""})`;
+}
+
 export interface EditCheck {
   /** `deny`: another session holds a path exclusively; `warn`: only shared; `allow`: nobody else. */
   decision: "allow" | "warn" | "deny";
@@ -312,7 +317,7 @@ export async function checkEdit(
   if (conflicts.length === 0) return ok({ decision: "allow", conflicts });
   const denied = conflicts.find((c) => c.mode === "exclusive");
   const first = denied ?? conflicts[0]!;
-  const holder = `${first.agent ?? first.session} (session ${first.session}${first.task_id ? `, task ${first.task_id}` : ""})`;
+  const holder = holderOf(first);
   const reason = denied
     ? `${first.path} is reserved exclusively by ${holder} until ${first.until} (${first.pattern}). Do not edit it: work on other files, or on another task (arbeit_query ready), and come back after that time or once its work stops.`
     : `${first.path} is also reserved (shared) by ${holder} until ${first.until}: it may be editing it too; keep your change small and re-read the file first.`;
