@@ -359,6 +359,11 @@ export function expectedEvents(tool: string, args: Record<string, unknown>, data
     case "arbeit_relationship":
       return args.action === "add" ? ["relationship_added"] : data.removed ? ["relationship_removed"] : [];
     case "arbeit_task_claim": {
+      // File reservations (paths) are outside this model: their events, and their leases that run
+      // out, are specified by test/service/reservations.test.ts and the multi-agent tests.
+      if (args.paths !== undefined) return undefined;
+      // A heartbeat (renew naming no task) runs the session's leases again, silently.
+      if (args.action === "renew" && args.task_id === undefined && !args.next) return [];
       const swept = repeat("claim_expired", pre.expired);
       if (args.action === "release") return [...swept, ...(data.released ? ["claim_released"] : [])];
       if (args.next) return [...swept, ...(data.claimed ? ["task_claimed"] : [])];
