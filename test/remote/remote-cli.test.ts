@@ -148,12 +148,12 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       const other = await laptop.cli(["task", "create", "Elsewhere", "--list", "team-b", "--json"]);
       assert.equal(other.json.data.task.list_id, "team-b");
       // On the service's own store, directly: the task is in the list.
-      const listed = await direct(["task", "list", "--list", "team-a", "--json"]);
+      const listed = await direct(["query", "tasks", "--list", "team-a", "--json"]);
       assert.deepEqual(
         listed.json.data.tasks.map((task: { title: string }) => task.title),
         ["Listed"],
       );
-      const scoped = await laptop.cli(["task", "list", "--list", "team-b", "--json"]);
+      const scoped = await laptop.cli(["query", "tasks", "--list", "team-b", "--json"]);
       assert.deepEqual(
         scoped.json.data.tasks.map((task: { title: string }) => task.title),
         ["Elsewhere"],
