@@ -341,6 +341,28 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.equal((await events()).length, before, "nothing was written");
     });
 
+    it("a session known only by what it wrote (events, no resume state) belongs to its agent: another agent's token cannot take it", async () => {
+      const bob = await makeToken(project, ["--agent", "bob-history"]);
+      const made = await apiCall(service, alice, {
+        tool: "arbeit_task_create",
+        args: { title: "Written in alice-history" },
+        session: "alice-history",
+      });
+      assert.equal(made.body.success, true, JSON.stringify(made.body).slice(0, 300));
+      const before = (await events()).length;
+      const taken = await apiCall(service, bob, {
+        tool: "arbeit_task_create",
+        args: { title: "Bob in alice's session" },
+        session: "alice-history",
+      });
+      assert.equal(taken.body.error?.code, "FORBIDDEN", JSON.stringify(taken.body).slice(0, 300));
+      const read = await apiCall(service, bob, { tool: "arbeit_resume", args: {}, session: "alice-history" });
+      assert.equal(read.body.error?.code, "FORBIDDEN");
+      assert.equal((await events()).length, before, "nothing was written");
+      const own = await apiCall(service, alice, { tool: "arbeit_resume", args: {}, session: "alice-history" });
+      assert.equal(own.body.success, true);
+    });
+
     it("a revoked token is refused in the middle of an MCP session", async () => {
       const secret = await makeToken(project, ["--agent", "laptop-lost"]);
       const mcp = await mcpClient(service, secret);
