@@ -158,7 +158,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       throw error;
     };
     // A token known from earlier requests is read again by the call itself (CallGuard), in its own
-    // transaction; every other request has it read here first.
+    // transaction; every other request has it read here first. Not an MCP tools/call: its transport
+    // answers 200 before the tool runs, and only a 401 ends the client's session on revocation.
     const folded = req.method === "POST" && (path === "/api/call" || path === "/api/hook");
     const bearer = await (folded ? gate.identify(req) : gate.check(req)).catch(guess);
     if (bearer.verified) failedTokens.succeeded(address);
