@@ -45,11 +45,7 @@ export function hookRequest(body: unknown): ReadHook {
 }
 
 /** Runs the step for `bearer`'s token: its session rules, its read-only rule, then the step. */
-export function runHookStep(
-  context: CallContext,
-  bearer: Bearer,
-  request: ReadHook,
-): Promise<Envelope> {
+export function runHookStep(context: CallContext, bearer: Bearer, request: ReadHook): Promise<Envelope> {
   const { token } = bearer;
   const step = STEPS.get(request.hook) as AnyStep;
   return guardedCall(context, bearer, [request.session, ...request.parents], async (service) => {

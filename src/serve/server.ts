@@ -76,7 +76,11 @@ function callRequest(body: unknown): {
   const list = defaultList(value.list);
   const extra = Object.keys(value).find((key) => !["tool", "args", "session", "parents", "list"].includes(key));
   if (extra !== undefined)
-    throw new Refusal(400, "INVALID_ARGUMENT", `The body takes tool, args, session, parents and list only, not "${extra}".`);
+    throw new Refusal(
+      400,
+      "INVALID_ARGUMENT",
+      `The body takes tool, args, session, parents and list only, not "${extra}".`,
+    );
   return { tool: value.tool, args: value.args ?? {}, session: value.session as string | undefined, parents, list };
 }
 

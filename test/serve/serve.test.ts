@@ -326,7 +326,11 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
         list: "list-one",
       });
       assert.equal(made.body.data.task.list_id, "list-one", JSON.stringify(made.body).slice(0, 300));
-      const scoped = await apiCall(service, alice, { tool: "arbeit_query", args: { query: "tasks" }, list: "list-one" });
+      const scoped = await apiCall(service, alice, {
+        tool: "arbeit_query",
+        args: { query: "tasks" },
+        list: "list-one",
+      });
       assert.deepEqual(
         scoped.body.data.tasks.map((task: any) => task.title),
         ["In list one"],
