@@ -259,6 +259,26 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       }
     });
 
+    it("arbeit mcp with a default list (ARBEIT_LIST) makes its tasks in that list on the service", async () => {
+      const env: NodeJS.ProcessEnv = { ...process.env, ...laptop.env };
+      for (const key of ARBEIT_SETTINGS) delete env[key];
+      env.ARBEIT_LIST = "mcp-list";
+      const child = spawn(process.execPath, [CLI, "mcp"], { cwd: laptop.dir, env, stdio: ["pipe", "pipe", "pipe"] });
+      const client = new Client({ name: "remote-test", version: "1.0.0" });
+      try {
+        await client.connect(new ChildTransport(child));
+        const result = (await client.callTool({
+          name: "arbeit_task_create",
+          arguments: { title: "Listed over stdio" },
+        })) as { structuredContent?: any };
+        assert.equal(result.structuredContent.success, true, JSON.stringify(result));
+        const id = result.structuredContent.data.task.id;
+        assert.equal((await direct(["task", "get", id, "--json"])).json.data.task.list_id, "mcp-list");
+      } finally {
+        await client.close();
+      }
+    });
+
     it("logout forgets the token; later calls are UNAUTHORIZED", async () => {
       const out = await laptop.cli(["logout", proxy.url, "--json"]);
       assert.equal(out.code, 0);
