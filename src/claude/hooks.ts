@@ -221,7 +221,7 @@ export async function runClaudeHook(
     });
     if (!local) return { stdout: "", stderr: "" };
     const run = remote
-      ? remoteRunner(remote, env)
+      ? remoteRunner(remote, env, settings.list)
       : localRunner(
           () => {
             service ??= openProject(where);

@@ -38,7 +38,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     const remote = serviceTarget({ cwd: ctx.cwd, db: ctx.db });
     const spelled = remote?.root ?? locate({ cwd: ctx.cwd, db: ctx.db })?.root ?? ctx.cwd;
     const relative = localRelative(resolveLikeKernel(spelled) ?? spelled, fromDirectory(process.cwd(), path));
-    const run = remote ? remoteRunner(remote) : localRunner(ctx.service, ctx.caller);
+    const run = remote ? remoteRunner(remote, process.env, ctx.caller.list_id) : localRunner(ctx.service, ctx.caller);
     // Without a project there is nothing to track in: opening the store says so.
     if (!remote) await ctx.service();
     if (relative === undefined)

@@ -60,7 +60,7 @@ export class ProjectHandle {
    */
   async steps(): Promise<StepRunner | undefined> {
     const remote = this.remote();
-    if (remote) return remoteRunner(remote, this.#env);
+    if (remote) return remoteRunner(remote, this.#env, this.#base.list_id);
     if (!this.#service && !locate(this.#where)) return undefined;
     let service: ArbeitService;
     try {

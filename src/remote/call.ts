@@ -1,5 +1,4 @@
 import type { Envelope } from "../domain/envelope.js";
-import { ArbeitError } from "../domain/errors.js";
 import { projectRelative } from "../domain/paths.js";
 import { postCall } from "./client.js";
 import type { ServiceTarget } from "./target.js";
@@ -19,8 +18,7 @@ export function localPathsRelative(tool: string, args: unknown, root: string): u
 
 /**
  * One tool call sent to the service: one HTTP request, its envelope. A default list (--list /
- * ARBEIT_LIST) is not something the service takes yet: rather than write into the default list
- * unasked, such a call is refused before anything is sent.
+ * ARBEIT_LIST) goes with it: the service applies it as the caller's list, as a local call does.
  */
 export async function remoteCall(
   target: ServiceTarget,
@@ -29,16 +27,7 @@ export async function remoteCall(
   caller: { session?: string | undefined; parents?: readonly string[] | undefined; list?: string | undefined },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Envelope> {
-  if (caller.list !== undefined)
-    return {
-      success: false,
-      error: new ArbeitError(
-        "INVALID_ARGUMENT",
-        `A default list (--list / ARBEIT_LIST: ${JSON.stringify(caller.list)}) is not sent to the Arbeit service at ${target.url}; nothing was sent.`,
-        { suggestions: ["Unset it and pass list_id in the tool's arguments instead."] },
-      ).toBody(),
-    };
-  const { session } = caller;
+  const { session, list } = caller;
   const parents = caller.parents?.length ? caller.parents : undefined;
-  return postCall(target.url, { tool, args: localPathsRelative(tool, args, target.root), session, parents }, env);
+  return postCall(target.url, { tool, args: localPathsRelative(tool, args, target.root), session, parents, list }, env);
 }

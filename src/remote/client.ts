@@ -10,6 +10,8 @@ export interface CallRequest {
   session?: string | undefined;
   /** The sessions `session` was started from, nearest first (a sub-agent's conversation). */
   parents?: readonly string[] | undefined;
+  /** The caller's default list (--list / ARBEIT_LIST): scopes reads, the list of what it creates. */
+  list?: string | undefined;
 }
 
 /** The body of POST <url>/api/hook: one step of a host's hook, run on the service's store. */
@@ -17,6 +19,8 @@ export interface HookRequest {
   hook: string;
   session?: string | undefined;
   parents?: readonly string[] | undefined;
+  /** The host's default list, as for a tool call. */
+  list?: string | undefined;
   input: unknown;
 }
 

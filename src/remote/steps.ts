@@ -74,10 +74,14 @@ export function localRunner(
 
 /**
  * Steps sent to the service at `target`, each as one request; the service's refusal or failure
- * is thrown as the ArbeitError it answered. The agent is the token's; a default list is not
- * passed on (a step only reads in it).
+ * is thrown as the ArbeitError it answered. The agent is the token's; the host's default `list`
+ * goes with each step, as a local step runs in it.
  */
-export function remoteRunner(target: ServiceTarget, env: NodeJS.ProcessEnv = process.env): StepRunner {
+export function remoteRunner(
+  target: ServiceTarget,
+  env: NodeJS.ProcessEnv = process.env,
+  list?: string | undefined,
+): StepRunner {
   return async <I, O>(step: HostStep<I, O>, input: I, who: StepSession): Promise<O> => {
     const envelope = await postHook(
       target.url,
@@ -85,6 +89,7 @@ export function remoteRunner(target: ServiceTarget, env: NodeJS.ProcessEnv = pro
         hook: step.name,
         session: who.session ?? undefined,
         parents: who.parents?.length ? who.parents : undefined,
+        list,
         input,
       },
       env,

@@ -1,3 +1,4 @@
+import { listIdProblem } from "../domain/identity.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import { callRefusal, sessionRefusal, type Token, type ToolFacts, tokenCaller } from "../team/token-rules.js";
 import { findTool } from "../tools/catalogue.js";
@@ -29,6 +30,14 @@ const lookup = (name: string): ToolFacts | undefined => {
 
 /** The most sessions a request names as its parents: a chain of sub-agents is never this deep. */
 const MAX_PARENTS = 16;
+
+/** A request's `list`: the caller's default list (undefined when absent), checked as a tool's list_id is. */
+export function defaultList(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const problem = typeof value === "string" ? listIdProblem(value) : "must be a string";
+  if (problem) throw new Refusal(400, "INVALID_ARGUMENT", `list ${problem}.`);
+  return value as string;
+}
 
 /** A request's `parents`: the sessions its session was started from, nearest first (none when absent). */
 export function parentSessions(value: unknown): string[] {
@@ -90,7 +99,8 @@ export async function guardedCall(
 
 /**
  * One call of `tool` made with `bearer`'s token, in the session the caller chose (or its agent's
- * own), started from `parents` (a sub-agent's conversation): the token's rules first
+ * own), started from `parents` (a sub-agent's conversation), in the caller's default `list`:
+ * the token's rules first
  * (docs/team.md), then the tool exactly as every front end runs it.
  */
 export async function callWithToken(
@@ -100,6 +110,7 @@ export async function callWithToken(
   args: unknown,
   session: string | undefined,
   parents: readonly string[] = [],
+  list?: string | undefined,
 ): Promise<Envelope> {
   const { token } = bearer;
   const refusal =
@@ -115,7 +126,11 @@ export async function callWithToken(
   const acting = typeof own === "string" ? own : session;
   return guardedCall(context, bearer, [acting, ...parents], (service) =>
     invokeTool(tool, args, {
-      caller: { ...tokenCaller(token, session), ...(parents.length > 0 ? { parents } : {}) },
+      caller: {
+        ...tokenCaller(token, session),
+        ...(parents.length > 0 ? { parents } : {}),
+        ...(list !== undefined ? { list_id: list } : {}),
+      },
       cwd: context.cwd,
       db: context.db,
       service: async () => service,

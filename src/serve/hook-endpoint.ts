@@ -6,7 +6,7 @@ import { type AnyStep, trackCommandStep, trackFilesStep } from "../remote/steps.
 import { identify } from "../service/caller.js";
 import { tokenCaller } from "../team/token-rules.js";
 import { type Envelope, failure } from "../tools/envelope.js";
-import { type CallContext, guardedCall, parentSessions } from "./calls.js";
+import { type CallContext, defaultList, guardedCall, parentSessions } from "./calls.js";
 import { Refusal } from "./http.js";
 import type { Bearer } from "./token-gate.js";
 
@@ -14,33 +14,38 @@ import type { Bearer } from "./token-gate.js";
  * POST /api/hook: one step of a host's hook (Claude Code's hooks, the OpenCode plugin's, `arbeit
  * track`), run on the service's store as the token's caller: the same step the host runs on a
  * local store (src/remote/steps.ts). The body is `{"hook": "<step>", "session": "<id>",
- * "parents": ["<id>", ...], "input": {...}}`; the answer is an envelope whose data is the step's.
+ * "parents": ["<id>", ...], "list": "<default list>", "input": {...}}`; the answer is an envelope whose data is the step's.
  */
 const STEPS = new Map<string, AnyStep>(
   [...CLAUDE_STEPS, trackFilesStep, trackCommandStep, ...OPENCODE_STEPS].map((s) => [s.name, s]),
 );
 
-export function hookRequest(body: unknown): HookRequest & { parents: string[] } {
+type ReadHook = HookRequest & { parents: string[]; list: string | undefined };
+
+export function hookRequest(body: unknown): ReadHook {
   const value = body as Record<string, unknown> | null;
   const shape = 'The body is {"hook": "<name>", "session": "<id>", "parents": ["<id>"], "input": {...}}.';
   if (value === null || typeof value !== "object" || Array.isArray(value) || typeof value.hook !== "string")
     throw new Refusal(400, "INVALID_ARGUMENT", shape);
-  const extra = Object.keys(value).find((key) => !["hook", "session", "parents", "input"].includes(key));
+  const extra = Object.keys(value).find((key) => !["hook", "session", "parents", "list", "input"].includes(key));
   if (extra !== undefined) throw new Refusal(400, "INVALID_ARGUMENT", `${shape} Not "${extra}".`);
   if (value.session !== undefined && typeof value.session !== "string")
     throw new Refusal(400, "INVALID_ARGUMENT", "session must be a string.");
   const parents = parentSessions(value.parents);
+  const list = defaultList(value.list);
   if (!STEPS.has(value.hook))
     throw new Refusal(400, "INVALID_ARGUMENT", `There is no hook step named ${JSON.stringify(value.hook)}.`);
-  return { hook: value.hook, session: value.session as string | undefined, parents, input: value.input ?? {} };
+  return {
+    hook: value.hook,
+    session: value.session as string | undefined,
+    parents,
+    list,
+    input: value.input ?? {},
+  };
 }
 
 /** Runs the step for `bearer`'s token: its session rules, its read-only rule, then the step. */
-export function runHookStep(
-  context: CallContext,
-  bearer: Bearer,
-  request: HookRequest & { parents: string[] },
-): Promise<Envelope> {
+export function runHookStep(context: CallContext, bearer: Bearer, request: ReadHook): Promise<Envelope> {
   const { token } = bearer;
   const step = STEPS.get(request.hook) as AnyStep;
   return guardedCall(context, bearer, [request.session, ...request.parents], async (service) => {
@@ -49,6 +54,7 @@ export function runHookStep(
       const caller = identify({
         ...tokenCaller(token, request.session),
         ...(request.parents.length > 0 ? { parents: request.parents } : {}),
+        ...(request.list !== undefined ? { list_id: request.list } : {}),
       });
       // A hook payload without a session acts as the agent's own session, as locally; the step sees none.
       const asSent = { ...caller, session: request.session ?? null };

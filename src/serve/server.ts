@@ -10,7 +10,7 @@ import { actingAgent } from "../team/token-rules.js";
 import { findTool } from "../tools/catalogue.js";
 import { failure, toArbeitError } from "../tools/envelope.js";
 import { allowedHosts, allowedOrigins, hostAllowed, originAllowed } from "../ui/server/security.js";
-import { callWithToken, parentSessions, type ServiceContext } from "./calls.js";
+import { callWithToken, defaultList, parentSessions, type ServiceContext } from "./calls.js";
 import { ServiceDashboard } from "./dashboard.js";
 import { hookRequest, runHookStep } from "./hook-endpoint.js";
 import { Refusal, readJson, sendJson } from "./http.js";
@@ -59,18 +59,29 @@ interface RequestNote {
   outcome: string;
 }
 
-/** `{tool, args, session?, parents?}`: the body of POST /api/call. */
-function callRequest(body: unknown): { tool: string; args: unknown; session: string | undefined; parents: string[] } {
+/** `{tool, args, session?, parents?, list?}`: the body of POST /api/call. */
+function callRequest(body: unknown): {
+  tool: string;
+  args: unknown;
+  session: string | undefined;
+  parents: string[];
+  list: string | undefined;
+} {
   const value = body as Record<string, unknown> | null;
   if (value === null || typeof value !== "object" || Array.isArray(value) || typeof value.tool !== "string")
     throw new Refusal(400, "INVALID_ARGUMENT", 'The body is {"tool": "<name>", "args": {...}, "session": "<id>"}.');
   if (value.session !== undefined && typeof value.session !== "string")
     throw new Refusal(400, "INVALID_ARGUMENT", "session must be a string.");
   const parents = parentSessions(value.parents);
-  const extra = Object.keys(value).find((key) => !["tool", "args", "session", "parents"].includes(key));
+  const list = defaultList(value.list);
+  const extra = Object.keys(value).find((key) => !["tool", "args", "session", "parents", "list"].includes(key));
   if (extra !== undefined)
-    throw new Refusal(400, "INVALID_ARGUMENT", `The body takes tool, args, session and parents only, not "${extra}".`);
-  return { tool: value.tool, args: value.args ?? {}, session: value.session as string | undefined, parents };
+    throw new Refusal(
+      400,
+      "INVALID_ARGUMENT",
+      `The body takes tool, args, session, parents and list only, not "${extra}".`,
+    );
+  return { tool: value.tool, args: value.args ?? {}, session: value.session as string | undefined, parents, list };
 }
 
 /** The JSON-RPC method of an MCP post, or the tool's name for tools/call: what the log names. */
@@ -111,11 +122,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 
   async function apiCall(req: IncomingMessage, res: ServerResponse, bearer: Bearer, note: RequestNote) {
-    const { tool: name, args, session, parents } = callRequest(await readJson(req));
+    const { tool: name, args, session, parents, list } = callRequest(await readJson(req));
     note.tool = name;
     const tool = findTool(name);
     if (!tool) throw new Refusal(400, "INVALID_ARGUMENT", `There is no tool named "${name}".`);
-    const envelope = await callWithToken(context, bearer, tool, args, session, parents);
+    const envelope = await callWithToken(context, bearer, tool, args, session, parents, list);
     note.outcome = envelope.success ? "ok" : envelope.error.code;
     sendJson(res, 200, envelope);
   }
@@ -151,7 +162,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       throw error;
     };
     // A token known from earlier requests is read again by the call itself (CallGuard), in its own
-    // transaction; every other request has it read here first.
+    // transaction; every other request has it read here first. Not an MCP tools/call: its transport
+    // answers 200 before the tool runs, and only a 401 ends the client's session on revocation.
     const folded = req.method === "POST" && (path === "/api/call" || path === "/api/hook");
     const bearer = await (folded ? gate.identify(req) : gate.check(req)).catch(guess);
     if (bearer.verified) failedTokens.succeeded(address);

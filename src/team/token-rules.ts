@@ -127,6 +127,14 @@ export interface ToolFacts {
 }
 
 type Args = Record<string, unknown>;
+
+/**
+ * Whether this call only reads: a read-only tool, or arbeit_resume with `peek: true` (it briefs
+ * without moving the session's cursor, in a read transaction).
+ */
+function callOnlyReads(tool: ToolFacts, args: Args): boolean {
+  return tool.readOnly || (tool.name === "arbeit_resume" && args.peek === true);
+}
 const asArgs = (value: unknown): Args =>
   value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Args) : {};
 
@@ -142,7 +150,7 @@ export function callRefusal(
   lookup: (name: string) => ToolFacts | undefined,
 ): ArbeitError | undefined {
   const args = asArgs(rawArgs);
-  if (token.read_only && !tool.readOnly)
+  if (token.read_only && !callOnlyReads(tool, args))
     return forbidden(`This token is read-only; ${tool.name} writes.`, { tool: tool.name });
   if (typeof args.session === "string") {
     const refusal = sessionRefusal(token, args.session);

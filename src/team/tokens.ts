@@ -137,7 +137,7 @@ export async function markUsed(store: SqlStore, id: string): Promise<void> {
   });
 }
 
-/** The agents `session` has acted as (its resume state, live work and claims). */
+/** The agents `session` has acted as (its resume state, live work, claims and events). */
 export async function sessionAgents(store: SqlStore, session: string): Promise<string[]> {
   return store.transaction("read", (db) => tokenStatements(db).sessionAgents(session));
 }

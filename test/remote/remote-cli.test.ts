@@ -138,14 +138,26 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.match(refused.json.error.suggestions.join(" "), new RegExp(`arbeit login ${proxy.url}`));
     });
 
-    it("a default list (--list / ARBEIT_LIST) is refused before anything is sent, not dropped", async () => {
+    it("a default list (--list / ARBEIT_LIST) goes with the call: the task is made in it, reads are scoped to it", async () => {
       const requests = await requestsOf(async () => {
-        const answer = await laptop.cli(["task", "create", "Listed", "--json"], { env: { ARBEIT_LIST: "team-a" } });
-        assert.equal(answer.code, 1);
-        assert.equal(answer.json.error.code, "INVALID_ARGUMENT");
-        assert.match(answer.json.error.message, /ARBEIT_LIST/);
+        const made = await laptop.cli(["task", "create", "Listed", "--json"], { env: { ARBEIT_LIST: "team-a" } });
+        assert.equal(made.code, 0, made.stdout + made.stderr);
+        assert.equal(made.json.data.task.list_id, "team-a");
       });
-      assert.deepEqual(requests, []);
+      assert.deepEqual(requests, ["POST /api/call"]);
+      const other = await laptop.cli(["task", "create", "Elsewhere", "--list", "team-b", "--json"]);
+      assert.equal(other.json.data.task.list_id, "team-b");
+      // On the service's own store, directly: the task is in the list.
+      const listed = await direct(["query", "tasks", "--list", "team-a", "--json"]);
+      assert.deepEqual(
+        listed.json.data.tasks.map((task: { title: string }) => task.title),
+        ["Listed"],
+      );
+      const scoped = await laptop.cli(["query", "tasks", "--list", "team-b", "--json"]);
+      assert.deepEqual(
+        scoped.json.data.tasks.map((task: { title: string }) => task.title),
+        ["Elsewhere"],
+      );
     });
 
     it("without a token the call is UNAUTHORIZED, says to run arbeit login, and sends nothing", async () => {
@@ -242,6 +254,26 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
           assert.equal((await direct(["task", "get", id, "--json"])).json.data.task.title, "Over stdio, then HTTP");
         });
         assert.deepEqual(requests, ["POST /api/call"]);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("arbeit mcp with a default list (ARBEIT_LIST) makes its tasks in that list on the service", async () => {
+      const env: NodeJS.ProcessEnv = { ...process.env, ...laptop.env };
+      for (const key of ARBEIT_SETTINGS) delete env[key];
+      env.ARBEIT_LIST = "mcp-list";
+      const child = spawn(process.execPath, [CLI, "mcp"], { cwd: laptop.dir, env, stdio: ["pipe", "pipe", "pipe"] });
+      const client = new Client({ name: "remote-test", version: "1.0.0" });
+      try {
+        await client.connect(new ChildTransport(child));
+        const result = (await client.callTool({
+          name: "arbeit_task_create",
+          arguments: { title: "Listed over stdio" },
+        })) as { structuredContent?: any };
+        assert.equal(result.structuredContent.success, true, JSON.stringify(result));
+        const id = result.structuredContent.data.task.id;
+        assert.equal((await direct(["task", "get", id, "--json"])).json.data.task.list_id, "mcp-list");
       } finally {
         await client.close();
       }

@@ -215,6 +215,26 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       );
     });
 
+    it("with a default list (ARBEIT_LIST), a plan approved with no active task becomes a task in that list", async () => {
+      const plan = "# Plan: Listed plan\n\n1. Do the listed thing\n";
+      const before = proxy.requests.length;
+      const payload = hookPayload(laptop.dir, "plan-in-list", "PostToolUse", {
+        tool_name: "ExitPlanMode",
+        tool_input: { plan },
+        tool_response: { plan, isAgent: false, filePath: "/home/you/.claude/plans/listed.md" },
+      });
+      const result = await runHook("post-tool-use", payload, laptop.dir, { ...laptop.env, ARBEIT_LIST: "team-plans" });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stderr, "");
+      assert.deepEqual(proxy.requests.slice(before), ["POST /api/hook"]);
+      const made = (await rows("tasks")).filter((task) => task.title === "Listed plan");
+      assert.deepEqual(
+        made.map((task) => task.list_id),
+        ["team-plans"],
+      );
+      assert.match(context(result.stdout), new RegExp(`approved plan is recorded on a new task ${made[0].id}`));
+    });
+
     it("a sub-agent's hooks act as <session>/<agent_id>, briefed on its parent's task", async () => {
       const started = await hook("subagent-start", "SubagentStart", { agent_id: "agent-7", agent_type: "Explore" });
       assert.deepEqual(started.requests, ["POST /api/hook"]);

@@ -60,8 +60,8 @@ describe("POST /api/hook", () => {
     for (const body of [
       [],
       { hook: 3 },
-      { hook: "pre-tool-use", input: {} },
       { hook: "no-such-step", input: {} },
+      { hook: "session-start", list: "no spaces", input: {} },
       { hook: "session-start", input: {}, extra: 1 },
       { hook: "session-start", session: 7, input: {} },
       { hook: "session-start", parents: "x", input: {} },

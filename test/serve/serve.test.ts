@@ -303,6 +303,70 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.equal((await events()).length, before);
     });
 
+    it("a read-only token may peek with arbeit_resume (the cursor stays), not resume, over /api/call and /mcp", async () => {
+      const before = (await events()).length;
+      const peeked = await apiCall(service, reader, { tool: "arbeit_resume", args: { peek: true } });
+      assert.equal(peeked.body.success, true, JSON.stringify(peeked.body).slice(0, 300));
+      assert.equal(peeked.body.data.cursor.advanced, false);
+      const moved = await apiCall(service, reader, { tool: "arbeit_resume", args: { peek: false } });
+      assert.equal(moved.body.error.code, "FORBIDDEN");
+      const mcp = await mcpClient(service, reader);
+      try {
+        assert.equal((await mcp.call("arbeit_resume", { peek: true })).success, true);
+      } finally {
+        await mcp.close();
+      }
+      assert.equal((await events()).length, before, "nothing was written");
+    });
+
+    it("a default list in the request is the caller's list: creates land in it, reads are scoped to it", async () => {
+      const made = await apiCall(service, alice, {
+        tool: "arbeit_task_create",
+        args: { title: "In list one" },
+        list: "list-one",
+      });
+      assert.equal(made.body.data.task.list_id, "list-one", JSON.stringify(made.body).slice(0, 300));
+      const scoped = await apiCall(service, alice, {
+        tool: "arbeit_query",
+        args: { query: "tasks" },
+        list: "list-one",
+      });
+      assert.deepEqual(
+        scoped.body.data.tasks.map((task: any) => task.title),
+        ["In list one"],
+      );
+      const before = (await events()).length;
+      for (const list of ["no spaces", 7]) {
+        const refused = await apiCall(service, alice, { tool: "arbeit_task_create", args: { title: "No" }, list });
+        assert.equal(refused.status, 400);
+        assert.equal(refused.body.error.code, "INVALID_ARGUMENT");
+        assert.match(refused.body.error.message, /^list /);
+      }
+      assert.equal((await events()).length, before, "nothing was written");
+    });
+
+    it("a session known only by what it wrote (events, no resume state) belongs to its agent: another agent's token cannot take it", async () => {
+      const bob = await makeToken(project, ["--agent", "bob-history"]);
+      const made = await apiCall(service, alice, {
+        tool: "arbeit_task_create",
+        args: { title: "Written in alice-history" },
+        session: "alice-history",
+      });
+      assert.equal(made.body.success, true, JSON.stringify(made.body).slice(0, 300));
+      const before = (await events()).length;
+      const taken = await apiCall(service, bob, {
+        tool: "arbeit_task_create",
+        args: { title: "Bob in alice's session" },
+        session: "alice-history",
+      });
+      assert.equal(taken.body.error?.code, "FORBIDDEN", JSON.stringify(taken.body).slice(0, 300));
+      const read = await apiCall(service, bob, { tool: "arbeit_resume", args: {}, session: "alice-history" });
+      assert.equal(read.body.error?.code, "FORBIDDEN");
+      assert.equal((await events()).length, before, "nothing was written");
+      const own = await apiCall(service, alice, { tool: "arbeit_resume", args: {}, session: "alice-history" });
+      assert.equal(own.body.success, true);
+    });
+
     it("a revoked token is refused in the middle of an MCP session", async () => {
       const secret = await makeToken(project, ["--agent", "laptop-lost"]);
       const mcp = await mcpClient(service, secret);

@@ -11,10 +11,15 @@ const LIST = `SELECT ${COLUMNS} FROM tokens ORDER BY created_at, id`;
 const FIND = `SELECT ${COLUMNS} FROM tokens WHERE id = ? OR (name = ? AND revoked_at IS NULL) ORDER BY created_at, id`;
 const REVOKE = "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL";
 const TOUCH = "UPDATE tokens SET last_used_at = ? WHERE id = ?";
-/** The agents a session has acted as: its resume state, its live work and the claims it holds. */
+/**
+ * The agents a session has acted as: its resume state, its live work, the claims it holds and the
+ * events it wrote (a session may have written before it has any state; an idempotency record
+ * always comes with the events of its write, and names no agent).
+ */
 const SESSION_AGENTS = `SELECT agent FROM session_state WHERE session_id = ? AND agent IS NOT NULL
   UNION SELECT agent FROM active_work WHERE session_id = ? AND stopped_at IS NULL AND agent IS NOT NULL
-  UNION SELECT owner FROM tasks WHERE claim_session = ? AND deleted_at IS NULL AND owner IS NOT NULL`;
+  UNION SELECT owner FROM tasks WHERE claim_session = ? AND deleted_at IS NULL AND owner IS NOT NULL
+  UNION SELECT agent FROM events WHERE session_id = ? AND agent IS NOT NULL`;
 
 function toToken(row: RawRow): Token {
   return {
@@ -61,7 +66,7 @@ export function tokenStatements(db: SqlDb) {
       return (await db.run(REVOKE, at, id)) === 1;
     },
     async sessionAgents(session: string): Promise<string[]> {
-      return (await db.all(SESSION_AGENTS, session, session, session)).map((row) => String(row.agent));
+      return (await db.all(SESSION_AGENTS, session, session, session, session)).map((row) => String(row.agent));
     },
     async touchToken(id: string, at: string): Promise<void> {
       await db.run(TOUCH, at, id);
