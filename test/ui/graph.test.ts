@@ -32,14 +32,21 @@ function graphSuite(engine: Engine) {
   const graph = () => page.locator('[data-view="graph"]');
   const node = (i: number) => graph().locator(`[data-task-id="${ids[i]}"]`);
   const drawnIds = async () =>
-    (await graph().locator("svg [data-task-id]").evaluateAll((els) => els.map((el) => el.getAttribute("data-task-id"))))
+    (
+      await graph()
+        .locator("svg [data-task-id]")
+        .evaluateAll((els) => els.map((el) => el.getAttribute("data-task-id")))
+    )
       .map(String)
       .sort();
   /** How far the middle of task i is from the middle of the graph's drawing area, in pixels. */
   const offCentre = async (i: number) => {
     const box = (await node(i).locator("rect").boundingBox())!;
     const svg = (await graph().locator("svg").first().boundingBox())!;
-    return Math.hypot(box.x + box.width / 2 - (svg.x + svg.width / 2), box.y + box.height / 2 - (svg.y + svg.height / 2));
+    return Math.hypot(
+      box.x + box.width / 2 - (svg.x + svg.width / 2),
+      box.y + box.height / 2 - (svg.y + svg.height / 2),
+    );
   };
 
   before(async () => {
@@ -111,7 +118,10 @@ function graphSuite(engine: Engine) {
     await find.getByRole("searchbox").press("Enter");
     await graph().locator(`.node.found[data-task-id="${ids[20]}"]`).waitFor();
     assert.ok((await offCentre(20)) < 5, "task 20 is in the middle");
-    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("data-task-id")), ids[20]);
+    assert.equal(
+      await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute("data-task-id")),
+      ids[20],
+    );
     await graph().locator('svg[data-zoom="near"]').waitFor();
 
     // From far out, by id: zoomed in to read as well.
@@ -151,7 +161,9 @@ function graphSuite(engine: Engine) {
     const find = graph().getByRole("search", { name: "Find a task in the graph" });
     await find.getByRole("searchbox").fill(ids[0]!);
     await find.getByRole("searchbox").press("Enter");
-    await graph().getByRole("link", { name: `Only ${ids[0]}'s blockers and dependants` }).click();
+    await graph()
+      .getByRole("link", { name: `Only ${ids[0]}'s blockers and dependants` })
+      .click();
     await graph().locator(`.node.focus[data-task-id="${ids[0]}"]`).waitFor();
     assert.deepEqual(await drawnIds(), ids.slice(0, 3).sort());
   });

@@ -98,13 +98,13 @@ function around(edges: Array<[string, string]>, id: string, depth: number): Set<
     [0, 1],
     [1, 0],
   ] as const) {
-    let frontier = [id];
-    for (let level = 0; level < depth && frontier.length > 0; level++) {
-      const next: string[] = [];
+    let frontier = new Set([id]);
+    for (let level = 0; level < depth && frontier.size > 0; level++) {
+      const next = new Set<string>();
       for (const edge of edges)
-        if (frontier.includes(edge[to]) && !found.has(edge[from])) {
+        if (frontier.has(edge[to]) && !found.has(edge[from])) {
           found.add(edge[from]);
-          next.push(edge[from]);
+          next.add(edge[from]);
         }
       frontier = next;
     }
@@ -162,7 +162,7 @@ function runLayout(
   g.setGraph({ rankdir: "LR", nodesep: 18, ranksep: 60, marginx: 20, marginy: 20 });
   g.setDefaultEdgeLabel(() => ({}));
   const wrapped = tasks.map((task) => wrap(task.title));
-  tasks.forEach((task, i) => g.setNode(task.id, { width: NODE_W, height: heightOf(wrapped[i]!) }));
+  for (const [i, task] of tasks.entries()) g.setNode(task.id, { width: NODE_W, height: heightOf(wrapped[i]!) });
   for (const [a, b] of edges) g.setEdge(a, b);
   layout(g);
   const nodes = tasks.map((task, i) => {
@@ -445,21 +445,21 @@ export function GraphPage({ route }: { route: Route }) {
       {data && laid && (
         <>
           <div class="graph-find">
-            <form
-              role="search"
-              aria-label="Find a task in the graph"
-              onSubmit={(event) => {
-                event.preventDefault();
-                find(new FormData(event.currentTarget).get("find")?.toString() ?? "");
-              }}
-            >
-              <label>
-                Find <input name="find" type="search" placeholder="title or id" autocomplete="off" />
-              </label>
-              <button type="submit" class="quiet">
-                Centre
-              </button>
-            </form>
+            <search aria-label="Find a task in the graph">
+              <form
+                onSubmit={(event) => {
+                  event.preventDefault();
+                  find(new FormData(event.currentTarget).get("find")?.toString() ?? "");
+                }}
+              >
+                <label>
+                  Find <input name="find" type="search" placeholder="title or id" autocomplete="off" />
+                </label>
+                <button type="submit" class="quiet">
+                  Centre
+                </button>
+              </form>
+            </search>
             <span role="status">
               {missed ? `No task drawn here matches “${missed}”.` : ""}
               {target && !focusId && (
@@ -473,8 +473,8 @@ export function GraphPage({ route }: { route: Route }) {
             <p class="graph-focus" data-focus={focusId}>
               {focusTask ? (
                 <>
-                  Showing <a href={`/task/${focusId}`}>{focusTask.title}</a>, its blockers and what it blocks,{" "}
-                  {depth} {depth === 1 ? "level" : "levels"} each way.
+                  Showing <a href={`/task/${focusId}`}>{focusTask.title}</a>, its blockers and what it blocks, {depth}{" "}
+                  {depth === 1 ? "level" : "levels"} each way.
                 </>
               ) : (
                 <>No task {focusId} in this list: showing the whole graph.</>
