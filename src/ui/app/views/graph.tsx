@@ -25,6 +25,8 @@ const MAX_NODES = 600;
 interface Laid {
   nodes: Array<{ task: OverviewTask; x: number; y: number; lines: string[]; h: number }>;
   edges: Array<{ from: string; to: string; d: string }>;
+  /** Boxes round the tasks of one parent, when grouped. */
+  clusters: Array<{ parent: string; x: number; y: number; width: number; height: number }>;
   width: number;
   height: number;
   /** Tasks left out: no edge (or filtered out), or past MAX_NODES. */
@@ -33,7 +35,15 @@ interface Laid {
 }
 
 /** The tasks to draw: those that pass the filters and have an edge to another such task. */
-function selectGraph(overview: Overview, filters: Filters, focus?: { id: string; depth: number }) {
+/** Collapsed groups are drawn as one node with this id prefix before the parent's id. */
+const GROUP = "group:";
+
+function selectGraph(
+  overview: Overview,
+  filters: Filters,
+  focus?: { id: string; depth: number },
+  grouping?: { collapsed: Set<string> },
+) {
   const byId = new Map(overview.tasks.map((task) => [task.id, task]));
   const keep = new Set(overview.tasks.filter((task) => matches(task, filters)).map((task) => task.id));
   if (focus && byId.has(focus.id)) {
@@ -80,14 +90,45 @@ function selectGraph(overview: Overview, filters: Filters, focus?: { id: string;
     for (const id of component) drawn.add(id);
   }
   const ids = [...drawn].sort();
-  const drawnEdges = edges.filter(([a, b]) => drawn.has(a) && drawn.has(b));
+  let drawnEdges = edges.filter(([a, b]) => drawn.has(a) && drawn.has(b));
+  let tasks = ids.map((id) => byId.get(id)!);
+  /** Task id -> the parent whose cluster holds it. */
+  const clusters = new Map<string, string>();
+  if (grouping) {
+    // A collapsed parent's drawn children become one node; their edges become its edges.
+    const stand = (id: string) => {
+      const parent = byId.get(id)?.parent_id;
+      return parent && grouping.collapsed.has(parent) ? `${GROUP}${parent}` : id;
+    };
+    const members = new Map<string, number>();
+    for (const id of ids) if (stand(id) !== id) members.set(stand(id), (members.get(stand(id)) ?? 0) + 1);
+    const groupNodes = [...members].map(([id, count]): OverviewTask => {
+      const parent = id.slice(GROUP.length);
+      const title = byId.get(parent)?.title ?? parent;
+      const status = byId.get(parent)?.status ?? "open";
+      return {
+        ...byId.get(parent)!,
+        id,
+        status,
+        title: `${title} (${count} ${count === 1 ? "task" : "tasks"})`,
+        parent_id: parent,
+      };
+    });
+    tasks = [...tasks.filter((task) => stand(task.id) === task.id), ...groupNodes];
+    const seenEdges = new Set<string>();
+    drawnEdges = drawnEdges
+      .map(([a, b]): [string, string] => [stand(a), stand(b)])
+      .filter(([a, b]) => a !== b && !seenEdges.has(`${a}>${b}`) && seenEdges.add(`${a}>${b}`));
+    for (const task of tasks) if (task.parent_id && !task.id.startsWith(GROUP)) clusters.set(task.id, task.parent_id);
+  }
   return {
-    tasks: ids.map((id) => byId.get(id)!),
+    tasks,
     edges: drawnEdges,
+    clusters,
     hidden: overview.tasks.length - ids.length,
     capped,
     /** What the layout depends on: the same key, the same picture. */
-    key: `${ids.join(",")}|${drawnEdges.map(([a, b]) => `${a}>${b}`).join(",")}`,
+    key: `${tasks.map((task) => task.id).join(",")}|${drawnEdges.map(([a, b]) => `${a}>${b}`).join(",")}|${[...clusters].join(",")}`,
   };
 }
 
@@ -157,14 +198,22 @@ function runLayout(
   { Graph, layout }: Dagre,
   tasks: OverviewTask[],
   edges: Array<[string, string]>,
+  clusters: Map<string, string>,
 ): Omit<Laid, "hidden" | "capped"> {
-  const g = new Graph();
-  g.setGraph({ rankdir: "LR", nodesep: 18, ranksep: 60, marginx: 20, marginy: 20 });
+  const g = new Graph({ compound: clusters.size > 0 });
+  g.setGraph({ rankdir: "LR", nodesep: clusters.size > 0 ? 40 : 18, ranksep: 60, marginx: 20, marginy: 30 });
   g.setDefaultEdgeLabel(() => ({}));
   const wrapped = tasks.map((task) => wrap(task.title));
   for (const [i, task] of tasks.entries()) g.setNode(task.id, { width: NODE_W, height: heightOf(wrapped[i]!) });
   for (const [a, b] of edges) g.setEdge(a, b);
+  const parents = new Set(clusters.values());
+  for (const parent of parents) g.setNode(`cluster:${parent}`, {});
+  for (const [child, parent] of clusters) g.setParent(child, `cluster:${parent}`);
   layout(g);
+  const laidClusters = [...parents].map((parent) => {
+    const at = g.node(`cluster:${parent}`) as { x: number; y: number; width: number; height: number };
+    return { parent, x: at.x - at.width / 2, y: at.y - at.height / 2, width: at.width, height: at.height };
+  });
   const nodes = tasks.map((task, i) => {
     const at = g.node(task.id) as { x: number; y: number };
     return { task, x: at.x, y: at.y, lines: wrapped[i]!, h: heightOf(wrapped[i]!) };
@@ -176,13 +225,20 @@ function runLayout(
     return { from, to, d: points.length > 0 ? `M${points.join("L")}` : "" };
   });
   const label = g.graph() as { width?: number; height?: number };
-  return { nodes, edges: laidEdges, width: label.width ?? 0, height: label.height ?? 0 };
+  return { nodes, edges: laidEdges, clusters: laidClusters, width: label.width ?? 0, height: label.height ?? 0 };
 }
 
 interface View {
   x: number;
   y: number;
   k: number;
+}
+
+/** The URL of this graph with `parent`'s group collapsed (or expanded), the rest as they are. */
+function collapseHref(parent: string, collapse: boolean): string {
+  const now = (new URLSearchParams(location.search).get("collapsed") ?? "").split(",").filter(Boolean);
+  const next = collapse ? [...now, parent] : now.filter((id) => id !== parent);
+  return withParams("/graph", { collapsed: next.join(",") });
 }
 
 /** A task to centre: `n` changes with each search, so the same task can be centred again. */
@@ -214,6 +270,7 @@ function GraphCanvas({
     return set;
   }, [overview.critical_path]);
   const bottlenecks = useMemo(() => new Map(overview.bottlenecks.map((b) => [b.id, b.blocks])), [overview.bottlenecks]);
+  const titles = useMemo(() => new Map(overview.tasks.map((task) => [task.id, task.title])), [overview.tasks]);
 
   const zoom = (factor: number, cx?: number, cy?: number) => {
     const rect = svgRef.current?.getBoundingClientRect();
@@ -326,6 +383,21 @@ function GraphCanvas({
           </marker>
         </defs>
         <g transform={`translate(${view.x},${view.y}) scale(${view.k})`}>
+          {laid.clusters.map((box) => {
+            const title = titles.get(box.parent) ?? box.parent;
+            return (
+              <g key={box.parent} class="cluster" data-cluster={box.parent}>
+                <rect x={box.x} y={box.y - 22} width={box.width} height={box.height + 22} rx="8" />
+                {near && (
+                  <a href={collapseHref(box.parent, true)} aria-label={`Collapse ${title}`}>
+                    <text x={box.x + 8} y={box.y - 7}>
+                      ▾ {title}
+                    </text>
+                  </a>
+                )}
+              </g>
+            );
+          })}
           {laid.edges.map((edge) => (
             <path
               key={`${edge.from}>${edge.to}`}
@@ -336,6 +408,33 @@ function GraphCanvas({
             />
           ))}
           {laid.nodes.map(({ task, x, y, lines, h }) => {
+            if (task.id.startsWith(GROUP)) {
+              const parent = task.id.slice(GROUP.length);
+              return (
+                <a
+                  key={task.id}
+                  href={collapseHref(parent, false)}
+                  class="node group-node"
+                  data-group={parent}
+                  data-nav-item
+                  aria-label={`Expand ${task.title}`}
+                >
+                  <g transform={`translate(${x - NODE_W / 2},${y - h / 2})`}>
+                    <title>{`Expand ${task.title}`}</title>
+                    <rect width={NODE_W} height={h} rx="6" />
+                    {near && (
+                      <text x="8" y="18">
+                        {lines.map((line, i) => (
+                          <tspan key={i} x="8" dy={i === 0 ? 0 : LINE_H}>
+                            {i === 0 ? `▸ ${line}` : line}
+                          </tspan>
+                        ))}
+                      </text>
+                    )}
+                  </g>
+                </a>
+              );
+            }
             const classes = ["node", `status-${task.status}`];
             if (critical.has(task.id)) classes.push("critical");
             if (bottlenecks.has(task.id)) classes.push("bottleneck");
@@ -397,12 +496,33 @@ export function GraphPage({ route }: { route: Route }) {
   const filters = filtersOf(route.query);
   const focusId = route.query.get("focus") || undefined;
   const depth = Math.max(1, Number.parseInt(route.query.get("depth") ?? "", 10) || DEFAULT_DEPTH);
+  const grouped = route.query.get("group") === "parent";
+  const collapsedText = route.query.get("collapsed") ?? "";
   const overview = useOverview(filters.list);
   const data = overview.data;
   const focusTask = focusId ? data?.tasks.find((task) => task.id === focusId) : undefined;
   const selected = useMemo(
-    () => (data ? selectGraph(data, filters, focusId ? { id: focusId, depth } : undefined) : undefined),
-    [data, filters.list, filters.status, filters.type, filters.owner, filters.q, focusId, depth],
+    () =>
+      data
+        ? selectGraph(
+            data,
+            filters,
+            focusId ? { id: focusId, depth } : undefined,
+            grouped ? { collapsed: new Set(collapsedText.split(",").filter(Boolean)) } : undefined,
+          )
+        : undefined,
+    [
+      data,
+      filters.list,
+      filters.status,
+      filters.type,
+      filters.owner,
+      filters.q,
+      focusId,
+      depth,
+      grouped,
+      collapsedText,
+    ],
   );
   const [target, setTarget] = useState<Target>();
   const [missed, setMissed] = useState("");
@@ -410,7 +530,7 @@ export function GraphPage({ route }: { route: Route }) {
   const layoutKey = selected?.key;
   const dagre = useDagre();
   const geometry = useMemo(
-    () => (selected && dagre ? runLayout(dagre, selected.tasks, selected.edges) : undefined),
+    () => (selected && dagre ? runLayout(dagre, selected.tasks, selected.edges, selected.clusters) : undefined),
     // The key stands for the drawn tasks and edges.
     [layoutKey, dagre],
   );
@@ -460,6 +580,13 @@ export function GraphPage({ route }: { route: Route }) {
                 </button>
               </form>
             </search>
+            <a
+              href={
+                grouped ? withParams("/graph", { group: "", collapsed: "" }) : withParams("/graph", { group: "parent" })
+              }
+            >
+              {grouped ? "Ungroup" : "Group by parent"}
+            </a>
             <span role="status">
               {missed ? `No task drawn here matches “${missed}”.` : ""}
               {target && !focusId && (
