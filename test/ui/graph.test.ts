@@ -28,6 +28,7 @@ function graphSuite(engine: Engine) {
   let browser: Browser;
   let page: Page;
   let ids: string[] = [];
+  let epic: string;
 
   const graph = () => page.locator('[data-view="graph"]');
   const node = (i: number) => graph().locator(`[data-task-id="${ids[i]}"]`);
@@ -51,17 +52,24 @@ function graphSuite(engine: Engine) {
 
   before(async () => {
     project = await uiProject(engine);
-    // One chain: task i blocks task i + 1.
-    const operations = Array.from({ length: CHAIN }, (_, i) => ({
-      tool: "arbeit_task_create",
-      ref: `t${i}`,
-      args: { title: titleOf(i), ...(i > 0 ? { blocked_by: [`$t${i - 1}`] } : {}) },
-    }));
+    // One chain: task i blocks task i + 1; the first five are children of an epic.
+    const operations = [
+      { tool: "arbeit_task_create", ref: "epic", args: { title: "Billing epic", type: "epic" } },
+      ...Array.from({ length: CHAIN }, (_, i) => ({
+        tool: "arbeit_task_create",
+        ref: `t${i}`,
+        args: {
+          title: titleOf(i),
+          ...(i > 0 ? { blocked_by: [`$t${i - 1}`] } : {}),
+          ...(i < 5 ? { parent_id: "$epic" } : {}),
+        },
+      })),
+    ];
     const batch = await project.cli(
       ["call", "arbeit_batch", "-", "--session", "ses-planner", "--agent", "planner"],
       JSON.stringify({ operations }),
     );
-    ids = batch.results.map((result: { data: { task: { id: string } } }) => result.data.task.id);
+    [epic, ...ids] = batch.results.map((result: { data: { task: { id: string } } }) => result.data.task.id);
     dashboard = await startDashboard(project.dir, { env: project.env, args: ["--as", "alice"] });
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
@@ -166,6 +174,39 @@ function graphSuite(engine: Engine) {
       .click();
     await graph().locator(`.node.focus[data-task-id="${ids[0]}"]`).waitFor();
     assert.deepEqual(await drawnIds(), ids.slice(0, 3).sort());
+  });
+
+  it("groups tasks by parent in a box, collapsible to one node and expandable again, kept in the URL", async () => {
+    await page.goto(`${dashboard.origin}/graph`);
+    await graph().getByRole("link", { name: "Group by parent" }).click();
+    const cluster = graph().locator(`[data-cluster="${epic}"]`);
+    await cluster.waitFor();
+    const box = (await cluster.locator("rect").boundingBox())!;
+    for (const i of [0, 4]) {
+      const inner = (await node(i).locator("rect").boundingBox())!;
+      assert.ok(
+        inner.x >= box.x && inner.y >= box.y && inner.x + inner.width <= box.x + box.width + 0.5,
+        `task ${i} is inside its epic's box`,
+      );
+    }
+    assert.equal(await graph().locator("[data-cluster]").count(), 1, "one box: the other tasks have no parent");
+
+    await cluster.getByRole("link", { name: "Collapse Billing epic" }).click();
+    const group = graph().locator(`[data-group="${epic}"]`);
+    await group.waitFor();
+    assert.equal(new URL(page.url()).searchParams.get("collapsed"), epic);
+    assert.match((await group.getAttribute("aria-label")) ?? "", /^Expand Billing epic \(5 tasks\)$/);
+    assert.equal(await node(0).count(), 0, "the epic's tasks are inside its node");
+    assert.equal((await drawnIds()).length, CHAIN - 5);
+    // The chain goes on from the collapsed group to the task its last member blocks.
+    assert.equal(await graph().locator(`[data-edge="group:${epic}>${ids[5]}"]`).count(), 1);
+
+    await group.click();
+    await node(0).waitFor();
+    assert.equal(await group.count(), 0);
+    assert.equal(new URL(page.url()).searchParams.get("collapsed"), null);
+    await graph().getByRole("link", { name: "Ungroup" }).click();
+    await cluster.waitFor({ state: "detached" });
   });
 }
 
