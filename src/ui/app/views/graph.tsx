@@ -321,6 +321,15 @@ function GraphCanvas({
     svgRef.current?.querySelector<SVGAElement>(`[data-task-id="${CSS.escape(target.id)}"]`)?.focus();
   }, [target?.n]);
   const near = view.k >= READABLE_K;
+  // Text is drawn only for tasks on screen (or a screen's width from it): a large graph seen near
+  // draws a few dozen titles, not hundreds.
+  const width = svgRef.current?.clientWidth ?? 0;
+  const height = svgRef.current?.clientHeight ?? 0;
+  const onScreen = (x: number, y: number) => {
+    const sx = x * view.k + view.x;
+    const sy = y * view.k + view.y;
+    return sx > -width && sx < 2 * width && sy > -height && sy < 2 * height;
+  };
 
   return (
     <div class="graph-wrap">
@@ -422,7 +431,7 @@ function GraphCanvas({
                   <g transform={`translate(${x - NODE_W / 2},${y - h / 2})`}>
                     <title>{`Expand ${task.title}`}</title>
                     <rect width={NODE_W} height={h} rx="6" />
-                    {near && (
+                    {near && onScreen(x, y) && (
                       <text x="8" y="18">
                         {lines.map((line, i) => (
                           <tspan key={i} x="8" dy={i === 0 ? 0 : LINE_H}>
@@ -454,7 +463,7 @@ function GraphCanvas({
                 <g transform={`translate(${x - NODE_W / 2},${y - h / 2})`}>
                   <title>{label}</title>
                   <rect width={NODE_W} height={h} rx="6" />
-                  {near && (
+                  {near && onScreen(x, y) && (
                     <>
                       <text x="8" y="18">
                         {lines.map((line, i) => (
