@@ -2,21 +2,31 @@
  * The dependency graph: `blocks` edges laid out by dagre, drawn as SVG. The critical path and the
  * bottlenecks are marked; wheel or +/- zooms, dragging pans, a click (or Enter) opens a task.
  * Only tasks with an edge are drawn; the layout runs once per change of what is drawn.
+ * Zoom is semantic: text too small to read is not drawn, the nodes become plain shapes; near,
+ * each title is shown whole, wrapped. Find centres a task; `?focus=<id>&depth=<n>` draws only
+ * that task's blockers and dependants, n levels each way.
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Overview, OverviewTask } from "../../contract.js";
 import { ErrorAlert, FilterBar, matches, ownersOf } from "../common.js";
 import { useOverview } from "../data.js";
-import { type Filters, filtersOf, type Route } from "../router.js";
+import { type Filters, filtersOf, type Route, withParams } from "../router.js";
 
-const NODE_W = 190;
-const NODE_H = 46;
+const NODE_W = 230;
+/** Characters of a title per line, and the height of a line, at the node's 12-px text. */
+const LINE_CHARS = 34;
+const LINE_H = 15;
+/** Below this scale the 12-px text would be under 9 px on screen: nodes are drawn as shapes. */
+const READABLE_K = 0.75;
+const DEFAULT_DEPTH = 2;
 /** Beyond this many nodes the layout would take too long: the largest chains are drawn first. */
 const MAX_NODES = 600;
 
 interface Laid {
-  nodes: Array<{ task: OverviewTask; x: number; y: number }>;
+  nodes: Array<{ task: OverviewTask; x: number; y: number; lines: string[]; h: number }>;
   edges: Array<{ from: string; to: string; d: string }>;
+  /** Boxes round the tasks of one parent, when grouped. */
+  clusters: Array<{ parent: string; x: number; y: number; width: number; height: number }>;
   width: number;
   height: number;
   /** Tasks left out: no edge (or filtered out), or past MAX_NODES. */
@@ -25,9 +35,22 @@ interface Laid {
 }
 
 /** The tasks to draw: those that pass the filters and have an edge to another such task. */
-function selectGraph(overview: Overview, filters: Filters) {
+/** Collapsed groups are drawn as one node with this id prefix before the parent's id. */
+const GROUP = "group:";
+
+function selectGraph(
+  overview: Overview,
+  filters: Filters,
+  focus?: { id: string; depth: number },
+  grouping?: { collapsed: Set<string> },
+) {
   const byId = new Map(overview.tasks.map((task) => [task.id, task]));
   const keep = new Set(overview.tasks.filter((task) => matches(task, filters)).map((task) => task.id));
+  if (focus && byId.has(focus.id)) {
+    const near = around(overview.edges, focus.id, focus.depth);
+    for (const id of keep) if (!near.has(id)) keep.delete(id);
+    keep.add(focus.id);
+  }
   const edges = overview.edges.filter(([a, b]) => keep.has(a) && keep.has(b) && byId.has(a) && byId.has(b));
   // Connected components, so that a cap leaves out whole chains, never half of one.
   const adjacent = new Map<string, string[]>();
@@ -38,6 +61,7 @@ function selectGraph(overview: Overview, filters: Filters) {
   const critical = new Set(overview.critical_path);
   const seen = new Set<string>();
   const components: string[][] = [];
+  if (focus && keep.has(focus.id) && !adjacent.has(focus.id)) adjacent.set(focus.id, []);
   for (const start of adjacent.keys()) {
     if (seen.has(start)) continue;
     const component: string[] = [];
@@ -66,16 +90,92 @@ function selectGraph(overview: Overview, filters: Filters) {
     for (const id of component) drawn.add(id);
   }
   const ids = [...drawn].sort();
-  const drawnEdges = edges.filter(([a, b]) => drawn.has(a) && drawn.has(b));
+  let drawnEdges = edges.filter(([a, b]) => drawn.has(a) && drawn.has(b));
+  let tasks = ids.map((id) => byId.get(id)!);
+  /** Task id -> the parent whose cluster holds it. */
+  const clusters = new Map<string, string>();
+  if (grouping) {
+    // A collapsed parent's drawn children become one node; their edges become its edges.
+    const stand = (id: string) => {
+      const parent = byId.get(id)?.parent_id;
+      return parent && grouping.collapsed.has(parent) ? `${GROUP}${parent}` : id;
+    };
+    const members = new Map<string, number>();
+    for (const id of ids) if (stand(id) !== id) members.set(stand(id), (members.get(stand(id)) ?? 0) + 1);
+    const groupNodes = [...members].map(([id, count]): OverviewTask => {
+      const parent = id.slice(GROUP.length);
+      const title = byId.get(parent)?.title ?? parent;
+      const status = byId.get(parent)?.status ?? "open";
+      return {
+        ...byId.get(parent)!,
+        id,
+        status,
+        title: `${title} (${count} ${count === 1 ? "task" : "tasks"})`,
+        parent_id: parent,
+      };
+    });
+    tasks = [...tasks.filter((task) => stand(task.id) === task.id), ...groupNodes];
+    const seenEdges = new Set<string>();
+    drawnEdges = drawnEdges
+      .map(([a, b]): [string, string] => [stand(a), stand(b)])
+      .filter(([a, b]) => a !== b && !seenEdges.has(`${a}>${b}`) && seenEdges.add(`${a}>${b}`));
+    for (const task of tasks) if (task.parent_id && !task.id.startsWith(GROUP)) clusters.set(task.id, task.parent_id);
+  }
   return {
-    tasks: ids.map((id) => byId.get(id)!),
+    tasks,
     edges: drawnEdges,
+    clusters,
     hidden: overview.tasks.length - ids.length,
     capped,
     /** What the layout depends on: the same key, the same picture. */
-    key: `${ids.join(",")}|${drawnEdges.map(([a, b]) => `${a}>${b}`).join(",")}`,
+    key: `${tasks.map((task) => task.id).join(",")}|${drawnEdges.map(([a, b]) => `${a}>${b}`).join(",")}|${[...clusters].join(",")}`,
   };
 }
+
+/** `id`, its blockers and theirs up to `depth` levels, and what it blocks, likewise. */
+function around(edges: Array<[string, string]>, id: string, depth: number): Set<string> {
+  const found = new Set([id]);
+  for (const [from, to] of [
+    [0, 1],
+    [1, 0],
+  ] as const) {
+    let frontier = new Set([id]);
+    for (let level = 0; level < depth && frontier.size > 0; level++) {
+      const next = new Set<string>();
+      for (const edge of edges)
+        if (frontier.has(edge[to]) && !found.has(edge[from])) {
+          found.add(edge[from]);
+          next.add(edge[from]);
+        }
+      frontier = next;
+    }
+  }
+  return found;
+}
+
+/** A title in lines of at most LINE_CHARS, broken between words where it can be. */
+export function wrap(text: string, max = LINE_CHARS): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (let word of text.split(/\s+/).filter(Boolean)) {
+    while (word.length > max) {
+      if (line) lines.push(line);
+      lines.push(word.slice(0, max));
+      word = word.slice(max);
+      line = "";
+    }
+    if (!line) line = word;
+    else if (line.length + 1 + word.length <= max) line += ` ${word}`;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  if (line || lines.length === 0) lines.push(line);
+  return lines;
+}
+
+const heightOf = (lines: string[]) => 20 + lines.length * LINE_H + 12;
 
 type Dagre = typeof import("@dagrejs/dagre");
 let dagreModule: Promise<Dagre> | undefined;
@@ -98,16 +198,25 @@ function runLayout(
   { Graph, layout }: Dagre,
   tasks: OverviewTask[],
   edges: Array<[string, string]>,
+  clusters: Map<string, string>,
 ): Omit<Laid, "hidden" | "capped"> {
-  const g = new Graph();
-  g.setGraph({ rankdir: "LR", nodesep: 18, ranksep: 60, marginx: 20, marginy: 20 });
+  const g = new Graph({ compound: clusters.size > 0 });
+  g.setGraph({ rankdir: "LR", nodesep: clusters.size > 0 ? 40 : 18, ranksep: 60, marginx: 20, marginy: 30 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const task of tasks) g.setNode(task.id, { width: NODE_W, height: NODE_H });
+  const wrapped = tasks.map((task) => wrap(task.title));
+  for (const [i, task] of tasks.entries()) g.setNode(task.id, { width: NODE_W, height: heightOf(wrapped[i]!) });
   for (const [a, b] of edges) g.setEdge(a, b);
+  const parents = new Set(clusters.values());
+  for (const parent of parents) g.setNode(`cluster:${parent}`, {});
+  for (const [child, parent] of clusters) g.setParent(child, `cluster:${parent}`);
   layout(g);
-  const nodes = tasks.map((task) => {
+  const laidClusters = [...parents].map((parent) => {
+    const at = g.node(`cluster:${parent}`) as { x: number; y: number; width: number; height: number };
+    return { parent, x: at.x - at.width / 2, y: at.y - at.height / 2, width: at.width, height: at.height };
+  });
+  const nodes = tasks.map((task, i) => {
     const at = g.node(task.id) as { x: number; y: number };
-    return { task, x: at.x, y: at.y };
+    return { task, x: at.x, y: at.y, lines: wrapped[i]!, h: heightOf(wrapped[i]!) };
   });
   const laidEdges = edges.map(([from, to]) => {
     const points = ((g.edge(from, to) as { points?: Array<{ x: number; y: number }> }).points ?? []).map(
@@ -116,11 +225,7 @@ function runLayout(
     return { from, to, d: points.length > 0 ? `M${points.join("L")}` : "" };
   });
   const label = g.graph() as { width?: number; height?: number };
-  return { nodes, edges: laidEdges, width: label.width ?? 0, height: label.height ?? 0 };
-}
-
-function shorten(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return { nodes, edges: laidEdges, clusters: laidClusters, width: label.width ?? 0, height: label.height ?? 0 };
 }
 
 interface View {
@@ -129,7 +234,30 @@ interface View {
   k: number;
 }
 
-function GraphCanvas({ laid, overview }: { laid: Laid; overview: Overview }) {
+/** The URL of this graph with `parent`'s group collapsed (or expanded), the rest as they are. */
+function collapseHref(parent: string, collapse: boolean): string {
+  const now = (new URLSearchParams(location.search).get("collapsed") ?? "").split(",").filter(Boolean);
+  const next = collapse ? [...now, parent] : now.filter((id) => id !== parent);
+  return withParams("/graph", { collapsed: next.join(",") });
+}
+
+/** A task to centre: `n` changes with each search, so the same task can be centred again. */
+interface Target {
+  id: string;
+  n: number;
+}
+
+function GraphCanvas({
+  laid,
+  overview,
+  target,
+  focusId,
+}: {
+  laid: Laid;
+  overview: Overview;
+  target?: Target;
+  focusId?: string;
+}) {
   const [view, setView] = useState<View>({ x: 0, y: 0, k: 1 });
   const [dragging, setDragging] = useState(false);
   const drag = useRef<{ x: number; y: number; vx: number; vy: number; moved: boolean } | null>(null);
@@ -142,6 +270,7 @@ function GraphCanvas({ laid, overview }: { laid: Laid; overview: Overview }) {
     return set;
   }, [overview.critical_path]);
   const bottlenecks = useMemo(() => new Map(overview.bottlenecks.map((b) => [b.id, b.blocks])), [overview.bottlenecks]);
+  const titles = useMemo(() => new Map(overview.tasks.map((task) => [task.id, task.title])), [overview.tasks]);
 
   const zoom = (factor: number, cx?: number, cy?: number) => {
     const rect = svgRef.current?.getBoundingClientRect();
@@ -153,26 +282,61 @@ function GraphCanvas({ laid, overview }: { laid: Laid; overview: Overview }) {
       return { k, x: px - (px - v.x) * f, y: py - (py - v.y) * f };
     });
   };
-  const fit = () => {
+  const fitted = (): View | undefined => {
     const rect = svgRef.current?.getBoundingClientRect();
-    if (!rect || laid.width === 0) return setView({ x: 0, y: 0, k: 1 });
+    if (!rect || laid.width === 0) return undefined;
     const k = Math.min(1.5, Math.max(0.05, Math.min(rect.width / laid.width, rect.height / laid.height)));
-    setView({ k, x: (rect.width - laid.width * k) / 2, y: (rect.height - laid.height * k) / 2 });
+    return { k, x: (rect.width - laid.width * k) / 2, y: (rect.height - laid.height * k) / 2 };
+  };
+  const fit = () => setView(fitted() ?? { x: 0, y: 0, k: 1 });
+  /** The view with task `id` in the middle, at a scale where its text reads. */
+  const centredOn = (id: string, k: number): View | undefined => {
+    const rect = svgRef.current?.getBoundingClientRect();
+    const node = laid.nodes.find((n) => n.task.id === id);
+    if (!rect || !node) return undefined;
+    return { k, x: rect.width / 2 - node.x * k, y: rect.height / 2 - node.y * k };
   };
 
-  // A new picture (not a live refresh of the same one) starts fitted to the screen.
-  const fitted = useRef(0);
+  // A new picture (not a live refresh of the same one) starts fitted to the screen when its text
+  // reads at that scale; otherwise it starts readable, on the focused task, or else the start of
+  // the critical path, or else the first task.
+  const viewRef = useRef(view);
+  viewRef.current = view;
+  const shown = useRef(0);
   useEffect(() => {
-    if (fitted.current === laid.width * 1e6 + laid.height) return;
-    fitted.current = laid.width * 1e6 + laid.height;
-    fit();
+    if (shown.current === laid.width * 1e6 + laid.height) return;
+    shown.current = laid.width * 1e6 + laid.height;
+    const whole = fitted();
+    if (!whole || whole.k >= READABLE_K) return fit();
+    const drawn = new Set(laid.nodes.map((n) => n.task.id));
+    const start =
+      [focusId, ...overview.critical_path].find((id) => id !== undefined && drawn.has(id)) ?? laid.nodes[0]?.task.id;
+    setView((start ? centredOn(start, 1) : undefined) ?? whole);
   });
+  // A task found by the search is centred (and zoomed in to read) and given the keyboard focus.
+  useEffect(() => {
+    if (!target) return;
+    const view = centredOn(target.id, Math.max(1, viewRef.current.k));
+    if (view) setView(view);
+    svgRef.current?.querySelector<SVGAElement>(`[data-task-id="${CSS.escape(target.id)}"]`)?.focus();
+  }, [target?.n]);
+  const near = view.k >= READABLE_K;
+  // Text is drawn only for tasks on screen (or a screen's width from it): a large graph seen near
+  // draws a few dozen titles, not hundreds.
+  const width = svgRef.current?.clientWidth ?? 0;
+  const height = svgRef.current?.clientHeight ?? 0;
+  const onScreen = (x: number, y: number) => {
+    const sx = x * view.k + view.x;
+    const sy = y * view.k + view.y;
+    return sx > -width && sx < 2 * width && sy > -height && sy < 2 * height;
+  };
 
   return (
     <div class="graph-wrap">
       <svg
         ref={svgRef}
         class={dragging ? "dragging" : undefined}
+        data-zoom={near ? "near" : "far"}
         role="img"
         aria-label={`Dependency graph of ${laid.nodes.length} tasks`}
         onWheel={(event) => {
@@ -228,6 +392,21 @@ function GraphCanvas({ laid, overview }: { laid: Laid; overview: Overview }) {
           </marker>
         </defs>
         <g transform={`translate(${view.x},${view.y}) scale(${view.k})`}>
+          {laid.clusters.map((box) => {
+            const title = titles.get(box.parent) ?? box.parent;
+            return (
+              <g key={box.parent} class="cluster" data-cluster={box.parent}>
+                <rect x={box.x} y={box.y - 22} width={box.width} height={box.height + 22} rx="8" />
+                {near && (
+                  <a href={collapseHref(box.parent, true)} aria-label={`Collapse ${title}`}>
+                    <text x={box.x + 8} y={box.y - 7}>
+                      ▾ {title}
+                    </text>
+                  </a>
+                )}
+              </g>
+            );
+          })}
           {laid.edges.map((edge) => (
             <path
               key={`${edge.from}>${edge.to}`}
@@ -237,10 +416,39 @@ function GraphCanvas({ laid, overview }: { laid: Laid; overview: Overview }) {
               data-edge={`${edge.from}>${edge.to}`}
             />
           ))}
-          {laid.nodes.map(({ task, x, y }) => {
+          {laid.nodes.map(({ task, x, y, lines, h }) => {
+            if (task.id.startsWith(GROUP)) {
+              const parent = task.id.slice(GROUP.length);
+              return (
+                <a
+                  key={task.id}
+                  href={collapseHref(parent, false)}
+                  class="node group-node"
+                  data-group={parent}
+                  data-nav-item
+                  aria-label={`Expand ${task.title}`}
+                >
+                  <g transform={`translate(${x - NODE_W / 2},${y - h / 2})`}>
+                    <title>{`Expand ${task.title}`}</title>
+                    <rect width={NODE_W} height={h} rx="6" />
+                    {near && onScreen(x, y) && (
+                      <text x="8" y="18">
+                        {lines.map((line, i) => (
+                          <tspan key={i} x="8" dy={i === 0 ? 0 : LINE_H}>
+                            {i === 0 ? `▸ ${line}` : line}
+                          </tspan>
+                        ))}
+                      </text>
+                    )}
+                  </g>
+                </a>
+              );
+            }
             const classes = ["node", `status-${task.status}`];
             if (critical.has(task.id)) classes.push("critical");
             if (bottlenecks.has(task.id)) classes.push("bottleneck");
+            if (task.id === target?.id) classes.push("found");
+            if (task.id === focusId) classes.push("focus");
             const blocks = bottlenecks.get(task.id);
             const label = `${task.title} (${task.id}, ${task.status}${critical.has(task.id) ? ", on the critical path" : ""}${blocks ? `, bottleneck holding up ${blocks}` : ""})`;
             return (
@@ -252,16 +460,24 @@ function GraphCanvas({ laid, overview }: { laid: Laid; overview: Overview }) {
                 data-nav-item
                 aria-label={label}
               >
-                <g transform={`translate(${x - NODE_W / 2},${y - NODE_H / 2})`}>
+                <g transform={`translate(${x - NODE_W / 2},${y - h / 2})`}>
                   <title>{label}</title>
-                  <rect width={NODE_W} height={NODE_H} rx="6" />
-                  <text x="8" y="18">
-                    {shorten(task.title, 26)}
-                  </text>
-                  <text class="id" x="8" y="36">
-                    {task.id} · {task.status.replace("_", " ")}
-                    {blocks ? ` · blocks ${blocks}` : ""}
-                  </text>
+                  <rect width={NODE_W} height={h} rx="6" />
+                  {near && onScreen(x, y) && (
+                    <>
+                      <text x="8" y="18">
+                        {lines.map((line, i) => (
+                          <tspan key={i} x="8" dy={i === 0 ? 0 : LINE_H}>
+                            {line}
+                          </tspan>
+                        ))}
+                      </text>
+                      <text class="id" x="8" y={h - 10}>
+                        {task.id} · {task.status.replace("_", " ")}
+                        {blocks ? ` · blocks ${blocks}` : ""}
+                      </text>
+                    </>
+                  )}
                 </g>
               </a>
             );
@@ -287,17 +503,43 @@ function GraphCanvas({ laid, overview }: { laid: Laid; overview: Overview }) {
 
 export function GraphPage({ route }: { route: Route }) {
   const filters = filtersOf(route.query);
+  const focusId = route.query.get("focus") || undefined;
+  const depth = Math.max(1, Number.parseInt(route.query.get("depth") ?? "", 10) || DEFAULT_DEPTH);
+  const grouped = route.query.get("group") === "parent";
+  const collapsedText = route.query.get("collapsed") ?? "";
   const overview = useOverview(filters.list);
   const data = overview.data;
+  const focusTask = focusId ? data?.tasks.find((task) => task.id === focusId) : undefined;
   const selected = useMemo(
-    () => (data ? selectGraph(data, filters) : undefined),
-    [data, filters.list, filters.status, filters.type, filters.owner, filters.q],
+    () =>
+      data
+        ? selectGraph(
+            data,
+            filters,
+            focusId ? { id: focusId, depth } : undefined,
+            grouped ? { collapsed: new Set(collapsedText.split(",").filter(Boolean)) } : undefined,
+          )
+        : undefined,
+    [
+      data,
+      filters.list,
+      filters.status,
+      filters.type,
+      filters.owner,
+      filters.q,
+      focusId,
+      depth,
+      grouped,
+      collapsedText,
+    ],
   );
+  const [target, setTarget] = useState<Target>();
+  const [missed, setMissed] = useState("");
   // The layout is the slow part: it runs again only when the drawn tasks or edges change.
   const layoutKey = selected?.key;
   const dagre = useDagre();
   const geometry = useMemo(
-    () => (selected && dagre ? runLayout(dagre, selected.tasks, selected.edges) : undefined),
+    () => (selected && dagre ? runLayout(dagre, selected.tasks, selected.edges, selected.clusters) : undefined),
     // The key stands for the drawn tasks and edges.
     [layoutKey, dagre],
   );
@@ -312,6 +554,15 @@ export function GraphPage({ route }: { route: Route }) {
           capped: selected.capped,
         }
       : undefined;
+  const find = (text: string) => {
+    const wanted = text.trim().toLowerCase();
+    const nodes = laid?.nodes ?? [];
+    const hit =
+      nodes.find((n) => n.task.id.toLowerCase() === wanted) ??
+      nodes.find((n) => n.task.title.toLowerCase().includes(wanted));
+    setMissed(hit || !wanted ? "" : text.trim());
+    if (hit) setTarget((t) => ({ id: hit.task.id, n: (t?.n ?? 0) + 1 }));
+  };
   return (
     <section data-view="graph" class="view">
       <div class="toolbar">
@@ -322,6 +573,63 @@ export function GraphPage({ route }: { route: Route }) {
       {!data && !overview.error && <p class="muted">Loading…</p>}
       {data && laid && (
         <>
+          <div class="graph-find">
+            <search aria-label="Find a task in the graph">
+              <form
+                onSubmit={(event) => {
+                  event.preventDefault();
+                  find(new FormData(event.currentTarget).get("find")?.toString() ?? "");
+                }}
+              >
+                <label>
+                  Find <input name="find" type="search" placeholder="title or id" autocomplete="off" />
+                </label>
+                <button type="submit" class="quiet">
+                  Centre
+                </button>
+              </form>
+            </search>
+            <a
+              href={
+                grouped ? withParams("/graph", { group: "", collapsed: "" }) : withParams("/graph", { group: "parent" })
+              }
+            >
+              {grouped ? "Ungroup" : "Group by parent"}
+            </a>
+            <span role="status">
+              {missed ? `No task drawn here matches “${missed}”.` : ""}
+              {target && !focusId && (
+                <a href={withParams("/graph", { focus: target.id, depth: "" })}>
+                  Only {target.id}'s blockers and dependants
+                </a>
+              )}
+            </span>
+          </div>
+          {focusId && (
+            <p class="graph-focus" data-focus={focusId}>
+              {focusTask ? (
+                <>
+                  Showing <a href={`/task/${focusId}`}>{focusTask.title}</a>, its blockers and what it blocks, {depth}{" "}
+                  {depth === 1 ? "level" : "levels"} each way.
+                </>
+              ) : (
+                <>No task {focusId} in this list: showing the whole graph.</>
+              )}{" "}
+              {focusTask && (
+                <>
+                  <a href={withParams("/graph", { depth: String(depth + 1) })}>One level more</a>
+                  {depth > 1 && (
+                    <>
+                      {" · "}
+                      <a href={withParams("/graph", { depth: String(depth - 1) })}>One level less</a>
+                    </>
+                  )}
+                  {" · "}
+                </>
+              )}
+              <a href={withParams("/graph", { focus: "", depth: "" })}>Whole graph</a>
+            </p>
+          )}
           <div class="legend">
             <span>
               <span class="badge critical">critical path</span> {data.critical_path.length} tasks
@@ -338,7 +646,7 @@ export function GraphPage({ route }: { route: Route }) {
           {laid.nodes.length === 0 ? (
             <p class="muted">No dependencies to draw.</p>
           ) : (
-            <GraphCanvas laid={laid} overview={data} />
+            <GraphCanvas laid={laid} overview={data} target={target} focusId={focusTask ? focusId : undefined} />
           )}
         </>
       )}
