@@ -51,6 +51,7 @@ export interface NewTask {
   impact: RiskLevel | null;
   owner: string | null;
   active_form: string | null;
+  metadata: Record<string, unknown> | null;
   created_at: string;
 }
 
@@ -68,6 +69,7 @@ export type TaskPatch = Partial<
     | "impact"
     | "owner"
     | "active_form"
+    | "metadata"
   >
 >;
 

@@ -3,7 +3,7 @@ import { toTask } from "../rows.js";
 import type { NewTask, StatusFilter, TaskFilter, TaskPatch } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
 import { perDialect } from "./dialect.js";
-import { insertWithId } from "./insert.js";
+import { insertWithId, jsonColumn } from "./insert.js";
 import {
   AFTER_TASK_KEY,
   blockedExpression,
@@ -27,6 +27,7 @@ const NEW_TASK_FIELDS = [
   "impact",
   "owner",
   "active_form",
+  "metadata",
 ] as const;
 
 const texts = perDialect((d) => {
@@ -46,6 +47,12 @@ const texts = perDialect((d) => {
        ORDER BY t.updated_at, t.id LIMIT ? OFFSET ?`,
   };
 });
+
+/** A task field as its column holds it: metadata as JSON text, every other field as it is. */
+function columnValue(field: string, value: unknown): SqlValue {
+  if (field === "metadata") return jsonColumn(value as Record<string, unknown> | null);
+  return value as SqlValue;
+}
 
 /** Reads and writes of task rows. */
 export function taskStatements(db: SqlDb) {
@@ -109,14 +116,14 @@ export function taskStatements(db: SqlDb) {
         "task",
         "tasks",
         [...NEW_TASK_FIELDS, "version", "created_at", "updated_at"],
-        [...NEW_TASK_FIELDS.map((field) => task[field]), 1, task.created_at, task.created_at],
+        [...NEW_TASK_FIELDS.map((field) => columnValue(field, task[field])), 1, task.created_at, task.created_at],
       );
     },
 
     async updateTask(id: string, patch: TaskPatch, updatedAt: string): Promise<void> {
       const changed = (Object.keys(patch) as Array<keyof TaskPatch>).filter((key) => patch[key] !== undefined).sort();
       const assignments = changed.map((column) => `${column} = ?`);
-      const values = changed.map((column) => (patch[column] ?? null) as SqlValue);
+      const values = changed.map((column) => columnValue(column, patch[column] ?? null));
       db.later(
         `UPDATE tasks SET ${[...assignments, "version = version + 1", "updated_at = ?"].join(", ")} WHERE id = ?`,
         ...values,
