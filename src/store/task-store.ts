@@ -91,10 +91,15 @@ export interface TaskFilter {
   parent_id?: string | null;
   type?: TaskType;
   owner?: string;
+  /** Tasks whose metadata holds each of these keys with exactly this value. */
+  metadata?: Record<string, MetadataScalar>;
   limit: number;
   offset: number;
   after?: TaskKey;
 }
+
+/** A metadata value a listing can filter by. */
+export type MetadataScalar = string | number | boolean;
 
 export interface StatusFilter {
   list_id?: string;
