@@ -62,7 +62,7 @@ export const taskUpdateInput = () =>
     impact: clearableLevel().optional(),
     owner: identityName.nullable().optional(),
     active_form: name.nullable().optional(),
-    metadata: metadata.optional().describe("Merged; null removes a key"),
+    metadata: metadata.optional(),
     expected_version: expectedVersion.optional(),
     force: z.boolean().optional().describe("Break another session's claim (logged)"),
   });
