@@ -170,7 +170,8 @@ function resolveSince(value: string, now: Date): string {
 export const QUERIES = {
   tasks: define({
     brief: "{status?, parent_id? (null = roots)}",
-    summary: "List tasks; filter by status, parent_id (null = roots), type, owner, metadata ({key: value}, all must match).",
+    summary:
+      "List tasks; filter by status, parent_id (null = roots), type, owner, metadata ({key: value}, all must match).",
     params: () =>
       z.strictObject({
         status: statusFilter().optional(),

@@ -88,7 +88,13 @@ describe("friendly subcommand flags", () => {
   it("sets task metadata as JSON, merges it on update (null removes a key) and filters `query tasks` by it", async () => {
     const { task } = await project.ok(["task", "create", "Card payments", "--metadata", '{"jira":"PAY-3","points":3}']);
     assert.deepEqual(task.metadata, { jira: "PAY-3", points: 3 });
-    const updated = await project.ok(["task", "update", task.id, "--metadata", '{"points":5,"jira":null,"team":"web"}']);
+    const updated = await project.ok([
+      "task",
+      "update",
+      task.id,
+      "--metadata",
+      '{"points":5,"jira":null,"team":"web"}',
+    ]);
     assert.deepEqual(updated.task.metadata, { points: 5, team: "web" });
     const { tasks } = await project.ok(["query", "tasks", "--metadata", '{"team":"web","points":5}']);
     assert.deepEqual(
@@ -96,7 +102,10 @@ describe("friendly subcommand flags", () => {
       [task.id],
     );
     assert.deepEqual((await project.ok(["query", "tasks", "--metadata", '{"team":"ops"}'])).tasks, []);
-    assertToolError(await project.run(["task", "update", task.id, "--metadata", '["not", "an object"]']), "INVALID_METADATA");
+    assertToolError(
+      await project.run(["task", "update", task.id, "--metadata", '["not", "an object"]']),
+      "INVALID_METADATA",
+    );
   });
 
   it("passes words that start with a dash after --", async () => {

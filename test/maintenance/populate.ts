@@ -118,7 +118,8 @@ async function fill(project: TestProject, count: number): Promise<Populated> {
     }
     if (i % 13 === 12) await ok("arbeit_task_update", { task_id: task.id, status: "completed" });
     // Metadata merged after the fact: a key replaced, one removed, one added.
-    if (i % 6 === 0) await ok("arbeit_task_update", { task_id: task.id, metadata: { points: 8, labels: null, done: i } });
+    if (i % 6 === 0)
+      await ok("arbeit_task_update", { task_id: task.id, metadata: { points: 8, labels: null, done: i } });
     if (i % 23 === 0) await ok("arbeit_memory", { action: "set", key: `note-${i}`, value: { i, text: "remember" } });
     // Set again: a reinforced entry, whose count an export and import must carry.
     if (i % 46 === 0) await ok("arbeit_memory", { action: "set", key: `note-${i}`, value: { i, text: "remembered" } });

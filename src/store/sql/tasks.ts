@@ -169,7 +169,10 @@ export function taskStatements(db: SqlDb) {
       }
       for (const [key, value] of Object.entries(filter.metadata ?? {})) {
         where.push(metadataHas(d, value));
-        params.push(key, ...(d.name === "postgres" ? [JSON.stringify(value)] : typeof value === "boolean" ? [] : [value]));
+        params.push(
+          key,
+          ...(d.name === "postgres" ? [JSON.stringify(value)] : typeof value === "boolean" ? [] : [value]),
+        );
       }
       if (filter.parent_id === null) {
         where.push(`NOT EXISTS (SELECT 1 FROM relationships r JOIN tasks p ON p.id = r.from_task_id

@@ -144,7 +144,9 @@ function normalise(value: unknown, byTitle: Record<string, string>, seqs: number
     if (Array.isArray(node)) {
       const items = node.map((item) => walk(item));
       // blocked_by and blocks are ordered by raw id, which is random: compare them as sets.
-      return (key === "blocked_by" || key === "blocks") && items.every((item) => typeof item === "string") ? items.sort() : items;
+      return (key === "blocked_by" || key === "blocks") && items.every((item) => typeof item === "string")
+        ? items.sort()
+        : items;
     }
     if (node !== null && typeof node === "object")
       return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, k)]));

@@ -94,8 +94,9 @@ export function taskContract(factory: StoreFactory): void {
       const id = await p().task("Pay", { metadata: { jira: "PAY-1", points: 3, gone: null } });
       const get = async () => (await p().ok("arbeit_task_get", { task_id: id })).task;
       assert.deepEqual((await get()).metadata, { jira: "PAY-1", points: 3 }, "null on create sets nothing");
-      const merged = (await p().ok("arbeit_task_update", { task_id: id, metadata: { points: 5, jira: null, team: "web" } }))
-        .task;
+      const merged = (
+        await p().ok("arbeit_task_update", { task_id: id, metadata: { points: 5, jira: null, team: "web" } })
+      ).task;
       assert.deepEqual(merged.metadata, { points: 5, team: "web" });
       assert.equal(merged.version, 2);
       assert.deepEqual(await get(), merged);
@@ -106,7 +107,8 @@ export function taskContract(factory: StoreFactory): void {
         from: { jira: "PAY-1", points: 3 },
         to: { points: 5, team: "web" },
       });
-      const cleared = (await p().ok("arbeit_task_update", { task_id: id, metadata: { points: null, team: null } })).task;
+      const cleared = (await p().ok("arbeit_task_update", { task_id: id, metadata: { points: null, team: null } }))
+        .task;
       assert.equal(cleared.metadata, null);
       assert.equal((await get()).metadata, null);
       assert.equal(
@@ -135,12 +137,14 @@ export function taskContract(factory: StoreFactory): void {
     });
 
     it("filters the tasks query by metadata: every key with its value, of the same JSON type", async () => {
-      const a = await p().task("A", { metadata: { jira: "PAY-1", points: 3, urgent: true, "odd \"key\"": "v" } });
+      const a = await p().task("A", { metadata: { jira: "PAY-1", points: 3, urgent: true, 'odd "key"': "v" } });
       const b = await p().task("B", { metadata: { jira: "PAY-2", points: 3.5, urgent: false } });
       const c = await p().task("C", { metadata: { jira: "PAY-1", points: "3", nested: { urgent: true } } });
       const d = await p().task("D");
       const ids = async (metadata: unknown) =>
-        (await p().ok("arbeit_query", { query: "tasks", params: { metadata } })).tasks.map((t: { id: string }) => t.id).sort();
+        (await p().ok("arbeit_query", { query: "tasks", params: { metadata } })).tasks
+          .map((t: { id: string }) => t.id)
+          .sort();
       assert.deepEqual(await ids({ jira: "PAY-1" }), [a, c].sort());
       assert.deepEqual(await ids({ jira: "PAY-1", points: 3 }), [a], "a number matches no string");
       assert.deepEqual(await ids({ points: "3" }), [c]);

@@ -32,7 +32,6 @@ interface Briefing {
   blocking?: TaskSummary[];
 }
 
-
 /** A task's metadata, key by key, each value as JSON; read-only (agents and integrations set it). */
 function MetadataList({ metadata }: { metadata: Task["metadata"] }) {
   const entries = Object.entries(metadata ?? {});
