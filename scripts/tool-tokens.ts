@@ -16,7 +16,7 @@ import { countTokens as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { createMcpServer } from "../src/mcp/server.js";
 
-export const TOOL_TOKEN_TARGET = 3060;
+export const TOOL_TOKEN_TARGET = 3090;
 
 export interface ToolTokens {
   /** Tokens of the whole tools/list result, as JSON, in o200k_base. */

@@ -24,6 +24,8 @@ function isRow(value: unknown): value is Row {
 /** What a listed task may carry besides its own fields. */
 const TASK_ROW_KEYS = new Set<string>([
   ...TASK_FIELDS,
+  "blocks",
+  "metadata",
   "depth",
   "blocks_total",
   "blocks_directly",
@@ -187,6 +189,8 @@ function renderTask(task: Row, out: string[]): void {
   if (task.parent_id) out.push(`  parent: ${line(task.parent_id)}`);
   if (Array.isArray(task.blocked_by) && task.blocked_by.length > 0)
     out.push(`  blocked by: ${task.blocked_by.map(line).join(", ")}`);
+  if (Array.isArray(task.blocks) && task.blocks.length > 0) out.push(`  blocks: ${task.blocks.map(line).join(", ")}`);
+  if (isRow(task.metadata)) renderValue("metadata", task.metadata, "  ", out);
   out.push(`  version ${line(task.version)}, updated ${line(task.updated_at)}`);
 }
 

@@ -47,6 +47,8 @@ export interface Task {
   plan: string | null;
   parent_id: string | null;
   blocked_by: string[];
+  /** The live tasks this one blocks, by id. */
+  blocks: string[];
   blocked: boolean;
   priority: number;
   /** Not assessed while null. */
@@ -58,6 +60,8 @@ export interface Task {
   /** The session holding the claim (null when unclaimed): only it may change the claim. */
   claim_session: string | null;
   active_form: string | null;
+  /** A JSON object agents and integrations attach (external ids, labels, estimates); null when none. */
+  metadata: Record<string, unknown> | null;
   version: number;
   created_at: string;
   updated_at: string;

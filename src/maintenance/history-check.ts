@@ -78,6 +78,8 @@ export async function historyFindings(db: SqlDb): Promise<Finding[]> {
       findings.push({ message: `task ${id} has no task_created event`, task_id: id });
       continue;
     }
+    // metadata is JSON text in its column: compared as the object it holds.
+    row.metadata = parseJson(row.metadata);
     for (const field of REPLAYED_TASK_FIELDS) {
       if (same(expected[field], row[field])) continue;
       findings.push({

@@ -33,6 +33,7 @@ export const REPLAYED_TASK_FIELDS = [
   "owner",
   "claimed_at",
   "active_form",
+  "metadata",
   "version",
   "created_at",
   "updated_at",
@@ -107,8 +108,9 @@ const HANDLERS: Record<string, Handler> = {
     const task = event.payload.task as Record<string, unknown> | undefined;
     if (typeof task !== "object" || task === null) return "payload has no task";
     const id = event.entity_id;
-    // Tasks created before schema v6 have no risk or impact in their event: not assessed.
-    const replayed = { id, deleted_at: null, claimed_at: null, risk: null, impact: null } as ReplayTask;
+    // Tasks created before schema v6 have no risk or impact in their event (not assessed), and
+    // before v10 no metadata (none).
+    const replayed = { id, deleted_at: null, claimed_at: null, risk: null, impact: null, metadata: null } as ReplayTask;
     for (const field of REPLAYED_TASK_FIELDS) if (field in task) replayed[field] = task[field] ?? null;
     replayed.version = typeof task.version === "number" ? task.version : 1;
     replayed.created_at = event.timestamp;

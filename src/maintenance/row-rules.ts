@@ -121,6 +121,7 @@ const TABLES: Record<string, z.ZodObject> = {
     risk: z.enum(RISK_LEVELS).nullable(),
     impact: z.enum(RISK_LEVELS).nullable(),
     claim_lease_seconds: z.number().int().min(1).max(MAX_LEASE_SECONDS).nullable(),
+    metadata: jsonText(metadata).nullable(),
   }),
   reservations: z.strictObject({
     id: id("reservation"),

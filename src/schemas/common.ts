@@ -72,6 +72,10 @@ export const taskId = id("task");
 /** A JSON object (never an array or a scalar), at most LIMITS.metadata_bytes serialised. */
 export const metadata = jsonValue(z.record(z.string(), z.unknown()), LIMITS.metadata_bytes);
 
+/** A listing's filter on metadata: keys each with the string, number or boolean they must hold. */
+export const metadataFilter = () =>
+  jsonValue(z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), LIMITS.metadata_bytes);
+
 export const name = text(LIMITS.name);
 
 function nameSchema(problemOf: (value: string) => string | undefined, pattern?: RegExp) {

@@ -43,6 +43,7 @@ export const taskCreateInput = () =>
     owner: identityName.optional(),
     active_form: name.optional().describe("Present-tense label, e.g. 'Fixing login'"),
     list_id: listId.optional(),
+    metadata: metadata.optional(),
   });
 
 export const taskUpdateInput = () =>
@@ -61,6 +62,7 @@ export const taskUpdateInput = () =>
     impact: clearableLevel().optional(),
     owner: identityName.nullable().optional(),
     active_form: name.nullable().optional(),
+    metadata: metadata.optional(),
     expected_version: expectedVersion.optional(),
     force: z.boolean().optional().describe("Break another session's claim (logged)"),
   });

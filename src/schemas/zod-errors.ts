@@ -86,7 +86,8 @@ function codeFor(issue: z.core.$ZodIssue): ErrorCode {
   if (field === "title" && (issue.code === "too_small" || isMissing(issue) || isNull(issue))) {
     return "TITLE_REQUIRED";
   }
-  if (field === "metadata") return "INVALID_METADATA";
+  // Anything wrong in a metadata object or below it (a filter's value of the wrong kind).
+  if (issue.path.includes("metadata")) return "INVALID_METADATA";
   if (issue.code === "invalid_value") {
     if (field === "status") return "INVALID_STATUS";
     if (field === "type") return "INVALID_TYPE";

@@ -16,7 +16,7 @@ import {
   type Task,
   type Warning,
 } from "../domain/types.js";
-import { identityName, limit, listId, taskId, text, timestamp } from "../schemas/common.js";
+import { identityName, limit, listId, metadataFilter, taskId, text, timestamp } from "../schemas/common.js";
 import { lazyProperty } from "../schemas/lazy.js";
 import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
@@ -170,19 +170,22 @@ function resolveSince(value: string, now: Date): string {
 export const QUERIES = {
   tasks: define({
     brief: "{status?, parent_id? (null = roots)}",
-    summary: "List tasks; filter by status, parent_id (null = roots), type, owner.",
+    summary:
+      "List tasks; filter by status, parent_id (null = roots), type, owner, metadata ({key: value}, all must match).",
     params: () =>
       z.strictObject({
         status: statusFilter().optional(),
         parent_id: taskId.nullable().optional(),
         type: z.enum(TASK_TYPES).optional(),
         owner: identityName.optional(),
+        metadata: metadataFilter().optional(),
         ...scoped(),
         ...page(),
       }),
     run: (ctx, p) =>
       paged(ctx, p, (limit, after) =>
         ctx.tx.listTasks({
+          metadata: p.metadata,
           list_id: scope(ctx, p),
           statuses: statuses(p.status),
           parent_id: p.parent_id,

@@ -12,6 +12,8 @@ import {
 } from "../domain/types.js";
 import { assertTitle, assertTransition, missingFields, type RequiredField } from "../domain/validation.js";
 import type { CreateTaskInput, UpdateTaskInput } from "../schemas/inputs.js";
+import { jsonBytes } from "../schemas/json-size.js";
+import { LIMITS } from "../schemas/limits.js";
 import type { NewTask, StoreTx, TaskPatch } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
 import { assertNotFenced, overrideOthersClaim } from "./claims.js";
@@ -97,6 +99,7 @@ function newTask(id: string, row: NewTask): Task {
     plan: row.plan,
     parent_id: null,
     blocked_by: [],
+    blocks: [],
     blocked: false,
     priority: row.priority,
     risk: row.risk,
@@ -105,6 +108,7 @@ function newTask(id: string, row: NewTask): Task {
     lease_expires_at: null,
     claim_session: null,
     active_form: row.active_form,
+    metadata: row.metadata,
     version: 1,
     created_at: row.created_at,
     updated_at: row.created_at,
@@ -139,6 +143,7 @@ export async function createTask(
       impact: input.impact ?? null,
       owner: input.owner ?? null,
       active_form: input.active_form ?? null,
+      metadata: mergeMetadata(null, input.metadata),
       created_at: now,
     };
     const id = await tx.insertTask(row);
@@ -182,14 +187,14 @@ export async function updateTask(
     assertVersion(current, input.expected_version);
     if (!input.force) await assertNotFenced(w, current);
     assertIntentKept(current, input.intent);
-    let { patch, changes } = scalarChanges(current, input);
+    let { patch, changes } = fieldChanges(current, input);
     assertStatusHolds(current, patch);
     // `owner` is the claim's agent while a lease lives, and a status change moves or ends the
     // holder's work: only the holder may make either, unless forced.
     if ("owner" in patch || "status" in patch) {
       const before = current;
       current = await overrideOthersClaim(w, current, input.force);
-      if (current !== before) ({ patch, changes } = scalarChanges(current, input));
+      if (current !== before) ({ patch, changes } = fieldChanges(current, input));
     }
     const parentMoved = await moveParent(w, current, input.parent_id);
     if (parentMoved) changes.parent_id = parentMoved;
@@ -241,7 +246,7 @@ const SCALAR_FIELDS = [
 ] as const;
 
 /** The fields the call really changes, and each change as {from, to} for the event. */
-function scalarChanges(current: Task, input: UpdateTaskInput): { patch: TaskPatch; changes: Record<string, Change> } {
+function fieldChanges(current: Task, input: UpdateTaskInput): { patch: TaskPatch; changes: Record<string, Change> } {
   const patch: TaskPatch = {};
   const changes: Record<string, Change> = {};
   for (const field of SCALAR_FIELDS) {
@@ -250,7 +255,40 @@ function scalarChanges(current: Task, input: UpdateTaskInput): { patch: TaskPatc
     (patch as Record<string, unknown>)[field] = value;
     changes[field] = { from: current[field], to: value };
   }
+  if (input.metadata !== undefined) {
+    const metadata = mergeMetadata(current.metadata, input.metadata);
+    if (JSON.stringify(metadata) !== JSON.stringify(current.metadata)) {
+      patch.metadata = metadata;
+      changes.metadata = { from: current.metadata, to: metadata };
+    }
+  }
   return { patch, changes };
+}
+
+/**
+ * A task's metadata after a call: the given keys are set over the current ones, a key given as
+ * null is removed, and an object left with no keys is no metadata (null). The result is held to
+ * the size limit of metadata as a whole.
+ */
+export function mergeMetadata(
+  current: Record<string, unknown> | null,
+  given: Record<string, unknown> | undefined,
+): Record<string, unknown> | null {
+  if (given === undefined) return current;
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(given)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  if (Object.keys(merged).length === 0) return null;
+  if (jsonBytes(merged) > LIMITS.metadata_bytes) {
+    throw new ArbeitError(
+      "FIELD_TOO_LARGE",
+      `metadata would be too large once merged (limit ${LIMITS.metadata_bytes} bytes of JSON); remove keys with null.`,
+      { details: { field: "metadata", limit: LIMITS.metadata_bytes } },
+    );
+  }
+  return merged;
 }
 
 /**

@@ -51,6 +51,7 @@ export interface NewTask {
   impact: RiskLevel | null;
   owner: string | null;
   active_form: string | null;
+  metadata: Record<string, unknown> | null;
   created_at: string;
 }
 
@@ -68,6 +69,7 @@ export type TaskPatch = Partial<
     | "impact"
     | "owner"
     | "active_form"
+    | "metadata"
   >
 >;
 
@@ -89,10 +91,15 @@ export interface TaskFilter {
   parent_id?: string | null;
   type?: TaskType;
   owner?: string;
+  /** Tasks whose metadata holds each of these keys with exactly this value. */
+  metadata?: Record<string, MetadataScalar>;
   limit: number;
   offset: number;
   after?: TaskKey;
 }
+
+/** A metadata value a listing can filter by. */
+export type MetadataScalar = string | number | boolean;
 
 export interface StatusFilter {
   list_id?: string;

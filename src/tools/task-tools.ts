@@ -36,7 +36,7 @@ export const taskUpdate = defineTool({
   name: "arbeit_task_update",
   title: "Update task",
   description:
-    "Change fields or status (in_progress/completed need the type's fields). parent_id null detaches; blocked_by replaces the list; expected_version prevents lost updates.",
+    "Change fields or status (in_progress/completed need the type's fields). parent_id null detaches; blocked_by replaces the list; metadata merges (null drops a key); expected_version prevents lost updates.",
   input: taskUpdateInput,
   annotations: IDEMPOTENT_WRITE,
   run: async (ctx, args) => (await ctx.service()).updateTask(args, ctx.caller),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type CliProject, cliProject } from "./support.js";
+import { assertToolError, type CliProject, cliProject } from "./support.js";
 
 /**
  * Friendly subcommands take their flags from each tool's schema: snake_case keys become
@@ -83,6 +83,29 @@ describe("friendly subcommand flags", () => {
       '{"url": "https://www.rfc-editor.org/rfc/rfc6749"}',
     ]);
     assert.deepEqual(entry.metadata, { url: "https://www.rfc-editor.org/rfc/rfc6749" });
+  });
+
+  it("sets task metadata as JSON, merges it on update (null removes a key) and filters `query tasks` by it", async () => {
+    const { task } = await project.ok(["task", "create", "Card payments", "--metadata", '{"jira":"PAY-3","points":3}']);
+    assert.deepEqual(task.metadata, { jira: "PAY-3", points: 3 });
+    const updated = await project.ok([
+      "task",
+      "update",
+      task.id,
+      "--metadata",
+      '{"points":5,"jira":null,"team":"web"}',
+    ]);
+    assert.deepEqual(updated.task.metadata, { points: 5, team: "web" });
+    const { tasks } = await project.ok(["query", "tasks", "--metadata", '{"team":"web","points":5}']);
+    assert.deepEqual(
+      tasks.map((t: { id: string }) => t.id),
+      [task.id],
+    );
+    assert.deepEqual((await project.ok(["query", "tasks", "--metadata", '{"team":"ops"}'])).tasks, []);
+    assertToolError(
+      await project.run(["task", "update", task.id, "--metadata", '["not", "an object"]']),
+      "INVALID_METADATA",
+    );
   });
 
   it("passes words that start with a dash after --", async () => {

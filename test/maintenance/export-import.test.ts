@@ -97,6 +97,8 @@ describe(`export and import of a store with ${TASKS} tasks`, () => {
     assert.equal(result.json.data.replaced, false);
     const imported = await snapshotOf(dbOf(target));
     assertSameTables(imported, await snapshotOf(source.dbPath));
+    const metadata = (imported.get("tasks")?.rows ?? []).map((row) => row.metadata).filter((m) => m !== null);
+    assert.ok(metadata.includes('{"jira":"PAY-6","points":8,"done":6}'), `task metadata is carried: ${metadata}`);
     const reinforced = (imported.get("memory")?.rows ?? []).map((row) => row.reinforced);
     assert.ok(reinforced.includes(2), `memory set twice keeps its count: ${reinforced}`);
 

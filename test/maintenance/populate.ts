@@ -58,6 +58,7 @@ async function fill(project: TestProject, count: number): Promise<Populated> {
       description: `What ${i}\nsecond line`,
       plan: `1. step\n2. step ${i}`,
       ...(i % 9 === 0 ? { list_id: "ops" } : {}),
+      ...(i % 3 === 0 ? { metadata: { jira: `PAY-${i}`, points: i % 8, labels: ["populate"] } } : {}),
     };
     const parentCandidate = pick();
     if (parentCandidate && i % 3 === 1 && (level.get(parentCandidate) ?? 1) < 4) args.parent_id = parentCandidate;
@@ -116,6 +117,9 @@ async function fill(project: TestProject, count: number): Promise<Populated> {
       await ok("arbeit_task_claim", { task_id: task.id, action: "release" });
     }
     if (i % 13 === 12) await ok("arbeit_task_update", { task_id: task.id, status: "completed" });
+    // Metadata merged after the fact: a key replaced, one removed, one added.
+    if (i % 6 === 0)
+      await ok("arbeit_task_update", { task_id: task.id, metadata: { points: 8, labels: null, done: i } });
     if (i % 23 === 0) await ok("arbeit_memory", { action: "set", key: `note-${i}`, value: { i, text: "remember" } });
     // Set again: a reinforced entry, whose count an export and import must carry.
     if (i % 46 === 0) await ok("arbeit_memory", { action: "set", key: `note-${i}`, value: { i, text: "remembered" } });

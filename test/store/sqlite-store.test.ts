@@ -67,6 +67,7 @@ describe(`SQLite store under ${runtime}`, () => {
           impact: null,
           owner: null,
           active_form: null,
+          metadata: null,
           created_at: now,
         });
         throw new Error("boom");

@@ -50,6 +50,7 @@ async function seed(project: UiProject): Promise<Seeded> {
       intent: "Turn source text into tokens",
       description: "Numbers, names, strings, comments",
       plan: "One function per token kind",
+      metadata: { jira: "PARSE-7", estimate_hours: 6 },
     })
   ).task.id;
   const grammar = (
@@ -216,7 +217,7 @@ function browserSuite(engine: Engine) {
     assert.match(page.url(), new RegExp(`/task/${ids.grammar}$`));
   });
 
-  it("task detail: fields, the context timeline with its supersede chain, progress, sessions, events", async () => {
+  it("task detail: fields and metadata, the context timeline with its supersede chain, progress, sessions, events", async () => {
     await page.goto(`${dashboard.origin}/task/${ids.lexer}`);
     const detail = page.locator(`[data-view="task"][data-task-id="${ids.lexer}"]`);
     await detail.getByRole("heading", { name: "Write the lexer" }).waitFor();
@@ -229,6 +230,9 @@ function browserSuite(engine: Engine) {
       AGENT_SESSION,
     ])
       assert.ok(text.includes(expected), `task detail shows ${expected}`);
+    const metadata = detail.locator("dl.metadata");
+    assert.deepEqual(await metadata.locator("dt").allTextContents(), ["jira", "estimate_hours"]);
+    assert.deepEqual(await metadata.locator("dd").allTextContents(), ['"PARSE-7"', "6"]);
     await shoot("task");
   });
 

@@ -32,13 +32,13 @@ export function openEdgeInto(d: Dialect, alias: string): string {
 }
 
 /**
- * The task projection every read shares. parent_id, blocked_by and the derived `blocked` flag are
- * read from relationships so that no stored column can drift from the graph. blocked_by comes
- * back as JSON text ordered by blocker id.
+ * The task projection every read shares. parent_id, blocked_by, blocks and the derived `blocked` flag are
+ * read from relationships so that no stored column can drift from the graph. blocked_by and blocks
+ * come back as JSON text ordered by task id.
  */
 export const taskColumns = perDialect(
   (d) => `t.id, t.list_id, t.title, t.type, t.status, t.intent, t.description, t.plan,
-  t.priority, t.risk, t.impact, t.owner, t.lease_expires_at, t.claim_session, t.active_form, t.version, t.created_at, t.updated_at,
+  t.priority, t.risk, t.impact, t.owner, t.lease_expires_at, t.claim_session, t.active_form, t.metadata, t.version, t.created_at, t.updated_at,
   (SELECT r.from_task_id FROM relationships r JOIN tasks p ON p.id = r.from_task_id
      WHERE r.to_task_id = t.id AND r.type = 'parent_of' AND r.removed_at IS NULL
        AND p.deleted_at IS NULL) AS parent_id,
@@ -46,5 +46,9 @@ export const taskColumns = perDialect(
      JOIN tasks b ON b.id = r.from_task_id
      WHERE r.to_task_id = t.id AND r.type = 'blocks' AND r.removed_at IS NULL AND b.deleted_at IS NULL
      ORDER BY r.from_task_id) s) AS blocked_by_json,
+  (SELECT ${d.jsonArray("s.id", "s.id")} FROM (SELECT r.to_task_id AS id FROM relationships r
+     JOIN tasks b ON b.id = r.to_task_id
+     WHERE r.from_task_id = t.id AND r.type = 'blocks' AND r.removed_at IS NULL AND b.deleted_at IS NULL
+     ORDER BY r.to_task_id) s) AS blocks_json,
   ${blockedExpression("t")} AS blocked`,
 );

@@ -1,9 +1,9 @@
 import type { Task } from "../../domain/types.js";
 import { toTask } from "../rows.js";
-import type { NewTask, StatusFilter, TaskFilter, TaskPatch } from "../task-store.js";
+import type { MetadataScalar, NewTask, StatusFilter, TaskFilter, TaskPatch } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
-import { perDialect } from "./dialect.js";
-import { insertWithId } from "./insert.js";
+import { type Dialect, perDialect } from "./dialect.js";
+import { insertWithId, jsonColumn } from "./insert.js";
 import {
   AFTER_TASK_KEY,
   blockedExpression,
@@ -27,6 +27,7 @@ const NEW_TASK_FIELDS = [
   "impact",
   "owner",
   "active_form",
+  "metadata",
 ] as const;
 
 const texts = perDialect((d) => {
@@ -46,6 +47,28 @@ const texts = perDialect((d) => {
        ORDER BY t.updated_at, t.id LIMIT ? OFFSET ?`,
   };
 });
+
+/** A task field as its column holds it: metadata as JSON text, every other field as it is. */
+function columnValue(field: string, value: unknown): SqlValue {
+  if (field === "metadata") return jsonColumn(value as Record<string, unknown> | null);
+  return value as SqlValue;
+}
+
+/**
+ * The task's metadata holds the key (the first parameter) with exactly the value: the same JSON
+ * type and the same value (on Postgres the second parameter is the value's JSON; on SQLite it is
+ * the value itself, none for a boolean).
+ */
+function metadataHas(d: Dialect, value: MetadataScalar): string {
+  if (d.name === "postgres") return "(t.metadata::jsonb -> ?::text) = ?::jsonb";
+  const matches =
+    typeof value === "boolean"
+      ? `j.type = '${value}'`
+      : typeof value === "number"
+        ? "j.type IN ('integer', 'real') AND j.value = ?"
+        : "j.type = 'text' AND j.value = ?";
+  return `EXISTS (SELECT 1 FROM json_each(t.metadata) j WHERE j.key = ? AND ${matches})`;
+}
 
 /** Reads and writes of task rows. */
 export function taskStatements(db: SqlDb) {
@@ -109,14 +132,14 @@ export function taskStatements(db: SqlDb) {
         "task",
         "tasks",
         [...NEW_TASK_FIELDS, "version", "created_at", "updated_at"],
-        [...NEW_TASK_FIELDS.map((field) => task[field]), 1, task.created_at, task.created_at],
+        [...NEW_TASK_FIELDS.map((field) => columnValue(field, task[field])), 1, task.created_at, task.created_at],
       );
     },
 
     async updateTask(id: string, patch: TaskPatch, updatedAt: string): Promise<void> {
       const changed = (Object.keys(patch) as Array<keyof TaskPatch>).filter((key) => patch[key] !== undefined).sort();
       const assignments = changed.map((column) => `${column} = ?`);
-      const values = changed.map((column) => (patch[column] ?? null) as SqlValue);
+      const values = changed.map((column) => columnValue(column, patch[column] ?? null));
       db.later(
         `UPDATE tasks SET ${[...assignments, "version = version + 1", "updated_at = ?"].join(", ")} WHERE id = ?`,
         ...values,
@@ -143,6 +166,13 @@ export function taskStatements(db: SqlDb) {
       if (filter.owner !== undefined) {
         where.push("t.owner = ?");
         params.push(filter.owner);
+      }
+      for (const [key, value] of Object.entries(filter.metadata ?? {})) {
+        where.push(metadataHas(d, value));
+        params.push(
+          key,
+          ...(d.name === "postgres" ? [JSON.stringify(value)] : typeof value === "boolean" ? [] : [value]),
+        );
       }
       if (filter.parent_id === null) {
         where.push(`NOT EXISTS (SELECT 1 FROM relationships r JOIN tasks p ON p.id = r.from_task_id

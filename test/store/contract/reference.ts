@@ -143,8 +143,10 @@ function normalise(value: unknown, byTitle: Record<string, string>, seqs: number
     if (typeof node === "number" && key !== undefined && SEQ_KEYS.has(key)) return rank(node);
     if (Array.isArray(node)) {
       const items = node.map((item) => walk(item));
-      // blocked_by is ordered by raw id, which is random: compare it as a set.
-      return key === "blocked_by" && items.every((item) => typeof item === "string") ? items.sort() : items;
+      // blocked_by and blocks are ordered by raw id, which is random: compare them as sets.
+      return (key === "blocked_by" || key === "blocks") && items.every((item) => typeof item === "string")
+        ? items.sort()
+        : items;
     }
     if (node !== null && typeof node === "object")
       return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, k)]));

@@ -22,6 +22,7 @@ export function taskContract(factory: StoreFactory): void {
         list_id: "web",
         risk: "high",
         impact: "medium",
+        metadata: { jira: "PAY-12", points: 3, labels: ["auth"], estimate: { hours: 4 } },
       });
       const task = created.task;
       assert.match(task.id, /^tkt-[a-z0-9]{8}$/);
@@ -38,6 +39,7 @@ export function taskContract(factory: StoreFactory): void {
           plan: "Plan:\n- Changes:\n  - extend TTL",
           parent_id: null,
           blocked_by: [],
+          blocks: [],
           blocked: false,
           priority: 1,
           owner: "alice",
@@ -46,6 +48,7 @@ export function taskContract(factory: StoreFactory): void {
           active_form: "Fixing login",
           risk: "high",
           impact: "medium",
+          metadata: { jira: "PAY-12", points: 3, labels: ["auth"], estimate: { hours: 4 } },
           version: 1,
           created_at: T0,
           updated_at: T0,
@@ -85,6 +88,90 @@ export function taskContract(factory: StoreFactory): void {
         ["task_created", "task_updated"],
       );
       assert.deepEqual(events[1].payload.changes.title, { from: "Draft", to: "Final" });
+    });
+
+    it("merges metadata on update: given keys are set, a key given as null is removed, none left is null", async () => {
+      const id = await p().task("Pay", { metadata: { jira: "PAY-1", points: 3, gone: null } });
+      const get = async () => (await p().ok("arbeit_task_get", { task_id: id })).task;
+      assert.deepEqual((await get()).metadata, { jira: "PAY-1", points: 3 }, "null on create sets nothing");
+      const merged = (
+        await p().ok("arbeit_task_update", { task_id: id, metadata: { points: 5, jira: null, team: "web" } })
+      ).task;
+      assert.deepEqual(merged.metadata, { points: 5, team: "web" });
+      assert.equal(merged.version, 2);
+      assert.deepEqual(await get(), merged);
+      const same = (await p().ok("arbeit_task_update", { task_id: id, metadata: { points: 5 } })).task;
+      assert.equal(same.version, 2, "metadata that changes nothing writes nothing");
+      const events = (await p().ok("arbeit_query", { query: "events", params: { task_id: id } })).events;
+      assert.deepEqual(events[1].payload.changes.metadata, {
+        from: { jira: "PAY-1", points: 3 },
+        to: { points: 5, team: "web" },
+      });
+      const cleared = (await p().ok("arbeit_task_update", { task_id: id, metadata: { points: null, team: null } }))
+        .task;
+      assert.equal(cleared.metadata, null);
+      assert.equal((await get()).metadata, null);
+      assert.equal(
+        (await p().ok("arbeit_task_create", { title: "Plain" })).task.metadata,
+        null,
+        "a task without metadata has null",
+      );
+    });
+
+    it("refuses metadata that is no object, too deep or too large, and writes nothing", async () => {
+      const id = await p().task("Pay", { metadata: { big: "x".repeat(10_000) } });
+      const before = await p().lastSeq();
+      assert.equal((await p().fail("arbeit_task_create", { title: "x", metadata: ["a"] })).code, "INVALID_METADATA");
+      assert.equal((await p().fail("arbeit_task_create", { title: "x", metadata: "a" })).code, "INVALID_METADATA");
+      let deep: unknown = 1;
+      for (let i = 0; i < 40; i++) deep = { d: deep };
+      assert.equal((await p().fail("arbeit_task_create", { title: "x", metadata: deep })).code, "FIELD_TOO_LARGE");
+      assert.equal(
+        (await p().fail("arbeit_task_create", { title: "x", metadata: { big: "x".repeat(20_000) } })).code,
+        "FIELD_TOO_LARGE",
+      );
+      const merged = await p().fail("arbeit_task_update", { task_id: id, metadata: { more: "y".repeat(10_000) } });
+      assert.equal(merged.code, "FIELD_TOO_LARGE", "each call fits, the merged object does not");
+      assert.equal(await p().lastSeq(), before);
+      assert.deepEqual((await p().ok("arbeit_task_get", { task_id: id })).task.metadata, { big: "x".repeat(10_000) });
+    });
+
+    it("filters the tasks query by metadata: every key with its value, of the same JSON type", async () => {
+      const a = await p().task("A", { metadata: { jira: "PAY-1", points: 3, urgent: true, 'odd "key"': "v" } });
+      const b = await p().task("B", { metadata: { jira: "PAY-2", points: 3.5, urgent: false } });
+      const c = await p().task("C", { metadata: { jira: "PAY-1", points: "3", nested: { urgent: true } } });
+      const d = await p().task("D");
+      const ids = async (metadata: unknown) =>
+        (await p().ok("arbeit_query", { query: "tasks", params: { metadata } })).tasks
+          .map((t: { id: string }) => t.id)
+          .sort();
+      assert.deepEqual(await ids({ jira: "PAY-1" }), [a, c].sort());
+      assert.deepEqual(await ids({ jira: "PAY-1", points: 3 }), [a], "a number matches no string");
+      assert.deepEqual(await ids({ points: "3" }), [c]);
+      assert.deepEqual(await ids({ points: 3.5 }), [b]);
+      assert.deepEqual(await ids({ urgent: true }), [a], "a key nested deeper is not matched");
+      assert.deepEqual(await ids({ urgent: false }), [b]);
+      assert.deepEqual(await ids({ 'odd "key"': "v" }), [a]);
+      assert.deepEqual(await ids({ jira: "PAY-9" }), []);
+      assert.deepEqual(await ids({}), [a, b, c, d].sort(), "no keys: no filter");
+      const bad = await p().fail("arbeit_query", { query: "tasks", params: { metadata: { labels: ["auth"] } } });
+      assert.equal(bad.code, "INVALID_METADATA");
+    });
+
+    it("lists the live tasks a task blocks (blocks), in id order, as blocked_by lists its blockers", async () => {
+      const blocker = await p().task("Schema");
+      const first = await p().task("API", { blocked_by: [blocker] });
+      const second = await p().task("UI", { blocked_by: [blocker] });
+      const get = async (id: string) => (await p().ok("arbeit_task_get", { task_id: id })).task;
+      assert.deepEqual((await get(blocker)).blocks, [first, second].sort());
+      assert.deepEqual((await get(first)).blocked_by, [blocker]);
+      assert.deepEqual((await get(first)).blocks, []);
+      await p().ok("arbeit_task_update", { task_id: blocker, status: "completed" });
+      assert.deepEqual((await get(blocker)).blocks, [first, second].sort(), "finished blockers still list them");
+      await p().ok("arbeit_task_delete", { task_id: second });
+      assert.deepEqual((await get(blocker)).blocks, [first], "a deleted task is not listed");
+      await p().ok("arbeit_task_update", { task_id: first, blocked_by: [] });
+      assert.deepEqual((await get(blocker)).blocks, []);
     });
 
     it("keeps intent immutable once set", async () => {

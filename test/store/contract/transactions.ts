@@ -16,6 +16,7 @@ const row = (title: string): NewTask => ({
   impact: null,
   owner: null,
   active_form: null,
+  metadata: null,
   created_at: "2026-01-01T00:00:00.000Z",
 });
 

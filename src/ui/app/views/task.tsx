@@ -32,6 +32,23 @@ interface Briefing {
   blocking?: TaskSummary[];
 }
 
+/** A task's metadata, key by key, each value as JSON; read-only (agents and integrations set it). */
+function MetadataList({ metadata }: { metadata: Task["metadata"] }) {
+  const entries = Object.entries(metadata ?? {});
+  if (entries.length === 0) return <>none</>;
+  return (
+    <dl class="fields metadata">
+      {entries.map(([key, value]) => (
+        <>
+          <dt key={`k-${key}`}>{key}</dt>
+          <dd key={`v-${key}`}>
+            <code>{JSON.stringify(value)}</code>
+          </dd>
+        </>
+      ))}
+    </dl>
+  );
+}
 const INCLUDE = [
   "context_all",
   "progress",
@@ -492,6 +509,10 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
               <dt>Updated</dt>
               <dd>
                 <When at={task.updated_at} />
+              </dd>
+              <dt>Metadata</dt>
+              <dd>
+                <MetadataList metadata={task.metadata} />
               </dd>
               {!editable && (
                 <>
