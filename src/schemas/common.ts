@@ -20,15 +20,27 @@ export function text(max: number) {
 
 export { jsonBytes };
 
+/** Why `value` cannot be stored as text verbatim (a NUL, half a surrogate pair), or undefined. */
+function textProblem(value: string): string | undefined {
+  if (!noNul(value)) return NUL_MESSAGE;
+  if (!wellFormed(value)) return SURROGATE_MESSAGE;
+  return undefined;
+}
+
 /**
  * Why `value` is not plain JSON nested at most LIMITS.json_depth deep, or undefined when it is.
  * Iterative, so a hostile million-level nesting cannot exhaust the stack before it is refused.
  */
-function jsonProblem(value: unknown): { message: string; tooLarge?: boolean } | undefined {
+function jsonProblem(value: unknown, textRules: boolean): { message: string; tooLarge?: boolean } | undefined {
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
   while (stack.length > 0) {
     const { value: item, depth } = stack.pop()!;
-    if (item === null || typeof item === "string" || typeof item === "boolean") continue;
+    if (typeof item === "string") {
+      const problem = textRules ? textProblem(item) : undefined;
+      if (problem) return { message: problem };
+      continue;
+    }
+    if (item === null || typeof item === "boolean") continue;
     if (typeof item === "number") {
       if (!Number.isFinite(item)) return { message: "must hold finite numbers only (JSON has no NaN or Infinity)" };
       continue;
@@ -39,16 +51,24 @@ function jsonProblem(value: unknown): { message: string; tooLarge?: boolean } | 
     if (depth >= LIMITS.json_depth) {
       return { message: `is nested too deeply (limit ${LIMITS.json_depth} levels)`, tooLarge: true };
     }
-    for (const child of Object.values(item as object))
+    for (const [key, child] of Object.entries(item as object)) {
+      const problem = isArray || !textRules ? undefined : textProblem(key);
+      if (problem) return { message: `has a key that ${problem}` };
       if (child !== undefined) stack.push({ value: child, depth: depth + 1 });
+    }
   }
   return undefined;
 }
 
-/** Any JSON value at most `maxBytes` of UTF-8 once serialised; over it is FIELD_TOO_LARGE. */
-export function jsonValue<T extends z.ZodType>(base: T, maxBytes: number) {
+/**
+ * Any JSON value at most `maxBytes` of UTF-8 once serialised; over it is FIELD_TOO_LARGE. JSON
+ * escapes a NUL or half a surrogate pair, so a value kept as JSON text keeps them; `textRules`
+ * refuses them in keys and strings as in text fields, for values the store also compares as
+ * Postgres jsonb (which holds neither).
+ */
+export function jsonValue<T extends z.ZodType>(base: T, maxBytes: number, textRules = false) {
   return base.superRefine((value, ctx) => {
-    const problem = jsonProblem(value);
+    const problem = jsonProblem(value, textRules);
     if (problem) {
       ctx.addIssue({ code: "custom", message: problem.message, params: { tooLarge: problem.tooLarge === true } });
       return;
@@ -72,9 +92,12 @@ export const taskId = id("task");
 /** A JSON object (never an array or a scalar), at most LIMITS.metadata_bytes serialised. */
 export const metadata = jsonValue(z.record(z.string(), z.unknown()), LIMITS.metadata_bytes);
 
+/** A task's metadata: a metadata object whose keys and strings follow the text rules (it is filtered as jsonb). */
+export const taskMetadata = jsonValue(z.record(z.string(), z.unknown()), LIMITS.metadata_bytes, true);
+
 /** A listing's filter on metadata: keys each with the string, number or boolean they must hold. */
 export const metadataFilter = () =>
-  jsonValue(z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), LIMITS.metadata_bytes);
+  jsonValue(z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), LIMITS.metadata_bytes, true);
 
 export const name = text(LIMITS.name);
 

@@ -10,7 +10,18 @@ import {
   TASK_STATUSES,
   TASK_TYPES,
 } from "../domain/types.js";
-import { expectedVersion, id, identityName, jsonValue, listId, metadata, name, taskId, text } from "./common.js";
+import {
+  expectedVersion,
+  id,
+  identityName,
+  jsonValue,
+  listId,
+  metadata,
+  name,
+  taskId,
+  taskMetadata,
+  text,
+} from "./common.js";
 import { LIMITS } from "./limits.js";
 
 /**
@@ -43,7 +54,7 @@ export const taskCreateInput = () =>
     owner: identityName.optional(),
     active_form: name.optional().describe("Present-tense label, e.g. 'Fixing login'"),
     list_id: listId.optional(),
-    metadata: metadata.optional(),
+    metadata: taskMetadata.optional(),
   });
 
 export const taskUpdateInput = () =>
@@ -62,7 +73,7 @@ export const taskUpdateInput = () =>
     impact: clearableLevel().optional(),
     owner: identityName.nullable().optional(),
     active_form: name.nullable().optional(),
-    metadata: metadata.optional(),
+    metadata: taskMetadata.optional(),
     expected_version: expectedVersion.optional(),
     force: z.boolean().optional().describe("Break another session's claim (logged)"),
   });

@@ -34,8 +34,11 @@ export function openEdgeInto(d: Dialect, alias: string): string {
 /**
  * The task projection every read shares. parent_id, blocked_by, blocks and the derived `blocked` flag are
  * read from relationships so that no stored column can drift from the graph. blocked_by and blocks
- * come back as JSON text ordered by task id.
+ * come back as JSON text ordered by task id. blocks names the first BLOCKS_SHOWN: a hub may block
+ * hundreds of thousands, which no task object should carry (the blocking_tasks query lists all).
  */
+export const BLOCKS_SHOWN = 50;
+
 export const taskColumns = perDialect(
   (d) => `t.id, t.list_id, t.title, t.type, t.status, t.intent, t.description, t.plan,
   t.priority, t.risk, t.impact, t.owner, t.lease_expires_at, t.claim_session, t.active_form, t.metadata, t.version, t.created_at, t.updated_at,
@@ -49,6 +52,6 @@ export const taskColumns = perDialect(
   (SELECT ${d.jsonArray("s.id", "s.id")} FROM (SELECT r.to_task_id AS id FROM relationships r
      JOIN tasks b ON b.id = r.to_task_id
      WHERE r.from_task_id = t.id AND r.type = 'blocks' AND r.removed_at IS NULL AND b.deleted_at IS NULL
-     ORDER BY r.to_task_id) s) AS blocks_json,
+     ORDER BY r.to_task_id LIMIT ${BLOCKS_SHOWN}) s) AS blocks_json,
   ${blockedExpression("t")} AS blocked`,
 );
