@@ -23,6 +23,8 @@ const READABLE_K = 0.75;
 const DEFAULT_DEPTH = 2;
 /** Beyond this many nodes the layout would take too long: the largest chains are drawn first. */
 const MAX_NODES = 600;
+/** Grouped graphs of more nodes than this are ranked by a tight tree (see runLayout). */
+const TIGHT_TREE_FROM = 150;
 
 interface Laid {
   nodes: Array<{ task: OverviewTask; x: number; y: number; lines: string[]; h: number }>;
@@ -89,7 +91,23 @@ function selectGraph(
     components.push(component);
   }
   const score = (component: string[]) => (component.some((id) => critical.has(id)) ? 1e9 : 0) + component.length;
-  components.sort((a, b) => score(b) - score(a));
+  // Grouped, chains of equal weight are taken group by group: past the cap a person sees some
+  // groups whole rather than every group in pieces (and the layout has fewer boxes to keep).
+  const boxOf = grouping ? containerOf(byId, grouping.by) : undefined;
+  const outermost = (id: string) => {
+    let top: string | undefined;
+    const seen = new Set<string>();
+    for (let box = boxOf?.(id); box !== undefined && !seen.has(box); box = boxOf?.(box)) {
+      seen.add(box);
+      top = box;
+    }
+    return top ?? "\uffff";
+  };
+  const groupKey = new Map(components.map((component) => [component, boxOf ? outermost(component[0]!) : ""]));
+  components.sort(
+    (a, b) =>
+      score(b) - score(a) || (groupKey.get(a)! < groupKey.get(b)! ? -1 : groupKey.get(a)! > groupKey.get(b)! ? 1 : 0),
+  );
   const drawn = new Set<string>();
   let capped = 0;
   for (const component of components) {
@@ -282,7 +300,17 @@ function runLayout(
   boxes: Map<string, string | undefined>,
 ): Omit<Laid, "hidden" | "capped" | "counts" | "standFor"> {
   const g = new Graph({ compound: boxes.size > 0 });
-  g.setGraph({ rankdir: "LR", nodesep: boxes.size > 0 ? 40 : 18, ranksep: 60, marginx: 20, marginy: 30 });
+  g.setGraph({
+    rankdir: "LR",
+    nodesep: boxes.size > 0 ? 40 : 18,
+    ranksep: 60,
+    marginx: 20,
+    marginy: 30,
+    // Boxes add constraint edges round every group, and the default ranking (network simplex)
+    // then takes most of the layout's time: three times the ungrouped layout's, at 600 tasks.
+    // A large grouped graph is ranked by a tight tree instead, at a cost near the ungrouped one.
+    ranker: boxes.size > 0 && tasks.length > TIGHT_TREE_FROM ? "tight-tree" : "network-simplex",
+  });
   g.setDefaultEdgeLabel(() => ({}));
   const wrapped = tasks.map((task) => wrap(task.title));
   for (const [i, task] of tasks.entries()) g.setNode(task.id, { width: NODE_W, height: heightOf(wrapped[i]!) });
@@ -290,7 +318,10 @@ function runLayout(
   for (const box of boxes.keys()) g.setNode(`cluster:${box}`, {});
   for (const [box, outer] of boxes) if (outer !== undefined) g.setParent(`cluster:${box}`, `cluster:${outer}`);
   for (const [node, box] of within) g.setParent(node, `cluster:${box}`);
+  const started = performance.now();
   layout(g);
+  // The bench reads this measure: how long the layout alone took.
+  performance.measure("arbeit-graph-layout", { start: started, detail: { nodes: tasks.length, boxes: boxes.size } });
   const depthOf = (box: string): number => {
     let depth = 0;
     for (let at = boxes.get(box); at !== undefined && depth < boxes.size; at = boxes.get(at)) depth++;
