@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
-
-type Box = { x: number; y: number; width: number; height: number };
-
 import { postgresSkip } from "../helpers/postgres.js";
 import {
   chromiumSkip,
@@ -21,7 +19,10 @@ import {
  * scale where full titles read, Fit draws shapes rather than unreadable text, Find centres a
  * task, focus mode draws one task's blockers and dependants, n levels each way, and grouping
  * by parent or epic draws nested boxes that collapse to one node, kept in the URL.
+ * ARBEIT_DOCS_SCREENSHOTS=1 also writes the grouped graph's screenshot docs/dashboard.md shows.
  */
+
+type Box = { x: number; y: number; width: number; height: number };
 
 const CHAIN = 30;
 const titleOf = (i: number) => `Step ${i}: move the billing ledger to the double-entry schema and backfill it`;
@@ -254,6 +255,10 @@ function graphSuite(engine: Engine) {
     assert.ok(!inside(box, await frame(platform)), "a task with no epic is in no box");
     // 200 tasks, grouped: the default zoom reads the start of the critical path whole.
     await graph().locator('svg[data-zoom="near"]').waitFor();
+    if (process.env.ARBEIT_DOCS_SCREENSHOTS === "1" && engine === "sqlite")
+      await page.screenshot({
+        path: fileURLToPath(new URL("../../docs/images/dashboard-graph-by-epic.png", import.meta.url)),
+      });
     assert.equal((await node(0).locator("text:not(.id) tspan").allTextContents()).join(" "), titleOf(0));
     const text = (await node(0).locator("text:not(.id) tspan").first().boundingBox())!;
     assert.ok(text.height >= 9, `text ${text.height}px high on screen`);
