@@ -337,6 +337,11 @@ describe("PostToolUse Bash payloads to the sha of a commit made", () => {
     ["in a quoted argument", bash(`grep -r "git commit" docs`, ""), undefined],
     ["in a here-document", bash("cat > notes.md <<'EOF'\nrun git commit -m x\ngit commit -m y\nEOF", ""), undefined],
     ["in a comment", bash("npm test # then git commit -m x", ""), undefined],
+    ["run by a shell's -c", bash(`sh -c "git add -A && git commit -m x"`, made), "3f2a1b9"],
+    ["run by bash -lc with -o before it", bash(`bash -o pipefail -lc 'git commit -am x | cat'`, made), "3f2a1b9"],
+    ["nested shells", bash(`sh -c "bash -c 'git commit -m x'"`, made), "3f2a1b9"],
+    ["a shell's -c quoting only an echo", bash(`sh -c "echo git commit -m x"`, "git commit -m x\n"), undefined],
+    ["a shell running a script file", bash("sh commit.sh", made), undefined],
     ["a dry run", bash("git commit --dry-run -am x", "On branch main\nChanges to be committed:\n"), undefined],
     [
       "a commit that failed inside a command that succeeded",
