@@ -10,6 +10,7 @@
 
 import type { Envelope } from "../domain/envelope.js";
 import type { ArbeitEvent, ContextEntry, RiskLevel, Task, TaskStatus, TaskType } from "../domain/types.js";
+import type { Notice, NoticesView } from "../notify/notice-types.js";
 import type { ActivityView, AgentsView, HomeView, InboxView, Overview, OverviewTask } from "../service/views.js";
 
 export type {
@@ -20,6 +21,8 @@ export type {
   Envelope,
   HomeView,
   InboxView,
+  Notice,
+  NoticesView,
   Overview,
   OverviewTask,
   RiskLevel,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpRefusal } from "../../http/refusals.js";
+import { readNotices } from "../../notify/notices.js";
 import { readActivity } from "../../service/activity.js";
 import type { ArbeitService } from "../../service/arbeit-service.js";
 import { readHome } from "../../service/home.js";
@@ -106,6 +107,7 @@ export class DashboardRoutes {
       "/api/agents": () => readAgents(service.store),
       "/api/inbox": () => readInbox(service.store),
       "/api/home": () => readHome(service.store),
+      "/api/notices": (url) => readNotices(service.store, optionalInt(url, "after")),
       "/api/activity": (url) =>
         readActivity(service.store, {
           before: optionalInt(url, "before"),

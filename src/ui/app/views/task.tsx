@@ -16,6 +16,7 @@ import type { Me } from "../../contract.js";
 import { callTool } from "../api.js";
 import { Countdown, ErrorAlert, Progress, Section, StatusBadge, useAction, When } from "../common.js";
 import { useResource } from "../live.js";
+import { FollowButton } from "./follow.js";
 
 interface Briefing {
   task: Task;
@@ -481,6 +482,7 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
         <StatusBadge status={task.status} />
         {task.blocked && <span class="badge blocked">blocked</span>}
         <code class="muted">{task.id}</code>
+        <FollowButton taskId={task.id} />
       </div>
       <ErrorAlert error={briefing.error} onReload={briefing.reload} />
       <div class="detail">
