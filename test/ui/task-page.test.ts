@@ -54,7 +54,7 @@ function taskPageSuite(engine: Engine) {
   const taskView = () => page.locator(`[data-view="task"][data-task-id="${lexer}"]`);
   const fieldOf = (name: string) => taskView().locator(`[data-field="${name}"]`);
   /** A field's value as shown: a button that opens its editor where the person may edit. */
-  const valueOf = (name: string) => fieldOf(name).locator(".field-value");
+  const shownValue = (name: string) => fieldOf(name).locator(".field-value");
   const stored = async (id = lexer) => (await project.cli(["task", "get", id])).task;
   const openLexer = async () => {
     await page.goto(`${dashboard.origin}/task/${lexer}`);
@@ -123,7 +123,7 @@ function taskPageSuite(engine: Engine) {
 
   it("edits the title in place: Enter saves it, as human:<name>, and the heading shows it", async () => {
     await openLexer();
-    await valueOf("title").click();
+    await shownValue("title").click();
     const input = fieldOf("title").getByRole("textbox", { name: "Title" });
     assert.equal(await input.inputValue(), "Write the lexer");
     await input.fill("Write the lexer by hand");
@@ -142,12 +142,12 @@ function taskPageSuite(engine: Engine) {
 
   it("saves a field on leaving it, and a choice from a list on Enter", async () => {
     await openLexer();
-    await valueOf("risk").click();
+    await shownValue("risk").click();
     const risk = fieldOf("risk").getByRole("combobox", { name: "Risk" });
     await risk.selectOption("high");
     await taskView().getByRole("heading", { name: "Fields" }).click();
-    await valueOf("risk").getByText("high").waitFor();
-    await valueOf("priority").click();
+    await shownValue("risk").getByText("high").waitFor();
+    await shownValue("priority").click();
     const priority = fieldOf("priority").getByRole("combobox", { name: "Priority" });
     await priority.selectOption("0");
     await priority.press("Enter");
@@ -160,7 +160,7 @@ function taskPageSuite(engine: Engine) {
   it("Esc cancels an edit, keeps the stored value, and does not leave the page", async () => {
     await page.goto(`${dashboard.origin}/board`);
     await page.locator(`[data-view="board"] [data-task-id="${lexer}"] a.title`).click();
-    await valueOf("description").click();
+    await shownValue("description").click();
     const editor = fieldOf("description").getByRole("textbox", { name: "Description" });
     await editor.fill("Half a thought");
     await editor.press("Escape");
@@ -176,13 +176,13 @@ function taskPageSuite(engine: Engine) {
 
   it("keeps Enter on a focused value opening its editor, for the keyboard", async () => {
     await openLexer();
-    await valueOf("plan").focus();
+    await shownValue("plan").focus();
     await page.keyboard.press("Enter");
     const editor = fieldOf("plan").getByRole("textbox", { name: "Plan" });
     await editor.waitFor();
     assert.equal(await editor.evaluate((node) => node === (globalThis as any).document.activeElement), true);
     await editor.press("Escape");
-    await valueOf("plan").getByText("Write src/lexer/tokens.ts").waitFor();
+    await shownValue("plan").getByText("Write src/lexer/tokens.ts").waitFor();
   });
 
   it("shows the intent once set as read-only text, never as an editor", async () => {
@@ -198,7 +198,7 @@ function taskPageSuite(engine: Engine) {
 
   it("shows a refusal beside the field and saves nothing: a status change of a task another session claims", async () => {
     await openLexer();
-    await valueOf("status").click();
+    await shownValue("status").click();
     const status = fieldOf("status").getByRole("combobox", { name: "Status" });
     await status.selectOption("open");
     await status.press("Enter");
@@ -209,7 +209,7 @@ function taskPageSuite(engine: Engine) {
     // The editor stays, with the person's choice, until they cancel; Esc does not go back.
     assert.equal(await status.inputValue(), "open");
     await status.press("Escape");
-    await valueOf("status").getByText("in progress").waitFor();
+    await shownValue("status").getByText("in progress").waitFor();
     assert.equal(await fieldOf("status").getByRole("alert").count(), 0);
     assert.match(new URL(page.url()).pathname, new RegExp(`^/task/${lexer}$`));
     assert.equal((await stored()).status, "in_progress");
@@ -229,7 +229,7 @@ function taskPageSuite(engine: Engine) {
 
   it("keeps what the person types when the field changes underneath, says so, and asks before replacing it", async () => {
     await openLexer();
-    await valueOf("description").click();
+    await shownValue("description").click();
     const editor = fieldOf("description").getByRole("textbox", { name: "Description" });
     await editor.fill("Numbers, names, strings and comments");
     await project.cli(["task", "update", lexer, "--description", "Numbers only"]);
@@ -252,7 +252,7 @@ function taskPageSuite(engine: Engine) {
 
   it("saves one field though another changed meanwhile: only a change of the same field conflicts", async () => {
     await openLexer();
-    await valueOf("metadata.jira").click();
+    await shownValue("metadata.jira").click();
     const editor = fieldOf("metadata.jira").getByRole("textbox", { name: "Metadata jira" });
     await editor.fill('"PARSE-8"');
     await project.cli(["task", "update", lexer, "--plan", "Tokens, then docs/lexer.md"]);
