@@ -301,6 +301,31 @@ function taskPageSuite(engine: Engine) {
     assert.deepEqual(left, ["src/lexer/**"]);
   });
 
+  it("answers GET /api/task with a structured refusal for a missing or unknown id, and only with the token", async () => {
+    const requests: Array<[string, boolean]> = [
+      ["/api/task", true],
+      ["/api/task?id=tkt-zzzzzzzz", true],
+      ["/api/task?id=x", false],
+    ];
+    const answers = await page.evaluate(
+      async (asked) =>
+        Promise.all(
+          asked.map(async ([path, auth]) => {
+            const token = (globalThis as any).localStorage.getItem("arbeit-token") ?? "";
+            const response = await fetch(path, auth ? { headers: { Authorization: `Bearer ${token}` } } : {});
+            return { status: response.status, body: await response.json() };
+          }),
+        ),
+      requests,
+    );
+    const [missing, unknown, anonymous] = answers;
+    assert.equal(missing?.status, 400);
+    assert.equal(missing?.body.error.code, "INVALID_ARGUMENT");
+    assert.equal(unknown?.body.success, false);
+    assert.equal(unknown?.body.error.code, "TASK_NOT_FOUND");
+    assert.equal(anonymous?.status, 401);
+  });
+
   it("read-only: the same page, every field as text", async () => {
     const readOnly = await startDashboard(project.dir, { env: project.env, args: ["--read-only"] });
     const tab = await page.context().newPage();
