@@ -313,7 +313,7 @@ function taskPageSuite(engine: Engine) {
           asked.map(async ([path, auth]) => {
             const token = (globalThis as any).localStorage.getItem("arbeit-token") ?? "";
             const response = await fetch(path, auth ? { headers: { Authorization: `Bearer ${token}` } } : {});
-            return { status: response.status, body: await response.json() };
+            return { status: response.status, body: (await response.json()) as any };
           }),
         ),
       requests,
