@@ -263,6 +263,29 @@ function taskPageSuite(engine: Engine) {
     assert.equal(seen.plan, "Tokens, then docs/lexer.md");
   });
 
+  it("adds a metadata key, refuses a value that is not JSON without saving it, and drops a key emptied", async () => {
+    await openLexer();
+    await taskView().getByText("Add metadata").click();
+    const add = taskView().getByRole("form", { name: "Add metadata" });
+    await add.getByLabel("Key").fill("estimate_hours");
+    await add.getByLabel("Value").fill("6");
+    await add.getByRole("button", { name: "Add" }).click();
+    await shownValue("metadata.estimate_hours").getByText("6").waitFor();
+    await shownValue("metadata.estimate_hours").click();
+    const editor = fieldOf("metadata.estimate_hours").getByRole("textbox", { name: "Metadata estimate_hours" });
+    await editor.fill("six hours");
+    await editor.press("Enter");
+    await fieldOf("metadata.estimate_hours")
+      .getByRole("alert")
+      .getByText(/must be JSON/)
+      .waitFor();
+    assert.equal((await stored()).metadata.estimate_hours, 6);
+    await editor.fill("");
+    await editor.press("Enter");
+    await fieldOf("metadata.estimate_hours").waitFor({ state: "detached" });
+    assert.deepEqual((await stored()).metadata, { jira: "PARSE-8" });
+  });
+
   it("links the task's files and commits to the project's forge, never with the remote's credentials", async () => {
     await openLexer();
     const file = taskView().locator('[data-file="src/lexer/tokens.ts"] a');

@@ -49,6 +49,7 @@ export function InlineField({
   spec,
   editable,
   refresh,
+  after,
   heading,
 }: {
   task: Task;
@@ -56,6 +57,8 @@ export function InlineField({
   editable: boolean;
   /** Loads the task again and returns it (undefined when that failed). */
   refresh: () => Promise<Task | undefined>;
+  /** Shows the page's data again after a save. */
+  after: () => void;
   /** The field is the page's heading (the title). */
   heading?: boolean;
 }) {
@@ -159,7 +162,7 @@ export function InlineField({
       shown.current.ownSave = true;
       close(how.refocus);
       setSaved(true);
-      void refresh();
+      after();
     } catch (failure) {
       refusedText.current = editing.text;
       setError(errorText(failure));

@@ -138,7 +138,7 @@ function metadataField(key: string): FieldSpec {
 }
 
 /** Adds a metadata key: its name and its JSON value, saved together. */
-function AddMetadata({ task, refresh }: { task: Task; refresh: () => Promise<unknown> }) {
+function AddMetadata({ task, after }: { task: Task; after: () => void }) {
   const [key, setKey] = useState("");
   const [value, setValue] = useState("");
   const action = useAction();
@@ -155,7 +155,7 @@ function AddMetadata({ task, refresh }: { task: Task; refresh: () => Promise<unk
     ) {
       setKey("");
       setValue("");
-      void refresh();
+      after();
     }
   };
   return (
@@ -454,7 +454,7 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
   const links: TaskPageLinks | null = page.data.links;
   const { task } = data;
   const field = (spec: FieldSpec) => (
-    <InlineField key={spec.name} task={task} spec={spec} editable={editable} refresh={refresh} />
+    <InlineField key={spec.name} task={task} spec={spec} editable={editable} refresh={refresh} after={after} />
   );
   const row = (label: string, content: ComponentChildren) => (
     <>
@@ -466,7 +466,7 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
   return (
     <section data-view="task" class="view" data-task-id={task.id}>
       <div class="toolbar task-head">
-        <InlineField task={task} spec={TITLE} editable={editable} refresh={refresh} heading />
+        <InlineField task={task} spec={TITLE} editable={editable} refresh={refresh} after={after} heading />
         {task.blocked && <span class="badge blocked">blocked</span>}
         <code class="muted">{task.id}</code>
       </div>
@@ -503,7 +503,7 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
                 </>
               ))}
             </dl>
-            {editable && <AddMetadata task={task} refresh={refresh} />}
+            {editable && <AddMetadata task={task} after={after} />}
           </Section>
           <Section title="Events" count={data.recent_events?.length ?? 0}>
             <a href={`/activity?task=${encodeURIComponent(task.id)}`}>The whole history of this task</a>
@@ -560,6 +560,7 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
                   spec={{ ...PARENT, show: () => <TaskRefs tasks={data.parent ? [data.parent] : []} /> }}
                   editable={editable}
                   refresh={refresh}
+                  after={after}
                 />,
               )}
               {row("Children", <TaskRefs tasks={data.children} />)}
@@ -570,6 +571,7 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
                   spec={{ ...BLOCKED_BY, show: () => <TaskRefs tasks={data.blocked_by} /> }}
                   editable={editable}
                   refresh={refresh}
+                  after={after}
                 />,
               )}
               {row("Blocking", <TaskRefs tasks={data.blocking} />)}
