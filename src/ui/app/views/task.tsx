@@ -543,7 +543,7 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
             </dl>
           </Section>
           <Section title="Claim and file reservations" count={page.data.reservations.length}>
-            <p class="claim">
+            <p class="claim-line">
               <ClaimControl task={task} editable={editable} after={after} />
             </p>
             <TaskReservations task={task} rows={page.data.reservations} editable={editable} after={after} />
