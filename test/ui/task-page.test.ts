@@ -152,7 +152,14 @@ function taskPageSuite(engine: Engine) {
     await priority.selectOption("0");
     await priority.press("Enter");
     await fieldOf("priority").getByRole("button", { name: "P0" }).waitFor();
+    // A choice made with the pointer saves at once; one made with the arrow keys waits for Enter.
+    await shownValue("type").click();
+    const type = fieldOf("type").getByRole("combobox", { name: "Type" });
+    await type.dispatchEvent("pointerdown");
+    await type.selectOption("bug");
+    await shownValue("type").getByText("bug").waitFor();
     const seen = await stored();
+    assert.equal(seen.type, "bug");
     assert.equal(seen.risk, "high");
     assert.equal(seen.priority, 0);
   });

@@ -83,6 +83,8 @@ export function InlineField({
    * report its blur, and a closed editor saves nothing.
    */
   const active = useRef(false);
+  /** The editor's text as typed, at once (state catches up at the next render). */
+  const draft = useRef("");
 
   // A change made elsewhere while the field is shown (not edited): take it, and say so.
   useEffect(() => {
@@ -112,6 +114,7 @@ export function InlineField({
     setChangedElsewhere(false);
     refusedText.current = undefined;
     active.current = true;
+    draft.current = value;
     setEditing({ start: value, version: task.version, text: value });
   };
   const close = (refocus: boolean) => {
@@ -124,15 +127,16 @@ export function InlineField({
 
   const save = async (how: { refocus: boolean; over?: boolean; force?: boolean }) => {
     if (!active.current || !editing || busy) return;
-    if (editing.text === editing.start && !how.over && !how.force) {
+    const text = draft.current;
+    if (text === editing.start && !how.over && !how.force) {
       close(how.refocus);
       return;
     }
     let args: Record<string, unknown>;
     try {
-      args = spec.args(editing.text);
+      args = spec.args(text);
     } catch (failure) {
-      refusedText.current = editing.text;
+      refusedText.current = text;
       setError({ code: "INVALID_ARGUMENT", message: failure instanceof Error ? failure.message : String(failure) });
       return;
     }
@@ -164,7 +168,7 @@ export function InlineField({
       setSaved(true);
       after();
     } catch (failure) {
-      refusedText.current = editing.text;
+      refusedText.current = text;
       setError(errorText(failure));
       if (how.refocus) input.current?.focus();
     } finally {
@@ -188,11 +192,13 @@ export function InlineField({
   const onBlur = (event: FocusEvent) => {
     // Focus moving to this field's own buttons (retry, cancel) is not leaving it.
     if (wrapper.current?.contains(event.relatedTarget as Node | null)) return;
-    if (!active.current || !editing || busy || editing.text === refusedText.current) return;
+    if (!active.current || !editing || busy || draft.current === refusedText.current) return;
     void save({ refocus: false });
   };
   const setText = (text: string) => {
-    if (editing && !busy) setEditing({ ...editing, text });
+    if (!editing || busy) return;
+    draft.current = text;
+    setEditing({ ...editing, text });
   };
 
   const display = spec.show ? spec.show(task) : value === "" ? <span class="muted">none</span> : value;
@@ -244,10 +250,9 @@ export function InlineField({
             onPointerDown={() => (pointer.current = true)}
             onKeyUp={() => (pointer.current = false)}
             onChange={(event) => {
-              const text = event.currentTarget.value;
-              setEditing({ ...editing, text });
+              setText(event.currentTarget.value);
               // A choice made with the pointer is the person's word; arrow keys only move.
-              if (pointer.current) queueMicrotask(() => input.current?.blur());
+              if (pointer.current) void save({ refocus: true });
             }}
           >
             {editor.options.map(([option, label]) => (
