@@ -85,6 +85,8 @@ export function InlineField({
   const active = useRef(false);
   /** The editor's text as typed, at once (state catches up at the next render). */
   const draft = useRef("");
+  /** A save is under way (seen at once by an Enter and a blur that follow each other closely). */
+  const saving = useRef(false);
 
   // A change made elsewhere while the field is shown (not edited): take it, and say so.
   useEffect(() => {
@@ -126,7 +128,7 @@ export function InlineField({
   };
 
   const save = async (how: { refocus: boolean; over?: boolean; force?: boolean }) => {
-    if (!active.current || !editing || busy) return;
+    if (!active.current || !editing || saving.current) return;
     const text = draft.current;
     if (text === editing.start && !how.over && !how.force) {
       close(how.refocus);
@@ -150,6 +152,7 @@ export function InlineField({
     // The person changes this field only: other fields changed since they began do not conflict
     // with it, so the newest version is expected unless this field itself changed meanwhile.
     const untouched = (latest: Task) => spec.text(latest) === editing.start;
+    saving.current = true;
     setBusy(true);
     setError(undefined);
     try {
@@ -172,6 +175,7 @@ export function InlineField({
       setError(errorText(failure));
       if (how.refocus) input.current?.focus();
     } finally {
+      saving.current = false;
       setBusy(false);
     }
   };
@@ -192,11 +196,11 @@ export function InlineField({
   const onBlur = (event: FocusEvent) => {
     // Focus moving to this field's own buttons (retry, cancel) is not leaving it.
     if (wrapper.current?.contains(event.relatedTarget as Node | null)) return;
-    if (!active.current || !editing || busy || draft.current === refusedText.current) return;
+    if (!active.current || !editing || saving.current || draft.current === refusedText.current) return;
     void save({ refocus: false });
   };
   const setText = (text: string) => {
-    if (!editing || busy) return;
+    if (!editing || saving.current) return;
     draft.current = text;
     setEditing({ ...editing, text });
   };
