@@ -218,3 +218,16 @@ export function startOpencodeServer(
     });
   });
 }
+
+/** `promise`, or a failure saying `why` once `ms` passed (the timer cleared either way). */
+export async function within<T>(promise: Promise<T>, ms: number, why: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(why())), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -13,6 +13,7 @@ import {
   opencodeConfig,
   REPO,
   startOpencodeServer,
+  within,
 } from "./harness.js";
 
 /**
@@ -78,19 +79,14 @@ describe("OpenCode's title and compaction agents, real binary (opencode serve)",
       return { text: "Started." };
     });
     server = await startOpencodeServer(sandbox, { port: model.port, startMs: START_MS });
-    const within = <T>(promise: Promise<T>, what: string) => {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`${what} took over ${REQUEST_MS} ms\n${server.output()}`)),
-          REQUEST_MS,
-        );
-      });
-      return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-    };
+    const late = (what: string) => () => `${what} took over ${REQUEST_MS} ms\n${server.output()}`;
     const session = (await server.request("POST", "/session", {})).id as string;
     const prompt = (text: string) =>
-      within(server.request("POST", `/session/${session}/message`, { parts: [{ type: "text", text }] }), text);
+      within(
+        server.request("POST", `/session/${session}/message`, { parts: [{ type: "text", text }] }),
+        REQUEST_MS,
+        late(text),
+      );
     await prompt("Load the config");
     beforeNote = model.requests.length;
     // Another agent adds a note to the task the session works on: news for the session's next step.
@@ -98,7 +94,8 @@ describe("OpenCode's title and compaction agents, real binary (opencode serve)",
     await arbeit(["call", "arbeit_context_add", JSON.stringify(note), "--agent", "reviewer"]);
     await within(
       server.request("POST", `/session/${session}/summarize`, { providerID: "fake", modelID: "scripted" }),
-      "compaction",
+      REQUEST_MS,
+      late("compaction"),
     );
     beforeNext = model.requests.length;
     await prompt(NEXT);

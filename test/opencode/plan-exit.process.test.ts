@@ -15,6 +15,7 @@ import {
   opencodeConfig,
   REPO,
   startOpencodeServer,
+  within,
 } from "./harness.js";
 
 /**
@@ -54,19 +55,6 @@ interface Turn {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** `promise`, or a failure saying `why` once `ms` passed (the timer cleared either way). */
-async function within<T>(promise: Promise<T>, ms: number, why: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(why())), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * One session of the plan agent: the prompt is sent, the plan_exit question is answered with
