@@ -1,0 +1,98 @@
+import { estimateTokens } from "../domain/token-budget.js";
+import type { ArbeitEvent, EventType } from "../domain/types.js";
+import type { StoreTx } from "../store/task-store.js";
+import type { Caller } from "./caller.js";
+import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
+
+/**
+ * A session's retrospective, offered to its agent to keep as memory: what the session decided,
+ * tried and failed at, was blocked on (with the person's answer) and completed, quoted from its
+ * own records (context entries and task changes it wrote). Arbeit composes the offer; it writes
+ * no memory itself: the agent keeps what it judges worth keeping with arbeit_memory, in its own
+ * words. Each trigger (a compaction; the end of a run, offered when the session is resumed)
+ * offers it at most once per session, and only when the session recorded something: the offer
+ * is recorded as a `retrospective_offered` event of the session.
+ */
+
+export const RETROSPECTIVE_TRIGGERS = ["compaction", "session_end"] as const;
+export type RetrospectiveTrigger = (typeof RETROSPECTIVE_TRIGGERS)[number];
+
+/** What the offer may cost the model, in the resume packet's estimate; the newest items are kept. */
+export const RETROSPECTIVE_TOKENS = 600;
+/** The session's newest events read for it. */
+const EVENTS_READ = 200;
+const QUOTE_CHARS = 300;
+const MATERIAL: readonly EventType[] = ["context_added", "task_updated", "retrospective_offered"];
+/** The context entries a retrospective quotes, and the word each is introduced by. */
+const QUOTED = { decision: "decided", attempt: "tried", outcome: "found", blocker: "was blocked" } as const;
+
+const quote = (text: string) => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return JSON.stringify(flat.length <= QUOTE_CHARS ? flat : `${flat.slice(0, QUOTE_CHARS - 1)}…`);
+};
+
+const LEADS: Record<RetrospectiveTrigger, string> = {
+  compaction: "Arbeit: the conversation was compacted. What this session recorded before, in its own words:",
+  session_end: "Arbeit: this session's last run ended. What it recorded, in its own words:",
+};
+
+/** The call that keeps a lesson, and that the offer is made once. */
+const ASK =
+  'Keep what a later session should know, in your own words: arbeit_memory {"action": "set", "key": "<topic>", "value": "<lesson>"} ' +
+  '(add "scope": "task", "scope_id": "<task id>" for one task\'s lesson; {"action": "similar"} finds entries that say the same, ' +
+  '{"action": "merge", "keys": [...], "key": "<kept>"} folds them). Nothing is kept unless you set it; this is offered once.';
+
+/** One line for an event worth remembering, or undefined. */
+async function lineOf(tx: StoreTx, event: ArbeitEvent, titles: Map<string, string>): Promise<string | undefined> {
+  const task = event.task_id ?? "";
+  if (event.event_type === "task_updated") {
+    const status = (event.payload.changes as { status?: { to?: unknown } } | undefined)?.status;
+    if (status?.to !== "completed") return undefined;
+    if (!titles.has(task)) titles.set(task, (await tx.getTask(task))?.title ?? "");
+    return `- completed ${task} ${quote(titles.get(task)!)}`;
+  }
+  const type = event.payload.type as keyof typeof QUOTED;
+  if (event.event_type !== "context_added" || !(type in QUOTED)) return undefined;
+  const line = `- ${QUOTED[type]} (${task}): ${quote(String(event.payload.content ?? ""))}`;
+  if (type !== "blocker") return line;
+  // A person answers a question by superseding it with a user_input entry.
+  const answeredBy = (await tx.getContext(event.entity_id))?.superseded_by;
+  const answer = answeredBy ? await tx.getContext(answeredBy) : undefined;
+  return answer?.type === "user_input" ? `${line}; answered: ${quote(answer.content)}` : line;
+}
+
+/**
+ * The retrospective `trigger` offers the caller's session now, as text for its agent; null when
+ * it was offered already, the session recorded nothing worth it, or the caller has no session.
+ */
+export async function offerRetrospective(
+  deps: ServiceDeps,
+  trigger: RetrospectiveTrigger,
+  caller: Caller,
+): Promise<Result<{ text: string | null }>> {
+  if (!caller.session) return ok({ text: null });
+  const session = caller.session;
+  return mutate(deps, caller, async (w) => {
+    const events = await w.tx.sessionEvents(session, MATERIAL, EVENTS_READ);
+    const offered = events.some((e) => e.event_type === "retrospective_offered" && e.payload.trigger === trigger);
+    if (offered) return ok({ text: null });
+    const titles = new Map<string, string>();
+    const lines: string[] = [];
+    // Newest first: when the budget runs out, the oldest are what is left out.
+    for (const event of events) {
+      const line = await lineOf(w.tx, event, titles);
+      if (line === undefined) continue;
+      if (estimateTokens([LEADS[trigger], line, ...lines, ASK].join("\n")) > RETROSPECTIVE_TOKENS) break;
+      lines.push(line);
+    }
+    if (lines.length === 0) return ok({ text: null });
+    await w.emit({
+      event_type: "retrospective_offered",
+      entity_type: "session",
+      entity_id: session,
+      task_id: null,
+      payload: { trigger, items: lines.length },
+    });
+    return ok({ text: [LEADS[trigger], ...lines.reverse(), ASK].join("\n") });
+  });
+}
