@@ -119,7 +119,12 @@ export function memoryLearningContract(factory: StoreFactory): void {
       await add("attempt", "Parsing with a regex failed on quoted commas");
       await add("note", "Lunch at noon");
       const blocker = (await add("blocker", "Which encoding do exports use?")).entry.id;
-      await add("user_input", "Always UTF-8", { supersede_entry_id: blocker }, { session: "ses-human", agent: "human:ann" });
+      await add(
+        "user_input",
+        "Always UTF-8",
+        { supersede_entry_id: blocker },
+        { session: "ses-human", agent: "human:ann" },
+      );
       // Another session's records are not this one's retrospective.
       await add("decision", "Bob's own decision", {}, bob);
       await p().ok("arbeit_task_update", { task_id: task, status: "completed" }, alice);
@@ -166,7 +171,11 @@ export function memoryLearningContract(factory: StoreFactory): void {
       const task = await p().task("Long work");
       await p().ok("arbeit_task_start_work", { task_id: task }, alice);
       for (let i = 0; i < 40; i++)
-        await p().ok("arbeit_context_add", { task_id: task, type: "decision", content: `Decision ${i} ${"x".repeat(200)}` });
+        await p().ok("arbeit_context_add", {
+          task_id: task,
+          type: "decision",
+          content: `Decision ${i} ${"x".repeat(200)}`,
+        });
       const text = (await p().service.offerRetrospective("compaction", alice)).data.text!;
       assert.ok(JSON.stringify(text).length / 3 <= 600, `${JSON.stringify(text).length / 3} tokens`);
       assert.match(text, /Decision 39 /);
