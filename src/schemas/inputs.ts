@@ -125,7 +125,7 @@ export const memoryInput = () =>
     scope: z.enum(MEMORY_SCOPES).optional(),
     scope_id: name.min(1).optional().describe("Task/list id or agent; default yours"),
     key: text(LIMITS.name).min(1).optional(),
-    keys: z.array(z.string()).max(LIMITS.memory_merge).optional(),
+    keys: z.array(text(LIMITS.name)).max(LIMITS.memory_merge).optional(),
     value: jsonValue(z.unknown(), LIMITS.memory_value_bytes).optional(),
     ttl_seconds: z.number().int().min(1).max(LIMITS.ttl_seconds).optional(),
     prefix: text(LIMITS.name).optional(),
