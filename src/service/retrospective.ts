@@ -42,17 +42,25 @@ const ASK =
   '(add "scope": "task", "scope_id": "<task id>" for one task\'s lesson; {"action": "similar"} finds entries that say the same, ' +
   '{"action": "merge", "keys": [...], "key": "<kept>"} folds them). Nothing is kept unless you set it; this is offered once.';
 
-/** One line for an event worth remembering, or undefined. */
-async function lineOf(tx: StoreTx, event: ArbeitEvent, titles: Map<string, string>): Promise<string | undefined> {
+/** Whether the event is one a retrospective quotes. */
+function isMaterial(event: ArbeitEvent): boolean {
+  if (event.event_type === "task_updated")
+    return (event.payload.changes as { status?: { to?: unknown } } | undefined)?.status?.to === "completed";
+  return event.event_type === "context_added" && (event.payload.type as string) in QUOTED;
+}
+
+/** The line quoting a material event (see isMaterial). */
+async function lineOf(tx: StoreTx, event: ArbeitEvent, titles: Map<string, Promise<string>>): Promise<string> {
   const task = event.task_id ?? "";
   if (event.event_type === "task_updated") {
-    const status = (event.payload.changes as { status?: { to?: unknown } } | undefined)?.status;
-    if (status?.to !== "completed") return undefined;
-    if (!titles.has(task)) titles.set(task, (await tx.getTask(task))?.title ?? "");
-    return `- completed ${task} ${quote(titles.get(task)!)}`;
+    if (!titles.has(task))
+      titles.set(
+        task,
+        tx.getTask(task).then((found) => found?.title ?? ""),
+      );
+    return `- completed ${task} ${quote(await titles.get(task)!)}`;
   }
   const type = event.payload.type as keyof typeof QUOTED;
-  if (event.event_type !== "context_added" || !(type in QUOTED)) return undefined;
   const line = `- ${QUOTED[type]} (${task}): ${quote(String(event.payload.content ?? ""))}`;
   if (type !== "blocker") return line;
   // A person answers a question by superseding it with a user_input entry.
@@ -72,27 +80,31 @@ export async function offerRetrospective(
 ): Promise<Result<{ text: string | null }>> {
   if (!caller.session) return ok({ text: null });
   const session = caller.session;
-  return mutate(deps, caller, async (w) => {
-    const events = await w.tx.sessionEvents(session, MATERIAL, EVENTS_READ);
-    const offered = events.some((e) => e.event_type === "retrospective_offered" && e.payload.trigger === trigger);
-    if (offered) return ok({ text: null });
-    const titles = new Map<string, string>();
-    const lines: string[] = [];
-    // Newest first: when the budget runs out, the oldest are what is left out.
-    for (const event of events) {
-      const line = await lineOf(w.tx, event, titles);
-      if (line === undefined) continue;
-      if (estimateTokens([LEADS[trigger], line, ...lines, ASK].join("\n")) > RETROSPECTIVE_TOKENS) break;
-      lines.push(line);
-    }
-    if (lines.length === 0) return ok({ text: null });
-    await w.emit({
+  // Composed in one read, so that a hook with nothing to offer (the common case) writes nothing;
+  // the lookups it needs (titles, answers) go out together.
+  const lines = await deps.store.read(async (tx) => {
+    const events = await tx.sessionEvents(session, MATERIAL, EVENTS_READ);
+    if (events.some((e) => e.event_type === "retrospective_offered" && e.payload.trigger === trigger)) return [];
+    const titles = new Map<string, Promise<string>>();
+    return Promise.all(events.filter(isMaterial).map((event) => lineOf(tx, event, titles)));
+  });
+  // Newest first: when the budget runs out, the oldest are what is left out.
+  const kept: string[] = [];
+  for (const line of lines) {
+    if (estimateTokens([LEADS[trigger], line, ...kept, ASK].join("\n")) > RETROSPECTIVE_TOKENS) break;
+    kept.push(line);
+  }
+  if (kept.length === 0) return ok({ text: null });
+  // Two SessionStart hooks of one session for one trigger do not run at once, so the read above
+  // decides for the write.
+  await mutate(deps, caller, (w) =>
+    w.emit({
       event_type: "retrospective_offered",
       entity_type: "session",
       entity_id: session,
       task_id: null,
-      payload: { trigger, items: lines.length },
-    });
-    return ok({ text: [LEADS[trigger], ...lines.reverse(), ASK].join("\n") });
-  });
+      payload: { trigger, items: kept.length },
+    }),
+  );
+  return ok({ text: [LEADS[trigger], ...kept.reverse(), ASK].join("\n") });
 }
