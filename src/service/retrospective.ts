@@ -22,7 +22,7 @@ export const RETROSPECTIVE_TOKENS = 600;
 /** The session's newest events read for it. */
 const EVENTS_READ = 200;
 const QUOTE_CHARS = 300;
-const MATERIAL: readonly EventType[] = ["context_added", "task_updated", "retrospective_offered"];
+const MATERIAL: readonly EventType[] = ["context_added", "task_updated"];
 /** The context entries a retrospective quotes, and the word each is introduced by. */
 const QUOTED = { decision: "decided", attempt: "tried", outcome: "found", blocker: "was blocked" } as const;
 
@@ -46,7 +46,7 @@ const ASK =
 function isMaterial(event: ArbeitEvent): boolean {
   if (event.event_type === "task_updated")
     return (event.payload.changes as { status?: { to?: unknown } } | undefined)?.status?.to === "completed";
-  return event.event_type === "context_added" && (event.payload.type as string) in QUOTED;
+  return event.event_type === "context_added" && Object.hasOwn(QUOTED, event.payload.type as string);
 }
 
 /** The line quoting a material event (see isMaterial). */
@@ -83,8 +83,11 @@ export async function offerRetrospective(
   // Composed in one read, so that a hook with nothing to offer (the common case) writes nothing;
   // the lookups it needs (titles, answers) go out together.
   const lines = await deps.store.read(async (tx) => {
-    const events = await tx.sessionEvents(session, MATERIAL, EVENTS_READ);
-    if (events.some((e) => e.event_type === "retrospective_offered" && e.payload.trigger === trigger)) return [];
+    // Both go out at once; the offers are read apart, so a long session's records never hide one.
+    const offersRead = tx.sessionEvents(session, ["retrospective_offered"], RETROSPECTIVE_TRIGGERS.length * 10);
+    const eventsRead = tx.sessionEvents(session, MATERIAL, EVENTS_READ);
+    const [offers, events] = await Promise.all([offersRead, eventsRead]);
+    if (offers.some((e) => e.payload.trigger === trigger)) return [];
     const titles = new Map<string, Promise<string>>();
     return Promise.all(events.filter(isMaterial).map((event) => lineOf(tx, event, titles)));
   });
