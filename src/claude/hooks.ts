@@ -123,7 +123,10 @@ const LOCAL: Record<HookName, (payload: HookPayload, here: Here) => Local> = {
     const input = preToolUseInput(payload, here.dir, here.root);
     return input && { step: preToolUse, input };
   },
-  "session-start": () => ({ step: sessionStart, input: {} }),
+  "session-start": (payload) => ({
+    step: sessionStart,
+    input: payload.source ? { source: clip(payload.source, 200) } : {},
+  }),
   "user-prompt-submit": (payload) => {
     const prompt = payload.prompt ?? "";
     // A background sub-agent's result comes back as a prompt; it is not the person's.
