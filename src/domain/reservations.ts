@@ -61,6 +61,11 @@ export interface EditCheck {
   conflicts: Array<ReservationView & { path: string }>;
 }
 
+/** The sessions whose reservations are the editor's own: its session and those it was started from. */
+export function ownSessions(session: string, parents: readonly string[] = []): Set<string> {
+  return new Set([session, ...parents]);
+}
+
 /**
  * The check of an edit of `paths` (project-relative, as reserved patterns are), given the live
  * reservations near them (the prefix lookup's answer) and the sessions whose reservations are

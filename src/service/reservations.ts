@@ -7,6 +7,7 @@ import {
   folderPattern,
   hasWildcard,
   literalPrefix,
+  ownSessions,
   patternsOverlap,
   type Reservation,
   type ReservationView,
@@ -58,11 +59,6 @@ export function reservationsNear(tx: StoreTx, patterns: readonly string[], now: 
 /** Live reservations of any session whose pattern could match a file `pattern` matches. */
 export async function reservationsOverlapping(tx: StoreTx, pattern: string, now: string): Promise<Reservation[]> {
   return (await reservationsNear(tx, [pattern], now)).filter((r) => patternsOverlap(r.pattern, pattern));
-}
-
-/** The sessions whose reservations are the caller's own: its session and those it was started from. */
-function ownSessions(session: string, caller: Caller): Set<string> {
-  return new Set([session, ...(caller.parents ?? [])]);
 }
 
 function holderName(r: Reservation): string {
@@ -158,7 +154,7 @@ export async function reserveFiles(w: WriteContext, input: ReserveInput): Promis
   const patterns = settlePatterns(w.deps, input.paths);
   await tx.lockReservations();
   await sweepExpiredReservations(w);
-  const own = ownSessions(session, w.caller);
+  const own = ownSessions(session, w.caller.parents);
   const sharedWith = new Map<string, Reservation>();
   for (const pattern of patterns) {
     const others = (await reservationsOverlapping(tx, pattern, w.databaseNow)).filter((r) => !own.has(r.session_id));
@@ -264,5 +260,5 @@ export async function checkEdit(
   });
   if (paths.length === 0) return ok({ decision: "allow", conflicts: [] });
   const near = await deps.store.read((tx) => reservationsNear(tx, paths, tx.databaseNow()));
-  return ok(editCheckOf(paths, near, ownSessions(caller.session, caller)));
+  return ok(editCheckOf(paths, near, ownSessions(caller.session, caller.parents)));
 }
