@@ -2,7 +2,7 @@ import type { Task } from "../../domain/types.js";
 import { toTask } from "../rows.js";
 import type { SqlDb, SqlValue } from "./database.js";
 import { type Dialect, perDialect } from "./dialect.js";
-import { openEdgeInto, TASK_ORDER, taskColumns, UNFINISHED } from "./task-columns.js";
+import { OPEN_INTO, openBlockerOf, openEdgeInto, TASK_ORDER, taskColumns, UNFINISHED } from "./task-columns.js";
 
 interface Scope {
   list_id?: string;
@@ -36,15 +36,17 @@ function scoped(d: Dialect, filter: Scope, alias: string): { clause: string; par
 }
 
 const texts = perDialect((d) => {
-  const openEdges = `relationships r ${d.indexedBy("idx_relationships_open_blocks")}`;
-  const open = "r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge = 1";
+  const edgeTable = `relationships r ${d.indexedBy("idx_relationships_open_blocks")}`;
+  const openBlocker = openBlockerOf(d, "r", "ob");
+  const openEdges = `${edgeTable} ${openBlocker}`;
+  const open = OPEN_INTO;
   const ends = "JOIN tasks f ON f.id = r.from_task_id JOIN tasks t ON t.id = r.to_task_id";
   const inList = "AND f.list_id = ? AND t.list_id = ?";
   // Under a parent: the walk's tasks lead to the edges into them, and the far end is looked up
   // in the walk. Matching both ends against the walk with IN let SQLite loop over the whole walk
   // for every edge it read: hours for a tree of 200,000 tasks.
   const under = (list: string) => `${underRoot(d)}SELECT r.from_task_id AS a, r.to_task_id AS b
-    FROM under_root u ${d.outerJoin} ${openEdges} ON r.to_task_id = u.id ${list ? ends : ""}
+    FROM under_root u ${d.outerJoin} ${edgeTable} ON r.to_task_id = u.id ${openBlocker} ${list ? ends : ""}
     WHERE ${open} AND EXISTS (SELECT 1 FROM under_root s WHERE s.id = r.from_task_id) ${list}`;
   return {
     allEdges: `SELECT r.from_task_id AS a, r.to_task_id AS b FROM ${openEdges} WHERE ${open}`,
