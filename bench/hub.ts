@@ -69,12 +69,13 @@ export async function measureHub(options: {
         AT,
         AT,
       ]);
-      // Postgres runs row triggers one statement per row; the flag they set is written directly.
+      // Postgres runs row triggers one statement per row; the flag they set is written directly
+      // (2: the blocker is a hub, whose state readers look up).
       if (postgres) await db.run("ALTER TABLE relationships DISABLE TRIGGER USER");
       await insertRows(
         db,
         "INSERT INTO relationships (id, from_task_id, to_task_id, type, open_edge, created_at)",
-        "(?, ?, ?, 'blocks', 1, ?)",
+        "(?, ?, ?, 'blocks', 2, ?)",
         options.dependants,
         (i) => [`rel-a${i.toString(36).padStart(7, "0")}`, HUB, dependant(i), AT],
       );

@@ -4,10 +4,24 @@ import type { SqlStore } from "../../src/store/sql/database.js";
 import { forEachEngine, type HostileProject } from "./engines.js";
 
 /**
- * Finishing, reopening or deleting a task that blocks others writes no edge row: the blocker's
- * state is read when a query needs it, so a task blocking 200,000 costs what one blocking none
- * does. Only the edges into a task follow that task's own state.
+ * Finishing, reopening or deleting a task that blocks more than 100 others (a hub) writes no edge
+ * row: its state is read when a query needs it, so a hub blocking 200,000 costs what one blocking
+ * 101 does. The edges of a task blocking fewer carry its state, and a hub is made or unmade by the
+ * edge that crosses the bound.
  */
+const HUB_BOUND = 100;
+
+async function flags(project: HostileProject, from: string): Promise<number[]> {
+  const store = project.service.store as unknown as SqlStore;
+  const rows = await store.transaction("read", (db) =>
+    db.all(
+      "SELECT open_edge FROM relationships WHERE from_task_id = ? AND type = 'blocks' AND removed_at IS NULL ORDER BY id",
+      from,
+    ),
+  );
+  return rows.map((row) => Number(row.open_edge));
+}
+
 async function edgeRows(project: HostileProject): Promise<string> {
   const store = project.service.store as unknown as SqlStore;
   const rows = await store.transaction("read", (db) =>
@@ -18,55 +32,66 @@ async function edgeRows(project: HostileProject): Promise<string> {
 
 forEachEngine("a blocker's state", (project) => {
   let p: HostileProject;
-  let hub: string;
-  let dependants: string[];
+  const create = async (title: string, priority: number): Promise<string> =>
+    (await p.ok("arbeit_task_create", { title, priority })).task.id;
+  const block = (from: string, to: string) =>
+    p.ok("arbeit_relationship", { action: "add", from_task_id: from, to_task_id: to, type: "blocks" });
+  const blocked = async (id: string): Promise<boolean> => (await p.ok("arbeit_task_get", { task_id: id })).task.blocked;
 
   before(async () => {
     p = await project();
-    hub = (await p.ok("arbeit_task_create", { title: "hub", priority: 1 })).task.id;
-    dependants = [];
-    for (let i = 0; i < 3; i++) {
-      const id = (await p.ok("arbeit_task_create", { title: `dependant ${i}`, priority: 2 })).task.id;
-      await p.ok("arbeit_relationship", { action: "add", from_task_id: hub, to_task_id: id, type: "blocks" });
-      dependants.push(id);
-    }
   });
 
-  const readyIds = async () =>
-    (await p.ok("arbeit_query", { query: "ready" })).tasks.map((task: { id: string }) => task.id).sort();
-
-  test("completing, reopening and deleting the blocker leaves every edge row as it was", async () => {
+  test("a hub: completing, reopening and deleting it leaves every edge row as it was", async () => {
+    const hub = await create("hub", 1);
+    const dependants: string[] = [];
+    for (let i = 0; i <= HUB_BOUND; i++) {
+      const id = await create(`dependant ${i}`, 2);
+      await block(hub, id);
+      dependants.push(id);
+    }
+    const [first] = dependants as [string];
+    assert.deepEqual(new Set(await flags(p, hub)), new Set([2]));
     const edges = await edgeRows(p);
-    assert.deepEqual(await readyIds(), [hub]);
+    assert.equal((await p.ok("arbeit_query", { query: "next" })).task.id, hub);
 
     await p.ok("arbeit_task_update", { task_id: hub, status: "completed" });
     assert.equal(await edgeRows(p), edges);
-    assert.deepEqual(await readyIds(), [...dependants].sort());
+    assert.equal(await blocked(first), false);
     assert.equal((await p.ok("arbeit_query", { query: "parallel_groups" })).layers_total, 1);
 
     await p.ok("arbeit_task_update", { task_id: hub, status: "open" });
     assert.equal(await edgeRows(p), edges);
-    assert.deepEqual(await readyIds(), [hub]);
+    assert.equal(await blocked(first), true);
+    assert.equal((await p.ok("arbeit_query", { query: "next" })).task.id, hub);
     assert.equal((await p.ok("arbeit_query", { query: "parallel_groups" })).layers_total, 2);
 
+    // Removing one edge leaves it 100: no hub, its edges carry its state again.
+    await p.ok("arbeit_relationship", { action: "remove", from_task_id: hub, to_task_id: first, type: "blocks" });
+    assert.deepEqual(new Set(await flags(p, hub)), new Set([1]));
+    await block(hub, first);
+    assert.deepEqual(new Set(await flags(p, hub)), new Set([2]));
+
+    const before = await edgeRows(p);
     await p.ok("arbeit_task_delete", { task_id: hub });
-    assert.equal(await edgeRows(p), edges);
-    assert.deepEqual(await readyIds(), [...dependants].sort());
+    assert.equal(await edgeRows(p), before);
+    assert.equal(await blocked(first), false);
   });
 
-  test("completing a blocked task closes the edges into it, and reopening it opens them again", async () => {
-    const [first] = dependants as [string];
-    const flag = async () => {
-      const store = p.service.store as unknown as SqlStore;
-      const row = await store.transaction("read", (db) =>
-        db.get("SELECT open_edge FROM relationships WHERE to_task_id = ? AND type = 'blocks'", first),
-      );
-      return Number(row?.open_edge);
-    };
-    assert.equal(await flag(), 1);
-    await p.ok("arbeit_task_update", { task_id: first, status: "completed" });
-    assert.equal(await flag(), 0);
-    await p.ok("arbeit_task_update", { task_id: first, status: "open" });
-    assert.equal(await flag(), 1);
+  test("a task blocking a few: its edges follow its state, and each edge follows the task it blocks", async () => {
+    const blocker = await create("blocker", 1);
+    const a = await create("a", 2);
+    const b = await create("b", 2);
+    await block(blocker, a);
+    await block(blocker, b);
+    assert.deepEqual(await flags(p, blocker), [1, 1]);
+    await p.ok("arbeit_task_update", { task_id: blocker, status: "completed" });
+    assert.deepEqual(await flags(p, blocker), [0, 0]);
+    assert.equal(await blocked(a), false);
+    await p.ok("arbeit_task_update", { task_id: blocker, status: "open" });
+    assert.deepEqual(await flags(p, blocker), [1, 1]);
+    assert.equal(await blocked(a), true);
+    await p.ok("arbeit_task_update", { task_id: a, status: "completed" });
+    assert.deepEqual((await flags(p, blocker)).sort(), [0, 1]);
   });
 });

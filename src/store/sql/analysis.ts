@@ -36,17 +36,15 @@ function scoped(d: Dialect, filter: Scope, alias: string): { clause: string; par
 }
 
 const texts = perDialect((d) => {
-  const edgeTable = `relationships r ${d.indexedBy("idx_relationships_open_blocks")}`;
-  const openBlocker = openBlockerOf(d, "r", "ob");
-  const openEdges = `${edgeTable} ${openBlocker}`;
-  const open = OPEN_INTO;
+  const openEdges = `relationships r ${d.indexedBy("idx_relationships_open_blocks")}`;
+  const open = `${OPEN_INTO} AND ${openBlockerOf(d, "r")}`;
   const ends = "JOIN tasks f ON f.id = r.from_task_id JOIN tasks t ON t.id = r.to_task_id";
   const inList = "AND f.list_id = ? AND t.list_id = ?";
   // Under a parent: the walk's tasks lead to the edges into them, and the far end is looked up
   // in the walk. Matching both ends against the walk with IN let SQLite loop over the whole walk
   // for every edge it read: hours for a tree of 200,000 tasks.
   const under = (list: string) => `${underRoot(d)}SELECT r.from_task_id AS a, r.to_task_id AS b
-    FROM under_root u ${d.outerJoin} ${edgeTable} ON r.to_task_id = u.id ${openBlocker} ${list ? ends : ""}
+    FROM under_root u ${d.outerJoin} ${openEdges} ON r.to_task_id = u.id ${list ? ends : ""}
     WHERE ${open} AND EXISTS (SELECT 1 FROM under_root s WHERE s.id = r.from_task_id) ${list}`;
   return {
     allEdges: `SELECT r.from_task_id AS a, r.to_task_id AS b FROM ${openEdges} WHERE ${open}`,
