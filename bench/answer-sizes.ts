@@ -7,12 +7,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { ArbeitService } from "../src/service/arbeit-service.js";
 import type { Caller } from "../src/service/caller.js";
 import { SqliteTaskStore } from "../src/store/sqlite/sqlite-task-store.js";
 import { findTool } from "../src/tools/catalogue.js";
 import { type Envelope, invokeTool } from "../src/tools/envelope.js";
+import { countTokens } from "../test/helpers/tokenizer.js";
 
 /** The most a 50-task `ready` answer may cost. */
 export const READY_50_TOKEN_BUDGET = 1500;

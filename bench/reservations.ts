@@ -8,7 +8,9 @@ import { Rng } from "./stats.js";
  * File reservations at scale: with `live` reservations held by other sessions (files and globs
  * spread over many folders) on the dataset's store, how long one more reservation takes
  * (arbeit_task_claim {paths}, through the catalogue) and how long a host's check before an edit
- * takes (service.checkEdit, what a PreToolUse hook calls), denied and allowed alike.
+ * takes (service.checkEdit, what a PreToolUse hook calls on Postgres or through a service; on a
+ * local SQLite file the hook reads the same lookup without the service), denied and allowed
+ * alike. On the engine the bench runs with (--engine sqlite | postgres), named in each row's note.
  */
 export const RESERVE_TARGET_MS = 0.5;
 const FOLDERS = 500;
@@ -66,7 +68,9 @@ export async function measureReservations(
         checkMs.push(checkTook);
       }
     }
-    const live = `${options.live.toLocaleString("en-US")} live reservations`;
+    // A Postgres location is `<url>|<schema>` (bench/harness.ts).
+    const engine = location.includes("://") ? "Postgres" : "SQLite";
+    const live = `${engine}, ${options.live.toLocaleString("en-US")} live reservations`;
     return [
       row("reserve_file", "reserve one file (arbeit_task_claim paths)", reserveMs, `${live}; through the catalogue`),
       row("check_edit", "check before an edit (service.checkEdit)", checkMs, `${live}; half denied, half allowed`),

@@ -36,6 +36,7 @@ import { runClaimThroughput } from "./claims.js";
 import { type CliCommand, cliCpuAvailable, cliRows, measureCliCpu } from "./cli-cpu.js";
 import { type Dataset, prepareDataset } from "./dataset.js";
 import { openBenchStore, openHarness, postgresLocation } from "./harness.js";
+import { HUB_ROWS } from "./hub.js";
 import { runLatency } from "./latency.js";
 import { finishMachineInfo, machineInfo } from "./machine.js";
 import { LATENCY, type LatencySpec, missingRequirement } from "./measurements.js";
@@ -83,6 +84,18 @@ async function main(): Promise<void> {
     });
   }
   const wanted = (name: string) => args.only === undefined || args.only.includes(name);
+  const hub = async () => {
+    const { measureHub } = await import("./hub.js");
+    const rounds = Math.max(3, Math.round(5 * args.scale));
+    return (await measureHub({ engine: args.engine, dependants: 200_000, rounds, log })).filter((row) =>
+      wanted(row.name),
+    );
+  };
+  // The hub rows build a store of their own: asked for alone, they need no dataset.
+  if (args.only?.every((name) => HUB_ROWS.includes(name))) {
+    for (const row of await hub()) log(describe(row));
+    return;
+  }
   const info = machineInfo();
   log(`Machine: ${info.cpu}, ${info.cores} cores, Node ${info.node}, SQLite ${info.sqlite}`);
   log(`Load average at start: ${info.loadAverageStart.join(" ")} (a shared machine makes every figure noisy)`);
@@ -127,6 +140,7 @@ async function main(): Promise<void> {
     });
     rows.filter((row) => wanted(row.name)).forEach(record);
   }
+  if (HUB_ROWS.some(wanted)) (await hub()).forEach(record);
   if (wanted("answer_sizes")) await measureSizes(record);
   // Round trips to Postgres per call and hook (a fresh project of its own; bench/network.ts).
   if (!args.noCli && wanted("round_trips")) (await (await import("./network.js")).roundTripRows()).forEach(record);

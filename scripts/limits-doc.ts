@@ -106,6 +106,7 @@ const LIMIT_NOTES: Record<keyof typeof LIMITS, string> = {
   ttl_seconds: "memory time-to-live (ten years)",
   memory_entries:
     "live memory entries per scope; a new key beyond it evicts the least reinforced, least recently set one",
+  memory_merge: "memory keys one merge folds into one",
   batch_operations: "operations in one arbeit_batch call",
 };
 

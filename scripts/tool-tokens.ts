@@ -12,9 +12,12 @@
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { countTokens as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
-import { countTokens as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { createMcpServer } from "../src/mcp/server.js";
+import { countTokens } from "../test/helpers/tokenizer.js";
+
+// gpt-tokenizer is installed on demand into the test cache (test/helpers/tokenizer.ts).
+const o200k = (text: string) => countTokens(text, "o200k_base");
+const cl100k = (text: string) => countTokens(text, "cl100k_base");
 
 export const TOOL_TOKEN_TARGET = 3090;
 

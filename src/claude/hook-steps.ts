@@ -61,15 +61,27 @@ function newsContext(hookEventName: string, news: ReadonlyArray<NewsItem>): Hook
   return text ? additionalContext(hookEventName, text) : silent;
 }
 
-export const sessionStart: HostStep<object, HookAnswer> = {
+/**
+ * SessionStart's `source` that offers the session's retrospective (src/service/retrospective.ts),
+ * the only hook output after a compaction or a run's end that reaches the model: PreCompact's
+ * goes to the model that writes the summary, SessionEnd's nowhere. After `compact` the agent is
+ * offered what it recorded before the compaction; on `resume`, what its last run recorded.
+ */
+const RETROSPECTIVE_SOURCES = { compact: "compaction", resume: "session_end" } as const;
+
+export const sessionStart: HostStep<{ source?: string }, HookAnswer> = {
   name: "session-start",
-  read: noInput,
+  read: (input) => ({ source: optionalText(row(input), "source", SHORT) }),
   readOnly: "reads",
-  run: async (service, _input, caller, access) =>
-    additionalContext(
-      "SessionStart",
-      (await sessionStartContext(service, caller, access === "read-only" ? { advanceNews: false } : {})).text,
-    ),
+  async run(service, input, caller, access) {
+    const start = await sessionStartContext(service, caller, access === "read-only" ? { advanceNews: false } : {});
+    const trigger = RETROSPECTIVE_SOURCES[input.source as keyof typeof RETROSPECTIVE_SOURCES];
+    const offer =
+      trigger && access === "read-write" && caller.session
+        ? (await service.offerRetrospective(trigger, caller)).data.text
+        : null;
+    return additionalContext("SessionStart", offer ? `${start.text}\n\n${offer}` : start.text);
+  },
 };
 
 export interface PromptFacts {

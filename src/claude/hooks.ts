@@ -1,15 +1,14 @@
-import { dirname } from "node:path";
 import { type AnyStep, localRelative, localRunner, remoteRunner } from "../remote/steps.js";
 import { serviceTarget } from "../remote/target.js";
 import { pathDeeperThan } from "../schemas/json-size.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
-import type { Caller } from "../service/caller.js";
 import { readCommit } from "../service/git-commit.js";
 import { isNoUsableStore, locate, openProject } from "../service/project.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
 import { isEditTool, preToolUse, preToolUseInput } from "./edit-guard.js";
 import { committedSha } from "./git-commit.js";
+import { type HookName, type HookOutcome, type HookSettings, hookSession } from "./hook-common.js";
 import {
   type HookPayload,
   hostTaskKey,
@@ -37,7 +36,7 @@ import {
   subagentStop,
   userPromptSubmit,
 } from "./hook-steps.js";
-import { noteSubagentCall, subagentSession } from "./subagent-calls.js";
+import { noteArbeitCall } from "./pre-tool-use.js";
 
 /**
  * Claude Code command hooks (`arbeit hook <name>`, stdin JSON). A hook must never break the
@@ -49,35 +48,7 @@ import { noteSubagentCall, subagentSession } from "./subagent-calls.js";
  * to the `arbeit serve` service the checkout uses (src/remote/steps.ts).
  */
 
-export const HOOK_NAMES = [
-  "session-start",
-  "user-prompt-submit",
-  "pre-tool-use",
-  "post-tool-use",
-  "post-tool-use-failure",
-  "task-created",
-  "task-completed",
-  "subagent-start",
-  "subagent-stop",
-  "pre-compact",
-  "post-compact",
-  "session-end",
-] as const;
-export type HookName = (typeof HOOK_NAMES)[number];
-
-export interface HookSettings {
-  /** --db / ARBEIT_DB. */
-  db?: string | undefined;
-  /** --agent / ARBEIT_AGENT; Claude Code by default. */
-  agent?: string | undefined;
-  /** --list / ARBEIT_LIST. */
-  list?: string | undefined;
-}
-
-export interface HookOutcome {
-  stdout: string;
-  stderr: string;
-}
+export { HOOK_NAMES, type HookName, type HookOutcome, type HookSettings, hookSession } from "./hook-common.js";
 
 export const CLAUDE_AGENT = "claude-code";
 
@@ -123,7 +94,10 @@ const LOCAL: Record<HookName, (payload: HookPayload, here: Here) => Local> = {
     const input = preToolUseInput(payload, here.dir, here.root);
     return input && { step: preToolUse, input };
   },
-  "session-start": () => ({ step: sessionStart, input: {} }),
+  "session-start": (payload) => ({
+    step: sessionStart,
+    input: payload.source ? { source: clip(payload.source, 200) } : {},
+  }),
   "user-prompt-submit": (payload) => {
     const prompt = payload.prompt ?? "";
     // A background sub-agent's result comes back as a prompt; it is not the person's.
@@ -180,19 +154,6 @@ const LOCAL: Record<HookName, (payload: HookPayload, here: Here) => Local> = {
   "session-end": (payload) => ({ step: sessionEnd, input: { reason: payload.reason ?? "other" } }),
 };
 
-/**
- * The conversation's session is Claude Code's session id, the same as CLAUDE_CODE_SESSION_ID in
- * the MCP server it starts, so hooks and MCP calls of one conversation are one session. A
- * sub-agent's tool calls carry its agent_id (and the parent's session_id): they act as a session
- * of their own, `<session>/<agent_id>`, which records against the parent's task while it has no
- * work of its own.
- */
-export function hookSession(payload: HookPayload): Pick<Caller, "session" | "parents"> {
-  const session = payload.session_id ?? null;
-  if (session === null || payload.agent_id === undefined) return { session };
-  return { session: subagentSession(session, payload.agent_id), parents: [session] };
-}
-
 export async function runClaudeHook(
   name: HookName,
   input: string,
@@ -206,12 +167,8 @@ export async function runClaudeHook(
     const dir = projectDirOf(payload, env, cwd);
     const where = { cwd: dir, db: settings.db };
     const location = locate(where);
-    if (name === "pre-tool-use" && !isEditTool(payload.tool_name)) {
-      // Runs before every Arbeit MCP call: it opens no database, only notes a sub-agent's call.
-      if (location && payload.agent_id && payload.tool_use_id)
-        noteSubagentCall(dirname(location.dbPath), payload.tool_use_id, payload.agent_id);
-      return { stdout: "", stderr: "" };
-    }
+    // Runs before every Arbeit MCP call: it opens no database, only notes a sub-agent's call.
+    if (name === "pre-tool-use" && !isEditTool(payload.tool_name)) return noteArbeitCall(payload, location);
     // A checkout that uses an Arbeit service (or a process given ARBEIT_URL) sends the step there.
     const remote = serviceTarget(where, env);
     if (!remote && !location) return { stdout: "", stderr: "" };

@@ -1,5 +1,6 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fitName } from "../domain/identity.js";
 
 /**
  * Which Claude Code sub-agent made an MCP call. Claude Code runs one `arbeit mcp` server per
@@ -55,7 +56,11 @@ function sweep(folder: string, now: number): void {
   }
 }
 
-/** A sub-agent's session: its own, within its conversation's. */
+/**
+ * A sub-agent's session: its own, within its conversation's (`<session>/<agent id>`). A long
+ * conversation session with a long agent id is cut to a name's length, a hash keeping sub-agents
+ * apart.
+ */
 export function subagentSession(session: string, agentId: string): string {
-  return `${session}/${agentId}`;
+  return fitName(`${session}/${agentId}`);
 }

@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { fromDirectory } from "../domain/paths.js";
+import { ENFORCE_KEY, guardAnswer, holderOf } from "../domain/reservations.js";
+import { enforcement } from "../remote/edit-check.js";
 import { failure } from "../tools/envelope.js";
 import { envSetting, type GlobalOptions } from "./global-options.js";
 import { printEnvelope, wantsJson, write } from "./output.js";
@@ -12,11 +14,14 @@ const USAGE = `Usage: arbeit check-edit <path>... | --staged
 May this session edit these files now? Asks the project's file reservations (arbeit_task_claim
 paths): data.decision is "allow", "warn" (another session holds one shared) or "deny" (another
 live session holds one exclusively), with the reason: who holds it, for which task, until when,
-and what to do instead. Exit 0 unless denied (1), or on an error (1).
+and what to do instead. A project whose memory key ${ENFORCE_KEY} is "warn" enforces
+reservations as warnings only: what would be denied is "warn". Exit 0 unless denied (1), or on
+an error (1).
 --staged  checks the files staged in the git repository around the current directory (what
           \`git commit\` would record): the pre-commit guard \`arbeit setup git\` installs runs this.
-          It prints only a refusal (on stderr), and lets the commit through when it cannot ask
-          (no store found, a database down).
+          It prints only a refusal, or under warn-only the warning, naming the holders (on
+          stderr), and lets the commit through when it cannot ask (no store found, a database
+          down).
 The session is --session / ARBEIT_SESSION, else Claude Code's CLAUDE_CODE_SESSION_ID; without one
 every reservation is another session's.
 `;
@@ -49,24 +54,27 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   try {
     const paths = staged ? stagedFiles() : given.map((path) => fromDirectory(process.cwd(), path));
     const service = await ctx.service();
-    const { data } = await service.checkEdit({ paths }, { ...ctx.caller, session });
-    if (staged && data.decision === "deny") {
-      // What a person reads in the terminal where git refused the commit.
-      const holders = data.conflicts
+    const caller = { ...ctx.caller, session };
+    const { data: check } = await service.checkEdit({ paths }, caller);
+    // The project's warn-only switch is read only when something would be refused.
+    const answer = guardAnswer(check, check.decision === "deny" ? await enforcement(service, caller) : undefined);
+    const data = { ...check, ...answer };
+    if (staged && check.decision === "deny") {
+      // What a person reads in the terminal where git refused (or, warn-only, made) the commit.
+      const holders = check.conflicts
         .filter((c) => c.mode === "exclusive")
-        .map(
-          (c) =>
-            `  ${c.path}: ${c.agent ?? c.session} (session ${c.session}${c.task_id ? `, ${c.task_id}` : ""}) until ${c.until}`,
-        );
-      write(
-        2,
-        terminalSafe(
-          `arbeit: commit refused: files another session reserved exclusively are staged.\n${[...new Set(holders)].join("\n")}\nUnstage them, wait for the reservation to end, or commit with --no-verify to skip this check.\n`,
-          { newlines: true },
-        ),
-      );
+        .map((c) => `  ${c.path}: ${holderOf(c)} until ${c.until}`);
+      const message =
+        answer.decision === "deny"
+          ? "arbeit: commit refused: files another session reserved exclusively are staged.\n"
+          : `arbeit: warning: files another session reserved exclusively are staged; this project enforces reservations as warnings only (memory key ${ENFORCE_KEY}), so the commit goes ahead.\n`;
+      const advice =
+        answer.decision === "deny"
+          ? "Unstage them, wait for the reservation to end, or commit with --no-verify to skip this check.\n"
+          : "That session may be changing these files too: tell it, or check the merge.\n";
+      write(2, terminalSafe(`${message}${[...new Set(holders)].join("\n")}\n${advice}`, { newlines: true }));
     }
-    // The guard speaks only when it refuses (above); a person asking sees the whole answer.
+    // The guard speaks only when a reservation stands in the way (above); a person asking sees the whole answer.
     if (!staged || options.json) printEnvelope({ success: true, data }, wantsJson(options.json));
     return data.decision === "deny" ? 1 : 0;
   } catch (error) {

@@ -1,5 +1,6 @@
 import { fstatSync, read } from "node:fs";
-import { HOOK_NAMES, type HookName, runClaudeHook } from "../claude/hooks.js";
+import { HOOK_NAMES, type HookName, type HookOutcome } from "../claude/hook-common.js";
+import { write } from "./direct-write.js";
 import { envSetting, type GlobalOptions } from "./global-options.js";
 import { terminalSafe } from "./terminal-text.js";
 
@@ -97,17 +98,22 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     // The unread rest of the input must not keep the process waiting.
     process.exit(0);
   }
-  const outcome = await runClaudeHook(name as HookName, payload, {
+  const settings = {
     db: options.db ?? process.env.ARBEIT_DB,
     agent: options.agent ?? envSetting(process.env, "ARBEIT_AGENT"),
     list: options.list ?? envSetting(process.env, "ARBEIT_LIST"),
-  });
+  };
+  // PreToolUse runs before every file tool and Arbeit MCP call: its quick path loads neither the
+  // store nor the service (src/claude/pre-tool-use.ts); the full hooks load only when needed.
+  let outcome: HookOutcome | undefined;
+  if (name === "pre-tool-use")
+    outcome = await (await import("../claude/pre-tool-use.js")).quickPreToolUse(payload, settings);
+  outcome ??= await (await import("../claude/hooks.js")).runClaudeHook(name as HookName, payload, settings);
   // Claude Code shows a hook's stderr to the person; the note may quote a path or a message.
-  process.stderr.write(terminalSafe(outcome.stderr, { newlines: true }));
-  if (stdin.stalled) {
-    process.stdout.write(outcome.stdout, () => process.exit(0));
-    return 0;
-  }
-  process.stdout.write(outcome.stdout);
+  // Written straight to the descriptors: a hook that has nothing to say builds no stream.
+  if (outcome.stderr) write(2, terminalSafe(outcome.stderr, { newlines: true }));
+  if (outcome.stdout) write(1, outcome.stdout);
+  // A read left pending on a stalled input would keep the process alive.
+  if (stdin.stalled) process.exit(0);
   return 0;
 }

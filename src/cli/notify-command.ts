@@ -11,8 +11,8 @@ const USAGE = `Usage: arbeit notify add <url> [--events question,answer,...]
        arbeit notify list
        arbeit notify remove <id>
 
-Webhooks: this project POSTs each chosen event to a URL, signed, while \`arbeit ui\` runs
-(docs/dashboard.md#webhooks). Agents never wait for a delivery.
+Webhooks: this project POSTs each chosen event to a URL, signed, while \`arbeit ui\` or
+\`arbeit serve\` runs (docs/dashboard.md#webhooks). Agents never wait for a delivery.
 
   add       adds a webhook and prints its signing secret once
             --events K,K  what it hears of (default question): ${WEBHOOK_KINDS.join(", ")}
@@ -60,7 +60,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
         .filter(Boolean);
       const { webhook, secret } = await addWebhook(store, rest[0]!, kinds);
       const notice =
-        "The signing secret is shown only once: give it to the receiver now. Deliveries are made while `arbeit ui` runs.\n";
+        "The signing secret is shown only once: give it to the receiver now. Deliveries are made while `arbeit ui` or `arbeit serve` runs.\n";
       if (json) {
         write(2, notice);
         return printEnvelope({ success: true, data: { webhook, secret } }, true);

@@ -9,6 +9,9 @@ export const ERROR_SUGGESTIONS = {
   ALREADY_INITIALIZED: ["Arbeit is ready to use here, with the tasks already in its store; nothing to set up."],
   TASK_NOT_FOUND: ['Check the task id; list tasks with arbeit_query {query: "tasks"}.'],
   ENTRY_NOT_FOUND: ['Check the entry id; arbeit_task_get {task_id, include: ["context_all", "progress"]} lists them.'],
+  MEMORY_NOT_FOUND: [
+    'Check the keys and their scope; arbeit_memory {action: "list"} lists a scope\'s keys (details.keys names the missing ones).',
+  ],
   PARENT_NOT_FOUND: ["Check parent_id, or create the parent task first."],
   BLOCKER_NOT_FOUND: ["Check the ids in blocked_by; every blocker must be an existing task."],
   MAX_DEPTH_EXCEEDED: ["Hierarchies are at most 4 levels deep; attach the task higher up or flatten the tree."],

@@ -31,12 +31,20 @@ export function listIdProblem(value: string): string | undefined {
 const AGENT_SESSION = "agent:";
 
 /**
- * The session a caller without one acts as: one per agent name, `agent:<name>`. A name too long
- * for that to be a name itself (over 122 characters) is cut, and a hash of the whole name keeps
- * two such agents apart: `agent:<first 105 characters>~<16 hex digits>`, 128 characters.
+ * The session a caller without one acts as: one per agent name, `agent:<name>`, made to fit a
+ * name's length by `fitName`.
  */
 export function agentSession(agent: string | null): string {
-  const whole = `${AGENT_SESSION}${agent ?? "anonymous"}`;
+  return fitName(`${AGENT_SESSION}${agent ?? "anonymous"}`);
+}
+
+/**
+ * A name composed from other names (an agent's session, a sub-agent's session within its
+ * conversation's) that may come out longer than any name may be: kept whole when it fits, else
+ * cut, with a hash of the whole keeping two such names apart: `<first 111 characters>~<16 hex
+ * digits>`, 128 characters. The same input always gives the same name.
+ */
+export function fitName(whole: string): string {
   if (whole.length <= MAX_NAME_LENGTH) return whole;
   const hash = `~${fnv1a(whole, 0x811c9dc5)}${fnv1a(whole, 0x01000193)}`;
   let head = whole.slice(0, MAX_NAME_LENGTH - hash.length);

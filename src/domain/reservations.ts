@@ -24,6 +24,103 @@ export interface Reservation {
   created_at: string;
 }
 
+/** A reservation as tools show it: who holds what, for which task, until when. */
+export interface ReservationView {
+  id: string;
+  pattern: string;
+  mode: ReservationMode;
+  session: string;
+  agent: string | null;
+  task_id: string | null;
+  until: string;
+}
+
+export function viewOf(r: Reservation): ReservationView {
+  return {
+    id: r.id,
+    pattern: r.pattern,
+    mode: r.exclusive ? "exclusive" : "shared",
+    session: r.session_id,
+    agent: r.agent,
+    task_id: r.task_id,
+    until: r.expires_at,
+  };
+}
+
+/** Who holds a reservation, for a person or a model: agent, session and task. */
+export function holderOf(r: { agent: string | null; session: string; task_id: string | null }): string {
+  return `${r.agent ?? r.session} (session ${r.session}${r.task_id ? `, task ${r.task_id}` : ""})`;
+}
+
+/** The answer to "may this session edit these files now?". */
+export interface EditCheck {
+  /** `deny`: another session holds a path exclusively; `warn`: only shared; `allow`: nobody else. */
+  decision: "allow" | "warn" | "deny";
+  /** For the model: who holds what, for which task, until when, and what to do instead. */
+  reason?: string;
+  conflicts: Array<ReservationView & { path: string }>;
+}
+
+/** The sessions whose reservations are the editor's own: its session and those it was started from. */
+export function ownSessions(session: string, parents: readonly string[] = []): Set<string> {
+  return new Set([session, ...parents]);
+}
+
+/**
+ * The check of an edit of `paths` (project-relative, as reserved patterns are), given the live
+ * reservations near them (the prefix lookup's answer) and the sessions whose reservations are
+ * the editor's own: denied when another session holds one of the paths exclusively, warned when
+ * only shared, allowed otherwise.
+ */
+export function editCheckOf(
+  paths: readonly string[],
+  near: readonly Reservation[],
+  own: ReadonlySet<string>,
+): EditCheck {
+  const others = near.filter((r) => !own.has(r.session_id));
+  const conflicts: EditCheck["conflicts"] = [];
+  for (const path of paths)
+    for (const r of others) if (patternsOverlap(r.pattern, path)) conflicts.push({ path, ...viewOf(r) });
+  if (conflicts.length === 0) return { decision: "allow", conflicts };
+  const denied = conflicts.find((c) => c.mode === "exclusive");
+  const first = denied ?? conflicts[0]!;
+  const holder = holderOf(first);
+  const reason = denied
+    ? `${first.path} is reserved exclusively by ${holder} until ${first.until} (${first.pattern}). Do not edit it: work on other files, or on another task (arbeit_query ready), and come back after that time or once its work stops.`
+    : `${first.path} is also reserved (shared) by ${holder} until ${first.until}: it may be editing it too; keep your change small and re-read the file first.`;
+  return { decision: denied ? "deny" : "warn", reason, conflicts };
+}
+
+/**
+ * The project memory key (project scope) that switches enforcement: the value "warn" lets an
+ * edit or a commit that reservations would refuse go ahead, with the refusal as a warning.
+ */
+export const ENFORCE_KEY = "reservations.enforce";
+
+/** Whether `value` (ENFORCE_KEY's value, absent when unset) makes reservations warnings only. */
+export const warnsOnly = (value: unknown): boolean => value === "warn";
+
+/** What a host does with an edit: go ahead, go ahead warned, or refuse, with the reason for the model. */
+export interface GuardAnswer {
+  decision: EditCheck["decision"];
+  /** For the model: who holds the file, for which task, until when, and what to do instead. */
+  reason?: string;
+}
+
+/**
+ * The check as a host applies it: a denial in a project that enforces reservations as warnings
+ * only (`enforce`: ENFORCE_KEY's value) goes ahead, warned.
+ */
+export function guardAnswer(check: EditCheck, enforce: unknown): GuardAnswer {
+  const held = check.decision === "deny" ? check.conflicts.find((c) => c.mode === "exclusive") : undefined;
+  if (held && warnsOnly(enforce))
+    return {
+      decision: "warn",
+      reason: `${held.path} is reserved exclusively by ${holderOf(held)} until ${held.until} (${held.pattern}). This project enforces reservations as warnings only, so the edit goes ahead: re-read the file first and keep the change small, since that session may be editing it too.`,
+    };
+  return { decision: check.decision, ...(check.reason ? { reason: check.reason } : {}) };
+}
+
 const WILDCARD = /[*?]/;
 
 export function hasWildcard(pattern: string): boolean {

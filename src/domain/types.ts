@@ -179,6 +179,8 @@ export const HOST_EVENT_TYPES = [
   "subagent_started",
   "subagent_stopped",
   "session_compacted",
+  /** A retrospective of the session was offered to its agent (src/service/retrospective.ts). */
+  "retrospective_offered",
 ] as const;
 
 export const EVENT_TYPES = [

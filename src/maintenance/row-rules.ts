@@ -61,6 +61,8 @@ function jsonText(schema: z.ZodType) {
 
 /** Flags the schema keeps as 0 or 1 (SQLite has no boolean). */
 const flag = z.union([z.literal(0), z.literal(1)]);
+/** relationships.open_edge: 0 closed, 1 open, 2 open at its blocked end, its blocker a hub (schema v12). */
+const edgeFlag = z.union([z.literal(0), z.literal(1), z.literal(2)]);
 const count = z.number().int().min(0);
 const title = text(LIMITS.title).superRefine((value, ctx) => {
   try {
@@ -144,7 +146,7 @@ const TABLES: Record<string, z.ZodObject> = {
       metadata: jsonText(metadata).nullable(),
       created_at: timestamp,
       removed_at: timestamp.nullable(),
-      open_edge: flag,
+      open_edge: edgeFlag,
     })
     .superRefine((row, ctx) => {
       if (row.from_task_id === row.to_task_id) {

@@ -9,8 +9,8 @@ import { type WebhookRow, webhookStatements } from "../store/sql/webhooks.js";
 /**
  * Outgoing webhooks (`arbeit notify`): a project tells URLs of the events a person wants to hear
  * of (a question an agent asks, above all). Agents never wait for them: an agent's call only
- * appends to the event log, and a long-running process (`arbeit ui`) reads the log and delivers,
- * retrying with back-off. Each request is signed: `X-Arbeit-Signature: t=<unix seconds>,v1=<hex>`,
+ * appends to the event log, and a long-running process (`arbeit ui` or `arbeit serve`) reads the
+ * log and delivers, retrying with back-off. Each request is signed: `X-Arbeit-Signature: t=<unix seconds>,v1=<hex>`,
  * the HMAC-SHA256 of `<t>.<body>` under the webhook's secret, so a receiver can tell a real
  * delivery from a forged, altered or replayed one (verifyWebhook).
  */
@@ -258,12 +258,21 @@ export function startWebhookDelivery(store: SqlStore, options: DeliveryOptions =
     if (last && last.seq > cursor && !stopped) await take(last.seq);
   }
 
+  // The webhooks whose delivery is under way. Each goes at its own pace: a receiver that holds a
+  // request open (or a retry's wait) holds up that webhook's next events only, never another's.
+  const busy = new Map<string, Promise<void>>();
   const loop = (async () => {
     while (!stopped) {
       try {
         const webhooks = await store.transaction("read", (db) => webhookStatements(db).listWebhooks());
-        // Each webhook in its own order; one slow receiver does not hold up another.
-        await Promise.all(webhooks.map((webhook) => deliver(webhook)));
+        for (const webhook of webhooks) {
+          if (busy.has(webhook.id)) continue;
+          const run = deliver(webhook)
+            // The store is busy or gone for a moment: a later round tries again.
+            .catch(() => {})
+            .finally(() => busy.delete(webhook.id));
+          busy.set(webhook.id, run);
+        }
       } catch {
         // The store is busy or gone for a moment: the next round tries again.
       }
@@ -274,5 +283,6 @@ export function startWebhookDelivery(store: SqlStore, options: DeliveryOptions =
     stopped = true;
     stop.abort();
     await loop;
+    await Promise.all(busy.values());
   };
 }

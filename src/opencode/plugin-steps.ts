@@ -94,14 +94,25 @@ export const systemPromptStep: HostStep<{ after?: number }, PromptPart> = {
   },
 };
 
-/** The briefing a compaction must keep: the session's active task (else its nearest parent's). */
+/**
+ * What a compaction must keep: the session's active task's briefing (else its nearest parent's),
+ * and once per session its retrospective (src/service/retrospective.ts). OpenCode hands both to
+ * the model that writes the summary, which is all the agent sees of the conversation afterwards:
+ * the offer reaches the agent through the summary, with the call that keeps a lesson.
+ */
 export const compactionStep: HostStep<object, { text?: string }> = {
   name: "compaction-briefing",
   read: noInput,
   readOnly: "reads",
-  async run(service, _input, caller) {
-    const text = caller.session ? await activeBriefingText(service, caller.session, caller.parents) : undefined;
-    return text ? { text } : {};
+  async run(service, _input, caller, access) {
+    if (!caller.session) return {};
+    const briefing = await activeBriefingText(service, caller.session, caller.parents);
+    const offer = access === "read-write" ? (await service.offerRetrospective("compaction", caller)).data.text : null;
+    const parts = [
+      briefing,
+      offer && `Carry this retrospective into the summary word for word, for the agent to act on:\n${offer}`,
+    ].filter((part) => part);
+    return parts.length > 0 ? { text: parts.join("\n\n") } : {};
   },
 };
 

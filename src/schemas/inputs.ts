@@ -121,11 +121,12 @@ export const resumeInput = () =>
 
 export const memoryInput = () =>
   z.strictObject({
-    action: z.enum(["set", "get", "list", "delete", "gc"]),
+    action: z.enum(["set", "get", "list", "delete", "gc", "similar", "merge"]),
     scope: z.enum(MEMORY_SCOPES).optional(),
-    scope_id: name.min(1).optional().describe("List id, task id or agent; defaults to yours"),
+    scope_id: name.min(1).optional().describe("Task/list id or agent; default yours"),
     key: text(LIMITS.name).min(1).optional(),
-    value: jsonValue(z.unknown(), LIMITS.memory_value_bytes).optional().describe("Any JSON"),
+    keys: z.array(text(LIMITS.name)).max(LIMITS.memory_merge).optional(),
+    value: jsonValue(z.unknown(), LIMITS.memory_value_bytes).optional(),
     ttl_seconds: z.number().int().min(1).max(LIMITS.ttl_seconds).optional(),
     prefix: text(LIMITS.name).optional(),
     limit: z.number().int().min(1).max(LIMITS.query_limit).optional(),

@@ -25,6 +25,8 @@ export const LIMITS = {
   ttl_seconds: 315_360_000,
   /** Live memory entries in one scope (the project, one list, task or agent); a new key beyond it evicts the weakest. */
   memory_entries: 200,
+  /** Entries one memory merge folds into one. */
+  memory_merge: 50,
   /** Operations in one arbeit_batch call. */
   batch_operations: 100,
 } as const;

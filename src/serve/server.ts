@@ -4,6 +4,7 @@ import { guardEdges, requestTimeouts, sendRefusal } from "../http/edges.js";
 import { listen } from "../http/listen.js";
 import { HttpRefusal, malformed, methodRefused } from "../http/refusals.js";
 import { requestTarget } from "../http/request-target.js";
+import { type DeliveryOptions, startWebhookDelivery } from "../notify/webhooks.js";
 import type { SqlStore } from "../store/sql/database.js";
 import type { TaskStore } from "../store/task-store.js";
 import { actingAgent } from "../team/token-rules.js";
@@ -39,6 +40,11 @@ export interface ServiceOptions extends ServiceContext {
   requestTimeoutMs?: number;
   /** How often open MCP sessions are checked for a revoked token. */
   revocationCheckMs?: number;
+  /**
+   * Delivers the project's webhooks (`arbeit notify`) from this process while it runs (default
+   * true); options tune how often it looks and its back-off.
+   */
+  webhooks?: boolean | DeliveryOptions;
 }
 
 export interface RunningService {
@@ -235,12 +241,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     void dashboard.closeRevoked((secret) => gate.stillActive(secret));
   }, options.revocationCheckMs ?? 1000);
   sweep.unref();
+  // Webhooks go out from here, beside the requests: an agent's call only appends to the log, and
+  // the deliverer reads it after each webhook's cursor. Any `arbeit ui` on the same store takes
+  // events by the same cursor, so each event is sent once, by one of them.
+  const webhooks = options.webhooks ?? true;
+  const stopWebhooks =
+    webhooks === false ? async () => {} : startWebhookDelivery(store, webhooks === true ? {} : webhooks);
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
     url: `${options.tls ? "https" : "http"}://${shown}:${port}`,
     port,
     async close() {
       clearInterval(sweep);
+      await stopWebhooks();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));

@@ -16,6 +16,7 @@ import { changeRelationship, type RelationshipInput } from "./relationships.js";
 import { checkEdit } from "./reservations.js";
 import { resolveLikeKernel } from "./resolve-path.js";
 import { type ResumeInput, resume } from "./resume.js";
+import { offerRetrospective, type RetrospectiveTrigger } from "./retrospective.js";
 import { recordSessionEvent, type SessionEventType } from "./session-activity.js";
 import { type NewsOptions, sessionNews } from "./session-news.js";
 import {
@@ -119,6 +120,10 @@ export class ArbeitService {
   /** A prompt, sub-agent or compaction of the session, on the task it works for if any. */
   recordSessionEvent(input: { event_type: SessionEventType; payload: Record<string, unknown> }, caller: Caller) {
     return recordSessionEvent(this.#deps, input, identify(caller));
+  }
+  /** The session's retrospective for its agent to keep as memory, once per trigger (null: nothing to offer). */
+  offerRetrospective(trigger: RetrospectiveTrigger, caller: Caller) {
+    return offerRetrospective(this.#deps, trigger, identify(caller));
   }
   /**
    * May the caller edit `paths` now (a host asks before the edit)? `deny` when another live

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import type { CommitInput } from "./commits.js";
-import { programOf, simpleCommands } from "./shell-commands.js";
+import { commandsRun, programOf } from "./shell-commands.js";
 
 /**
  * A `git commit` an agent ran through a host's shell tool (Claude Code's Bash, OpenCode's bash).
@@ -35,9 +35,10 @@ export interface ShellCall {
 /**
  * True when one of the line's commands is `git [options] commit` itself, not a dry run: not a
  * `git commit` quoted, echoed, in a here-document or a comment, and not `git log` printing one.
+ * A shell's `-c` script counts as run (`sh -c "git commit -m x"`).
  */
 export function runsGitCommit(command: string): boolean {
-  return simpleCommands(command).some((words) => {
+  return commandsRun(command).some((words) => {
     const run = programOf(words);
     if (!run || (run.program !== "git" && !run.program.endsWith("/git"))) return false;
     let at = 0;

@@ -5,6 +5,7 @@ import { jsonBytes } from "../schemas/json-size.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { Caller } from "./caller.js";
 import { requireTask } from "./invariants.js";
+import { type SimilarPair, similarPairs } from "./memory-terms.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
 
 export type { MemoryInput };
@@ -43,7 +44,9 @@ type MemoryResult =
   | { entry: MemoryEntry; evicted?: MemoryEntry[] }
   | { entries: MemoryEntry[] }
   | { deleted: boolean }
-  | { collected: number };
+  | { collected: number }
+  | { pairs: SimilarPair[] }
+  | { entry: MemoryEntry; merged: string[] };
 
 /**
  * Deletes expired entries for good: everywhere, or in one scope. They were already invisible, so
@@ -66,9 +69,19 @@ export async function memory(deps: ServiceDeps, input: MemoryInput, caller: Call
   }
   const scope = input.scope ?? "project";
   const scopeId = resolveScopeId(scope, input.scope_id, caller);
-  if (input.action === "get" || input.action === "list") {
+  if (input.action === "merge") return merge(deps, input, caller, scope, scopeId);
+  if (input.action === "get" || input.action === "list" || input.action === "similar") {
     return deps.store.read(async (tx) => {
       const now = deps.now();
+      if (input.action === "similar") {
+        // Every live entry of the scope (at most LIMITS.memory_entries), compared pair by pair.
+        const all = await tx.memoryList({
+          scopes: [{ scope, scope_id: scopeId }],
+          now,
+          limit: LIMITS.memory_entries * 2,
+        });
+        return ok({ pairs: similarPairs(all, input.key).slice(0, input.limit ?? 20) });
+      }
       if (input.action === "get")
         return ok({ entry: (await tx.memoryGet(scope, scopeId, requireKey(input), now)) ?? null });
       const entries = await tx.memoryList({
@@ -151,4 +164,89 @@ async function makeRoom(w: WriteContext, scope: MemoryScope, scopeId: string, ta
     });
   }
   return evicted;
+}
+
+/**
+ * Folds entries of one scope that say the same thing into one, in one transaction: `keys` are
+ * the entries (every one live, else MEMORY_NOT_FOUND naming the missing and nothing changes);
+ * `key` is the one kept (default the first of `keys`; a key not among them is a new entry that
+ * takes their place). The kept entry holds `value` when given, else its own value (a new key's
+ * is the first entry's); it counts every reinforcement of the merged entries, was first set when
+ * the earliest of them was, and expires when the last of them would (never, if one never does).
+ * The others are deleted.
+ */
+async function merge(
+  deps: ServiceDeps,
+  input: MemoryInput,
+  caller: Caller,
+  scope: MemoryScope,
+  scopeId: string,
+): Promise<Result<MemoryResult>> {
+  const keys = [...new Set(input.keys ?? [])];
+  if (keys.length < 2)
+    throw new ArbeitError("INVALID_ARGUMENT", "merge needs keys: at least two different keys of the scope.");
+  if (input.ttl_seconds !== undefined) throw new ArbeitError("INVALID_ARGUMENT", "merge takes no ttl_seconds.");
+  if (input.value !== undefined && jsonBytes(input.value) > LIMITS.memory_value_bytes) {
+    throw new ArbeitError("FIELD_TOO_LARGE", `value is larger than ${LIMITS.memory_value_bytes} bytes of JSON.`, {
+      details: { field: "value", limit: LIMITS.memory_value_bytes },
+    });
+  }
+  const kept = input.key ?? keys[0]!;
+  const mergedKeys = keys.filter((key) => key !== kept);
+  return mutate(deps, caller, async (w) => {
+    const { tx, now } = w;
+    if (scope === "task") await requireTask(tx, scopeId);
+    const taskId = scope === "task" ? scopeId : null;
+    const found = await Promise.all(keys.map((key) => tx.memoryGet(scope, scopeId, key, now)));
+    const missing = keys.filter((_, i) => found[i] === undefined);
+    if (missing.length > 0) {
+      throw new ArbeitError(
+        "MEMORY_NOT_FOUND",
+        `No live ${scope} memory entry ${missing.map((key) => JSON.stringify(key)).join(", ")}: nothing was merged.`,
+        { details: { keys: missing } },
+      );
+    }
+    const entries = found as MemoryEntry[];
+    // A kept key outside `keys` that is already set is folded in like the others.
+    const existing = keys.includes(kept) ? undefined : await tx.memoryGet(scope, scopeId, kept, now);
+    if (existing) entries.unshift(existing);
+    const target = entries.find((entry) => entry.key === kept);
+    const expiries = entries.map((entry) => entry.expires_at);
+    const merged = {
+      value: input.value ?? (target ?? entries[0]!).value,
+      expires_at: expiries.includes(null) ? null : (expiries as string[]).sort().at(-1)!,
+      reinforced: entries.reduce((sum, entry) => sum + entry.reinforced, 0),
+      created_at: entries.map((entry) => entry.created_at).sort()[0]!,
+    };
+    for (const entry of entries) {
+      if (entry.key === kept) continue;
+      await tx.memoryDelete(scope, scopeId, entry.key);
+      await w.emit({
+        event_type: "memory_deleted",
+        entity_type: "memory",
+        entity_id: entry.id,
+        task_id: taskId,
+        payload: { scope, scope_id: scopeId, key: entry.key, reason: "merged", into: kept },
+      });
+    }
+    if (!target)
+      await tx.memoryUpsert({ scope, scope_id: scopeId, key: kept, value: merged.value, expires_at: null, at: now });
+    const entry = (await tx.memoryReplace({ scope, scope_id: scopeId, key: kept, at: now, ...merged }))!;
+    await w.emit({
+      event_type: "memory_set",
+      entity_type: "memory",
+      entity_id: entry.id,
+      task_id: taskId,
+      payload: {
+        scope,
+        scope_id: scopeId,
+        key: kept,
+        value: entry.value,
+        expires_at: entry.expires_at,
+        reinforced: entry.reinforced,
+        merged: mergedKeys,
+      },
+    });
+    return ok({ entry, merged: mergedKeys });
+  });
 }

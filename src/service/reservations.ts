@@ -2,12 +2,16 @@ import { DEFAULT_LEASE_SECONDS, leaseUntil } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
 import { ARBEIT_DIR } from "../domain/project-layout.js";
 import {
+  type EditCheck,
+  editCheckOf,
   folderPattern,
   hasWildcard,
   literalPrefix,
+  ownSessions,
   patternsOverlap,
-  prefixesOf,
   type Reservation,
+  type ReservationView,
+  viewOf,
 } from "../domain/reservations.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { StoreTx } from "../store/task-store.js";
@@ -23,28 +27,7 @@ import { projectPath } from "./project-path.js";
  * `reservationsOverlapping`.
  */
 
-/** A reservation as tools show it: who holds what, for which task, until when. */
-export interface ReservationView {
-  id: string;
-  pattern: string;
-  mode: "exclusive" | "shared";
-  session: string;
-  agent: string | null;
-  task_id: string | null;
-  until: string;
-}
-
-export function viewOf(r: Reservation): ReservationView {
-  return {
-    id: r.id,
-    pattern: r.pattern,
-    mode: r.exclusive ? "exclusive" : "shared",
-    session: r.session_id,
-    agent: r.agent,
-    task_id: r.task_id,
-    until: r.expires_at,
-  };
-}
+export { type EditCheck, holderOf, type ReservationView, viewOf } from "../domain/reservations.js";
 
 /**
  * A path or glob as given, made project-relative like a recorded file: its literal folders are
@@ -66,32 +49,16 @@ export function reservedPattern(deps: Pick<ServiceDeps, "projectRoot" | "realpat
 }
 
 /**
- * Live reservations that could overlap any of `patterns`: one indexed lookup of the prefixes they
- * can match, plus, for each pattern with a wildcard, those below its literal folders. Callers
- * filter with patternsOverlap.
+ * Live reservations that could overlap any of `patterns` (callers filter with patternsOverlap):
+ * the store's indexed lookup by the prefixes they can match.
  */
-export async function reservationsNear(tx: StoreTx, patterns: readonly string[], now: string): Promise<Reservation[]> {
-  if (patterns.length === 0) return [];
-  const prefixes = new Set(patterns.flatMap((pattern) => prefixesOf(literalPrefix(pattern))));
-  const found = await tx.reservationsAtPrefixes([...prefixes], now);
-  const seen = new Set(found.map((r) => r.id));
-  for (const pattern of patterns.filter(hasWildcard))
-    for (const r of await tx.reservationsUnder(literalPrefix(pattern), now))
-      if (!seen.has(r.id)) {
-        seen.add(r.id);
-        found.push(r);
-      }
-  return found;
+export function reservationsNear(tx: StoreTx, patterns: readonly string[], now: string): Promise<Reservation[]> {
+  return tx.reservationsNear(patterns, now);
 }
 
 /** Live reservations of any session whose pattern could match a file `pattern` matches. */
 export async function reservationsOverlapping(tx: StoreTx, pattern: string, now: string): Promise<Reservation[]> {
   return (await reservationsNear(tx, [pattern], now)).filter((r) => patternsOverlap(r.pattern, pattern));
-}
-
-/** The sessions whose reservations are the caller's own: its session and those it was started from. */
-function ownSessions(session: string, caller: Caller): Set<string> {
-  return new Set([session, ...(caller.parents ?? [])]);
 }
 
 function holderName(r: Reservation): string {
@@ -187,7 +154,7 @@ export async function reserveFiles(w: WriteContext, input: ReserveInput): Promis
   const patterns = settlePatterns(w.deps, input.paths);
   await tx.lockReservations();
   await sweepExpiredReservations(w);
-  const own = ownSessions(session, w.caller);
+  const own = ownSessions(session, w.caller.parents);
   const sharedWith = new Map<string, Reservation>();
   for (const pattern of patterns) {
     const others = (await reservationsOverlapping(tx, pattern, w.databaseNow)).filter((r) => !own.has(r.session_id));
@@ -277,19 +244,6 @@ function settlePatterns(deps: Pick<ServiceDeps, "projectRoot" | "realpath">, pat
   return [...out];
 }
 
-/** Who holds a reservation, for a person or a model: agent, session and task. */
-export function holderOf(r: { agent: string | null; session: string; task_id: string | null }): string {
-  return `${r.agent ?? r.session} (session ${r.session}${r.task_id ? `, task ${r.task_id}` : ""})`;
-}
-
-export interface EditCheck {
-  /** `deny`: another session holds a path exclusively; `warn`: only shared; `allow`: nobody else. */
-  decision: "allow" | "warn" | "deny";
-  /** For the model: who holds what, for which task, until when, and what to do instead. */
-  reason?: string;
-  conflicts: Array<ReservationView & { path: string }>;
-}
-
 /**
  * May the caller edit `paths` now? A read, one indexed lookup per path: denied when another
  * session (not the caller, nor a session it was started from) holds one of them exclusively,
@@ -305,21 +259,6 @@ export async function checkEdit(
     return path === null ? [] : [path];
   });
   if (paths.length === 0) return ok({ decision: "allow", conflicts: [] });
-  const own = ownSessions(caller.session, caller);
-  const conflicts = await deps.store.read(async (tx) => {
-    const now = tx.databaseNow();
-    const near = (await reservationsNear(tx, paths, now)).filter((r) => !own.has(r.session_id));
-    const found: EditCheck["conflicts"] = [];
-    for (const path of paths)
-      for (const r of near) if (patternsOverlap(r.pattern, path)) found.push({ path, ...viewOf(r) });
-    return found;
-  });
-  if (conflicts.length === 0) return ok({ decision: "allow", conflicts });
-  const denied = conflicts.find((c) => c.mode === "exclusive");
-  const first = denied ?? conflicts[0]!;
-  const holder = holderOf(first);
-  const reason = denied
-    ? `${first.path} is reserved exclusively by ${holder} until ${first.until} (${first.pattern}). Do not edit it: work on other files, or on another task (arbeit_query ready), and come back after that time or once its work stops.`
-    : `${first.path} is also reserved (shared) by ${holder} until ${first.until}: it may be editing it too; keep your change small and re-read the file first.`;
-  return ok({ decision: denied ? "deny" : "warn", reason, conflicts });
+  const near = await deps.store.read((tx) => reservationsNear(tx, paths, tx.databaseNow()));
+  return ok(editCheckOf(paths, near, ownSessions(caller.session, caller.parents)));
 }

@@ -16,6 +16,7 @@ import { type Answer, answersSince } from "./answers.js";
 import type { Caller } from "./caller.js";
 import { sweepExpiredClaims } from "./claims.js";
 import { reservationsConcerning } from "./file-overlap.js";
+import { byRelevance, taskTerms } from "./memory-terms.js";
 import { ok, type Result, type ServiceDeps, writeContext } from "./operation.js";
 import type { ReservationView } from "./reservations.js";
 import { type FileSummary, type ProgressSummary, summarize, summarizeFiles, summarizeProgress } from "./summaries.js";
@@ -24,6 +25,9 @@ export type { ResumeInput };
 
 export const DEFAULT_RESUME_TOKENS = 1500;
 const EVENTS_FETCHED = 60;
+/** The strongest entries of the scopes that apply, ranked by relevance to the focus task; the first MEMORY_SHOWN are briefed. */
+const MEMORY_READ = 100;
+const MEMORY_SHOWN = 50;
 const ANONYMOUS_AGENT = "anonymous";
 /** Text kept of each field on the tightest budgets. */
 const TIGHT_TEXT = 60;
@@ -164,7 +168,7 @@ export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePack
   for (const limit of [600, 200]) {
     if (over() && truncate(limit, LONG_FIELDS)) cut.push(`long fields truncated to ${limit} characters`);
   }
-  // Memory comes strongest first, so it is cut from the end: the least reinforced, least recent go.
+  // Memory comes most relevant first, so it is cut from the end: the least relevant, weakest go.
   for (const [name, list, drop] of [
     ["memory", "memory", "pop"],
     ["files", "files", "shift"],
@@ -292,11 +296,16 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const blockersRead = started(task ? tx.blockers(task.id) : Promise.resolve([]));
     const progressRead = started(task ? tx.progressOf(task.id) : Promise.resolve(undefined));
     const filesRead = started(task ? tx.filesOf(task.id) : Promise.resolve([]));
-    const memoryRead = started(tx.memoryList({ scopes: memoryScopes, now, limit: 50, order: "strength" }));
+    const memoryRead = started(tx.memoryList({ scopes: memoryScopes, now, limit: MEMORY_READ, order: "strength" }));
     const events = await tx.eventsForTasks(await caredRead, cursor, EVENTS_FETCHED);
     const allContext = await allContextRead;
     const parent = await parentRead;
     const progress = await progressRead;
+    const files = summarizeFiles(await filesRead);
+    // Memory that shares the most words with the focus task (title, description, files, metadata
+    // labels) comes first; as relevant, the most reinforced, then the most recently set.
+    const focusTerms = task ? taskTerms({ ...task, files: files.map((file) => file.file_path) }) : new Set<string>();
+    const memory = byRelevance(await memoryRead, focusTerms).slice(0, MEMORY_SHOWN);
     const packet: ResumePacket = {
       answers: await answersRead,
       agent,
@@ -306,8 +315,8 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
       context: allContext.filter((entry) => entry.superseded_by === null),
       context_history: allContext.filter((entry) => entry.superseded_by !== null),
       progress: progress ? summarizeProgress(progress) : null,
-      files: summarizeFiles(await filesRead),
-      memory: await memoryRead,
+      files,
+      memory,
       events: {
         after_seq: cursor,
         total: events.total,

@@ -2,7 +2,8 @@
  * The simple commands a shell command line runs, each as its words with the quoting taken off:
  * enough to tell a line that runs a program from one that only mentions it, in a quoted string,
  * as an argument of `echo`, in a here-document's body or a comment. Not a shell: it does not
- * expand anything, and a command run inside a quoted string (`sh -c "..."`) is not seen.
+ * expand anything; a command run inside a quoted string is seen only through `commandsRun`,
+ * which looks into the script a shell is handed with `-c`.
  */
 export function simpleCommands(line: string): string[][] {
   const commands: string[][] = [];
@@ -107,4 +108,46 @@ export function programOf(words: string[]): { program: string; args: string[] } 
   while (at < words.length && (PREFIXES.has(words[at]!) || ASSIGNMENT.test(words[at]!))) at++;
   const program = words[at];
   return program === undefined ? undefined : { program, args: words.slice(at + 1) };
+}
+
+/** Shells whose `-c` takes a script: what they run is looked into as a line of its own. */
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh"]);
+/** `sh -c 'bash -c "..."'` nests; deeper than this is not followed (nothing real goes further). */
+const MAX_SHELL_DEPTH = 4;
+
+/**
+ * The simple commands a line runs, those a shell runs from `-c '<script>'` included (`sh -c "git
+ * commit -m x"`, `bash -lc ...`): the shell's own words, then the script's commands.
+ */
+export function commandsRun(line: string, depth = 0): string[][] {
+  const out: string[][] = [];
+  for (const words of simpleCommands(line)) {
+    out.push(words);
+    if (depth >= MAX_SHELL_DEPTH) continue;
+    const run = programOf(words);
+    if (!run || !SHELLS.has(run.program.slice(run.program.lastIndexOf("/") + 1))) continue;
+    const script = shellScript(run.args);
+    if (script !== undefined) out.push(...commandsRun(script, depth + 1));
+  }
+  return out;
+}
+
+/** The script of a shell's arguments: the first word after the options, when an option holds `c`. */
+function shellScript(args: string[]): string | undefined {
+  let hasC = false;
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at]!;
+    if (arg === "--") return hasC ? args[at + 1] : undefined;
+    // `-o pipefail`, `+O extglob`: the option's value is the next word.
+    if (/^[-+][oO]$/.test(arg)) {
+      at++;
+      continue;
+    }
+    if (/^[-+][A-Za-z]+$/.test(arg)) {
+      if (arg.startsWith("-") && arg.includes("c")) hasC = true;
+      continue;
+    }
+    return hasC ? arg : undefined;
+  }
+  return undefined;
 }

@@ -345,6 +345,22 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
   memoryDelete(scope: MemoryScope, scopeId: string, key: string): Promise<string | undefined>;
   /** Deletes entries whose expiry has passed, everywhere or in one scope; returns how many. */
   memorySweep(now: string, only?: { scope: MemoryScope; scope_id: string }): Promise<number>;
+  /**
+   * Rewrites a live entry as the one a merge keeps: its value, expiry, reinforcement and first
+   * setting given, set now. Returns it, or undefined when there is no such live entry.
+   */
+  memoryReplace(entry: {
+    scope: MemoryScope;
+    scope_id: string;
+    key: string;
+    value: unknown;
+    expires_at: string | null;
+    reinforced: number;
+    created_at: string;
+    at: string;
+  }): Promise<MemoryEntry | undefined>;
+  /** The newest `limit` events of one session of the given types, newest first (a retrospective's material). */
+  sessionEvents(session: string, eventTypes: readonly EventType[], limit: number): Promise<ArbeitEvent[]>;
 
   /** The newest `limit` events after `afterSeq` on any of `taskIds`, oldest first, and how many there were. */
   eventsForTasks(

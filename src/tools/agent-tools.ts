@@ -24,8 +24,7 @@ export const resume = defineTool({
 export const memory = defineTool({
   name: "arbeit_memory",
   title: "Memory",
-  description:
-    "Key/value notes that outlive sessions (set upserts and reinforces, list takes a prefix, gc deletes expired ones); scope defaults to project.",
+  description: "Key/value notes across sessions; similar finds duplicates, merge folds keys into key.",
   input: memoryInput,
   annotations: destructive(IDEMPOTENT_WRITE),
   run: async (ctx, args) => (await ctx.service()).memory(args, ctx.caller),

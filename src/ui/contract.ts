@@ -9,7 +9,18 @@
  */
 
 import type { Envelope } from "../domain/envelope.js";
-import type { ArbeitEvent, ContextEntry, RiskLevel, Task, TaskStatus, TaskType } from "../domain/types.js";
+import type {
+  ArbeitEvent,
+  ContextEntry,
+  ProgressItem,
+  RiskLevel,
+  SessionLink,
+  Task,
+  TaskStatus,
+  TaskSummary,
+  TaskType,
+} from "../domain/types.js";
+import type { Notice, NoticesView } from "../notify/notice-types.js";
 import type { ActivityView, AgentsView, HomeView, InboxView, Overview, OverviewTask } from "../service/views.js";
 
 export type {
@@ -20,6 +31,8 @@ export type {
   Envelope,
   HomeView,
   InboxView,
+  Notice,
+  NoticesView,
   Overview,
   OverviewTask,
   RiskLevel,
@@ -46,4 +59,51 @@ export interface Me {
  */
 export interface LiveChange {
   seq: number;
+}
+
+/** A live file reservation, as the `reservations` query lists it: who holds which files, until when. */
+export interface ReservationRow {
+  id: string;
+  pattern: string;
+  mode: "exclusive" | "shared";
+  session: string;
+  agent: string | null;
+  task_id: string | null;
+  until: string;
+}
+
+/** A task with the briefing sections the task page shows (arbeit_task_get's shapes). */
+export interface TaskPageBriefing {
+  task: Task;
+  context_all?: ContextEntry[];
+  progress?: ProgressItem[];
+  files?: Array<{ file_path: string; operations: string[]; sessions: number; last_at: string }>;
+  sessions?: SessionLink[];
+  recent_events?: ArbeitEvent[];
+  commits?: Array<{ sha: string; subject: string; files: string[]; session_id: string | null; at: string }>;
+  relationships?: Array<{ id: string; from_task_id: string; to_task_id: string; type: string; other_deleted: boolean }>;
+  parent?: TaskSummary | null;
+  children?: TaskSummary[];
+  blocked_by?: TaskSummary[];
+  blocking?: TaskSummary[];
+}
+
+/** Web pages of the task's files and commits, by recorded path and by sha. */
+export interface TaskPageLinks {
+  /** The repository's web address (never the remote's URL, which may carry credentials). */
+  repository: string;
+  files: Record<string, string>;
+  commits: Record<string, string>;
+}
+
+/**
+ * GET /api/task?id=<task id>: the task page in one answer. `links` is null when the project has
+ * no git remote `origin` on a host whose pages are known: files and commits are then plain text.
+ */
+export interface TaskPageView {
+  seq: number;
+  briefing: TaskPageBriefing;
+  /** Reservations made for the task, and other sessions' covering files it wrote, reserved or plans to touch. */
+  reservations: ReservationRow[];
+  links: TaskPageLinks | null;
 }

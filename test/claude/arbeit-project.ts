@@ -15,7 +15,7 @@ const execFileAsync = promisify(execFile);
 export interface ArbeitProject {
   /** The built CLI (dist/cli/main.js) in the project; a JSON envelope that must be a success. */
   arbeit(...args: string[]): Promise<any>;
-  /** The project's store, opened on the SQLite file the hooks and MCP servers used. */
+  /** The project's store, opened where the hooks and MCP servers found it (the SQLite file, or Postgres). */
   withStore<T>(read: (service: ArbeitService) => Promise<T>): Promise<T>;
   /** A task with its files and sessions. */
   getTask(id: string): Promise<{ task: Task; files: any[]; sessions: any[] }>;
@@ -30,18 +30,26 @@ export interface ArbeitProject {
 export async function setUpArbeitProject(
   sandbox: ClaudeSandbox,
   name: string,
-  options: { install?: boolean } = {},
+  options: { install?: boolean; env?: Record<string, string> } = {},
 ): Promise<ArbeitProject> {
   const project = sandbox.project;
+  // ARBEIT_DATABASE_URL and ARBEIT_DATABASE_SCHEMA here put the project on Postgres; Claude Code
+  // must then run with them too (runClaude's env), as its hooks and MCP server need them.
+  const env = options.env ?? {};
   const arbeit = async (...args: string[]) => {
-    const result = await runCli(args, { cwd: project });
+    const result = await runCli(args, { cwd: project, env });
     assert.equal(result.code, 0, `arbeit ${args.join(" ")}: ${result.stderr}${result.stdout}`);
     assert.equal(result.json?.success, true, result.stdout);
     return result.json.data;
   };
   const withStore = async <T>(read: (service: ArbeitService) => Promise<T>): Promise<T> => {
-    // `db` names the SQLite file the hooks and MCP servers used, whatever ARBEIT_DATABASE_URL says.
-    const service = await openProject({ cwd: project, db: join(project, ".arbeit", "arbeit.db") });
+    // The SQLite file the hooks and MCP servers used, whatever the outer ARBEIT_DATABASE_URL says;
+    // or the project's Postgres schema.
+    const service = await openProject(
+      env.ARBEIT_DATABASE_URL
+        ? { cwd: project, databaseUrl: env.ARBEIT_DATABASE_URL, databaseSchema: env.ARBEIT_DATABASE_SCHEMA }
+        : { cwd: project, db: join(project, ".arbeit", "arbeit.db") },
+    );
     try {
       return await read(service);
     } finally {

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { runClaudeHook } from "../../src/claude/hooks.js";
+import { quickPreToolUse } from "../../src/claude/pre-tool-use.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { hookPayload, runHook } from "./hook-input.js";
@@ -122,5 +124,120 @@ describe("Claude Code PreToolUse: file reservations", () => {
   it("allows the edit once the holder's work stops", async () => {
     await call(dir, ALICE, "arbeit_task_stop_work", { task_id: aliceTask });
     assert.equal(await preToolUse(dir, BOB, "Edit", { file_path: join(dir, "src", "auth", "session.ts") }), undefined);
+  });
+});
+
+/**
+ * The hook's quick path (src/claude/pre-tool-use.ts: the store file read directly, no store or
+ * service loaded) gives the answer the service gives (runClaudeHook, which always asks the
+ * service), case by case; what it cannot answer that way it leaves to the full hook.
+ */
+describe("Claude Code PreToolUse: the quick path answers as the service does", () => {
+  const env = { PATH: process.env.PATH ?? "" };
+  let dir: string;
+  let cleanup: () => void;
+
+  before(async () => {
+    ({ dir, cleanup } = tempDir("arbeit-quick-"));
+    mkdirSync(join(dir, "src", "auth"), { recursive: true });
+    await arbeit(dir, ALICE, ["init"]);
+    const task = (await call(dir, ALICE, "arbeit_task_create", { title: "Rework sessions" })).task.id;
+    await call(dir, ALICE, "arbeit_task_start_work", { task_id: task });
+    await call(dir, ALICE, "arbeit_task_claim", { task_id: task, paths: ["src/auth/**", "README.md"] });
+    await call(dir, ALICE, "arbeit_task_claim", { task_id: task, paths: ["docs/"], shared: true });
+    // A reservation whose lease has run out holds nothing.
+    await call(dir, "carol-claude-session", "arbeit_task_claim", { paths: ["src/old.ts"], lease_seconds: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+  });
+  after(() => cleanup());
+
+  const ask = async (session: string | undefined, tool: string, input: object, extra: object = {}) => {
+    const payload = JSON.stringify({
+      ...(session ? { session_id: session } : {}),
+      cwd: dir,
+      tool_name: tool,
+      tool_input: input,
+      ...extra,
+    });
+    const quick = await quickPreToolUse(payload, {}, env, dir);
+    const full = await runClaudeHook("pre-tool-use", payload, {}, env, dir);
+    return { quick, full };
+  };
+
+  const cases: Array<[string, string | undefined, string, object, object?]> = [
+    ["an exclusively held file (deny)", BOB, "Edit", { file_path: "src/auth/session.ts" }],
+    ["a held file at the root (deny)", BOB, "Write", { file_path: "README.md" }],
+    ["a file in a shared folder (warn)", BOB, "Write", { file_path: "docs/guide.md" }],
+    ["a Bash command writing a held file (deny)", BOB, "Bash", { command: "echo x > src/auth/a.ts" }],
+    ["the holder's own edit (allow)", ALICE, "Edit", { file_path: "src/auth/session.ts" }],
+    ["the holder's sub-agent (allow)", ALICE, "Edit", { file_path: "src/auth/session.ts" }, { agent_id: "a1" }],
+    ["another's sub-agent (deny)", BOB, "Edit", { file_path: "src/auth/session.ts" }, { agent_id: "b1" }],
+    ["a file nobody holds (allow)", BOB, "Edit", { file_path: "src/free.ts" }],
+    ["a file whose reservation ran out (allow)", BOB, "Edit", { file_path: "src/old.ts" }],
+    ["a file outside the project (allow)", BOB, "Write", { file_path: "/tmp/elsewhere.txt" }],
+    ["no session (allow)", undefined, "Edit", { file_path: "src/auth/session.ts" }],
+    ["an Arbeit MCP call (not checked)", BOB, "mcp__arbeit__arbeit_task_get", { task_id: "tkt-00000000" }],
+  ];
+  /** deny, warn or allow, as Claude Code reads the hook's output. */
+  const decision = (stdout: string) => {
+    if (stdout === "") return "allow";
+    const out = JSON.parse(stdout).hookSpecificOutput;
+    return out.permissionDecision ?? (out.additionalContext ? "warn" : "?");
+  };
+  for (const [label, session, tool, input, extra] of cases) {
+    it(label, async () => {
+      const { quick, full } = await ask(session, tool, input, extra);
+      assert.notEqual(quick, undefined, "the quick path answered");
+      assert.deepEqual(quick, full);
+      assert.equal(decision(quick!.stdout), /\((deny|warn|allow)\)/.exec(label)?.[1] ?? "allow");
+    });
+  }
+
+  it("applies the project's warn-only switch as the service does", async () => {
+    await call(dir, ALICE, "arbeit_memory", { action: "set", key: "reservations.enforce", value: "warn" });
+    try {
+      const { quick, full } = await ask(BOB, "Edit", { file_path: "src/auth/session.ts" });
+      assert.match(quick!.stdout, /warnings only/);
+      assert.deepEqual(quick, full);
+    } finally {
+      await call(dir, ALICE, "arbeit_memory", { action: "delete", key: "reservations.enforce" });
+    }
+  });
+
+  it("leaves to the full hook a file name with wildcard characters, a service checkout and a Postgres one", async () => {
+    const file = { file_path: "src/auth/a*b.ts" };
+    const payload = JSON.stringify({ session_id: BOB, cwd: dir, tool_name: "Edit", tool_input: file });
+    assert.equal(await quickPreToolUse(payload, {}, env, dir), undefined);
+    const edit = JSON.stringify({ session_id: BOB, cwd: dir, tool_name: "Edit", tool_input: { file_path: "x.ts" } });
+    assert.equal(await quickPreToolUse(edit, {}, { ...env, ARBEIT_URL: "http://127.0.0.1:9" }, dir), undefined);
+    assert.equal(
+      await quickPreToolUse(edit, {}, { ...env, ARBEIT_DATABASE_URL: "postgres://x@127.0.0.1/t" }, dir),
+      undefined,
+    );
+    // An explicit SQLite file wins over both, as it does for the full hook.
+    const db = join(dir, ".arbeit", "arbeit.db");
+    assert.deepEqual(await quickPreToolUse(edit, { db }, { ...env, ARBEIT_URL: "http://127.0.0.1:9" }, dir), {
+      stdout: "",
+      stderr: "",
+    });
+  });
+
+  it("leaves to the full hook a store at another schema version (the full hook migrates or refuses it, saying why)", async () => {
+    const { dir: old, cleanup: done } = tempDir("arbeit-quick-old-");
+    try {
+      await arbeit(old, BOB, ["init"]);
+      const file = join(old, ".arbeit", "arbeit.db");
+      const Database = (await import("better-sqlite3")).default;
+      const raw = new Database(file);
+      const version = raw.pragma("user_version", { simple: true }) as number;
+      raw.pragma(`user_version = ${version + 1}`);
+      raw.close();
+      const edit = JSON.stringify({ session_id: BOB, cwd: old, tool_name: "Edit", tool_input: { file_path: "x.ts" } });
+      assert.equal(await quickPreToolUse(edit, {}, env, old), undefined, "a newer schema is not read as this one");
+      const full = await runClaudeHook("pre-tool-use", edit, {}, env, old);
+      assert.match(full.stderr, /schema version/, "the full hook says why");
+    } finally {
+      done();
+    }
   });
 });

@@ -107,6 +107,37 @@ describe("Claude Code hooks", () => {
     assert.ok((await files()).includes(`src/sub.ts write ${SESSION}/a0123456789abcdef`));
   });
 
+  it("a sub-agent of a conversation with a 128-character session gets a session of at most 128, its own", async () => {
+    const long = `c${"0123456789abcdef".repeat(8)}`.slice(0, 128);
+    const id = (await arbeit(dir, ["call", "arbeit_task_create", JSON.stringify({ title: "Split the parser" })], long))
+      .task.id;
+    await arbeit(dir, ["call", "arbeit_task_start_work", JSON.stringify({ task_id: id })], long);
+    const sessions: string[] = [];
+    for (const agent of ["a".repeat(64), `${"a".repeat(63)}b`]) {
+      const input = postToolUse(
+        dir,
+        "Write",
+        { file_path: join(dir, "src", `${agent.at(-1)}.ts`), content: "x" },
+        long,
+      );
+      const result = await hook(
+        "post-tool-use",
+        JSON.stringify({ ...JSON.parse(input), agent_id: agent, agent_type: "general-purpose" }),
+        dir,
+      );
+      assert.equal(result.code, 0, result.stderr);
+      const rows = (await trackedFiles(dir, id)).filter((row) => row.startsWith(`src/${agent.at(-1)}.ts write `));
+      assert.equal(rows.length, 1, `the sub-agent's write is recorded on its parent's task: ${rows}`);
+      sessions.push(String(rows[0]?.split(" ")[2]));
+    }
+    for (const session of sessions) {
+      assert.equal(session.length, 128);
+      assert.ok(session.startsWith(`${long.slice(0, 100)}`), session);
+    }
+    assert.notEqual(sessions[0], sessions[1], "two sub-agents stay two sessions");
+    await arbeit(dir, ["call", "arbeit_task_update", JSON.stringify({ task_id: id, status: "completed" })], long);
+  });
+
   it("post-tool-use records nothing for a session without active work", async () => {
     const before = await files();
     await hook("post-tool-use", postToolUse(dir, "Read", { file_path: join(dir, "src", "x.ts") }, "other"), dir);
@@ -306,6 +337,11 @@ describe("PostToolUse Bash payloads to the sha of a commit made", () => {
     ["in a quoted argument", bash(`grep -r "git commit" docs`, ""), undefined],
     ["in a here-document", bash("cat > notes.md <<'EOF'\nrun git commit -m x\ngit commit -m y\nEOF", ""), undefined],
     ["in a comment", bash("npm test # then git commit -m x", ""), undefined],
+    ["run by a shell's -c", bash(`sh -c "git add -A && git commit -m x"`, made), "3f2a1b9"],
+    ["run by bash -lc with -o before it", bash(`bash -o pipefail -lc 'git commit -am x | cat'`, made), "3f2a1b9"],
+    ["nested shells", bash(`sh -c "bash -c 'git commit -m x'"`, made), "3f2a1b9"],
+    ["a shell's -c quoting only an echo", bash(`sh -c "echo git commit -m x"`, "git commit -m x\n"), undefined],
+    ["a shell running a script file", bash("sh commit.sh", made), undefined],
     ["a dry run", bash("git commit --dry-run -am x", "On branch main\nChanges to be committed:\n"), undefined],
     [
       "a commit that failed inside a command that succeeded",

@@ -39,6 +39,37 @@ describe("start-up", () => {
     assert.ok(loaded.some((module) => module.endsWith("global-options.ts")));
   });
 
+  it("the PreToolUse hook's quick path loads neither the full hooks, the service nor the store around the file", () => {
+    // `arbeit hook` itself: the hooks' code loads when a hook needs it.
+    const hook = [...staticImports(join(CLI_DIR, "hook-command.ts"))];
+    for (const module of hook)
+      assert.doesNotMatch(module, /\/(tools|service|store|remote)\/|\/claude\/hooks\.ts$/, module);
+    // Claude Code runs it before every file tool: the store file read directly, by the store's own statements.
+    const quick = [...staticImports(join(CLI_DIR, "../claude/pre-tool-use.ts"))];
+    for (const module of quick) {
+      assert.doesNotMatch(
+        module,
+        /^(zod|pg|better-sqlite3|@modelcontextprotocol\/|node:(child_process|net|http|stream|crypto))/,
+        module,
+      );
+      assert.doesNotMatch(module, /\/(tools|fragments|postgres)\//, module);
+      assert.doesNotMatch(
+        module,
+        /\/(claude\/(hooks|hook-steps)|store\/sqlite\/sqlite-task-store|store\/sql\/sql-tx|store\/task-store)\.ts$/,
+        module,
+      );
+      if (module.includes("/service/")) assert.match(module, /\/service\/(locate|resolve-path)\.ts$/, module);
+    }
+    assert.ok(
+      quick.some((module) => module.endsWith("/domain/reservations.ts")),
+      "the one matching rule",
+    );
+    assert.ok(
+      quick.some((module) => module.endsWith("/store/sql/reservations.ts")),
+      "the store's own lookup",
+    );
+  });
+
   it("leaves the dashboard's server out of the bundle every other command starts from", () => {
     // npm test builds dist/ first; `arbeit ui` loads its server from the full bundle only.
     const core = readFileSync(join(CLI_DIR, "../../dist/cli/arbeit-core.cjs"), "utf8");
@@ -120,6 +151,51 @@ describe("what one CLI call loads", () => {
       );
     });
   }
+
+  it("arbeit hook pre-tool-use before a file tool and before an Arbeit call loads no stream, network or child process, and no tool schema", async () => {
+    const reserved = await runCli(
+      ["call", "arbeit_task_claim", JSON.stringify({ task_id: taskId, paths: ["src/held/**"] }), "--session", "ses-a"],
+      { cwd: dir },
+    );
+    assert.equal(reserved.code, 0, reserved.stdout);
+    const payload = (tool: string, input: object) =>
+      JSON.stringify({
+        session_id: "ses-b",
+        cwd: dir,
+        hook_event_name: "PreToolUse",
+        tool_name: tool,
+        tool_input: input,
+      });
+    const calls: Array<[string, string, RegExp | undefined, string[]]> = [
+      ["an Edit nobody holds", payload("Edit", { file_path: "src/free.ts" }), undefined, ["better-sqlite3"]],
+      ["an Edit of a held file", payload("Edit", { file_path: "src/held/a.ts" }), /"deny"/, ["better-sqlite3"]],
+      ["an Arbeit MCP call", payload("mcp__arbeit__arbeit_task_get", { task_id: taskId }), undefined, []],
+    ];
+    for (const [label, input, printed, packages] of calls) {
+      const record = join(dir, "load-record.json");
+      const env: NodeJS.ProcessEnv = { ...process.env, ARBEIT_LOAD_RECORD: record, CLAUDE_PROJECT_DIR: "" };
+      for (const key of ARBEIT_SETTINGS) delete env[key];
+      const result = spawnSync(process.execPath, ["-r", RECORDER, CLI, "hook", "pre-tool-use"], {
+        cwd: dir,
+        env,
+        input,
+        encoding: "utf8",
+      });
+      assert.equal(result.status, 0, `${label}: ${result.stderr}`);
+      assert.equal(result.stderr, "", label);
+      if (printed) assert.match(result.stdout, printed, label);
+      else assert.equal(result.stdout, "", label);
+      const loaded = JSON.parse(readFileSync(record, "utf8"));
+      assert.deepEqual(loaded.bundles, ["arbeit-core.cjs"], label);
+      assert.deepEqual(
+        loaded.builtins.filter((name: string) => HEAVY_BUILTINS.test(name) || name === "module"),
+        [],
+        label,
+      );
+      assert.deepEqual(loaded.described, [], `${label} built no zod schema`);
+      assert.deepEqual(loaded.packages, packages, label);
+    }
+  });
 
   it("a plain call builds only the zod schemas of the tool it calls", async () => {
     const own = await descriptionsOf("arbeit_task_get");

@@ -308,7 +308,7 @@ const PLAUSIBLE: Record<string, (rng: Rng, model: Model) => unknown> = {
     ...(rng.chance(0.3) ? { max_tokens: 400 + rng.int(3000) } : {}),
   }),
   arbeit_memory: (rng, model) => {
-    const action = rng.pick(["set", "set", "get", "list", "delete", "gc"])!;
+    const action = rng.pick(["set", "set", "get", "list", "delete", "gc", "similar", "merge"])!;
     const scope = rng.pick(["project", "list", "task", "agent"])!;
     const scoped =
       scope === "task"
@@ -317,6 +317,17 @@ const PLAUSIBLE: Record<string, (rng: Rng, model: Model) => unknown> = {
           ? {}
           : { scope };
     if (action === "gc") return rng.chance(0.5) ? { action } : { action, scope, ...scoped };
+    if (action === "similar") return { action, ...scoped, ...(rng.chance(0.3) ? { key: "plan" } : {}) };
+    if (action === "merge") {
+      const keys = rng.chance(0.5) ? ["plan", "style"] : ["notes", "plan", text(rng, 20)];
+      return {
+        action,
+        ...scoped,
+        keys,
+        ...(rng.chance(0.5) ? { key: rng.pick(["plan", "merged"])! } : {}),
+        ...(rng.chance(0.5) ? { value: json(rng) ?? 0 } : {}),
+      };
+    }
     return {
       action,
       ...scoped,

@@ -375,6 +375,8 @@ export function expectedEvents(tool: string, args: Record<string, unknown>, data
       // A new key in a full scope evicts the weakest entries first; gc writes no event.
       if (args.action === "set") return [...repeat("memory_deleted", data.evicted?.length ?? 0), "memory_set"];
       if (args.action === "delete") return data.deleted ? ["memory_deleted"] : [];
+      // A merge deletes every merged entry, then sets the one it keeps; similar only reads.
+      if (args.action === "merge") return [...repeat("memory_deleted", data.merged.length), "memory_set"];
       return [];
     default:
       return undefined;

@@ -70,7 +70,9 @@ export const ROUND_TRIP_BUDGETS: Record<string, { budget: number; goal: number }
   resume: { budget: 9, goal: 1 },
   hook_post_tool_use: { budget: 9, goal: 2 },
   hook_user_prompt_submit: { budget: 8, goal: 2 },
-  hook_session_start: { budget: 17, goal: 2 },
+  // A first resume after a decision: 2 of these offer the session's retrospective (a read, and the
+  // write that records the offer, once per session and trigger).
+  hook_session_start: { budget: 19, goal: 2 },
 };
 
 export const HOOK_SESSION = "claude-round-trips";

@@ -73,13 +73,15 @@ async function seed(project: HostileProject): Promise<void> {
     await insertRows(db, task, "(?, 'dependant', 'open', 2, ?, ?)", N, (i) => [dependant(i), AT, AT]);
     if (postgres) await db.run("ALTER TABLE relationships DISABLE TRIGGER USER");
     const edge = "INSERT INTO relationships (id, from_task_id, to_task_id, type, open_edge, created_at)";
-    const edges = (kind: string, count: number, ends: (i: number) => [string, string], type = "blocks") =>
-      insertRows(db, edge, `(?, ?, ?, '${type}', ${type === "blocks" ? 1 : 0}, ?)`, count, (i) => [
+    // open_edge as the triggers keep it: 1 for an open edge, 2 for one whose blocker is a hub
+    // (over 100 edges out) and whose state readers look up, 0 for other edges.
+    const edges = (kind: string, count: number, ends: (i: number) => [string, string], type = "blocks", flag = 1) =>
+      insertRows(db, edge, `(?, ?, ?, '${type}', ${type === "blocks" ? flag : 0}, ?)`, count, (i) => [
         id(`rel-${kind}`, i),
         ...ends(i),
         AT,
       ]);
-    await edges("a", N, (i) => [HUB, dependant(i)]);
+    await edges("a", N, (i) => [HUB, dependant(i)], "blocks", 2);
     await edges("b", N - 1, (i) => [dependant(i), dependant(i + 1)]);
     await edges("p", FAN_OUT, (i) => [PARENT, group(i)], "parent_of");
     await edges("g", SUBGROUPS, (i) => [group(i % FAN_OUT), subgroup(i)], "parent_of");

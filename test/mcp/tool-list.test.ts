@@ -37,7 +37,10 @@ describe("arbeit mcp: tool list", () => {
     const removes = (tool: (typeof tools)[number]): boolean => {
       const properties = (tool.inputSchema as any).properties ?? {};
       const actions: string[] = properties.action?.enum ?? [];
-      if (tool.name.endsWith("_delete") || actions.some((action) => ["delete", "remove", "gc"].includes(action))) {
+      if (
+        tool.name.endsWith("_delete") ||
+        actions.some((action) => ["delete", "remove", "gc", "merge"].includes(action))
+      ) {
         return true;
       }
       // A batch runs other tools' operations: it removes data when one of them can.

@@ -137,6 +137,15 @@ export const REPLAYS: Record<string, ReplayCase> = {
     },
     meanwhile: async (p) => void (await p.ok("arbeit_memory", { action: "set", key: "k", value: 2 }, bob)),
   },
+  "a memory merge": {
+    tool: "arbeit_memory",
+    // A second run finds the merged keys gone: MEMORY_NOT_FOUND.
+    setup: async (p) => {
+      await p.ok("arbeit_memory", { action: "set", key: "a", value: "npm test" }, alice);
+      await p.ok("arbeit_memory", { action: "set", key: "b", value: "run npm test" }, alice);
+      return { action: "merge", keys: ["a", "b"], value: "Run npm test" };
+    },
+  },
   "a batch": {
     tool: "arbeit_batch",
     // A second run would create the task again, with its note.

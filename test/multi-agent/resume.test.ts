@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { encode } from "gpt-tokenizer";
 import { openTestProject, type TestProject } from "../helpers/service.js";
+import { tokenizer } from "../helpers/tokenizer.js";
 import { alice, bob, task } from "./helpers.js";
 
 describe("arbeit_resume", () => {
@@ -128,7 +128,7 @@ describe("arbeit_resume", () => {
       );
     for (const maxTokens of [1500, 600]) {
       const packet = await project.ok("arbeit_resume", { peek: true, max_tokens: maxTokens }, alice);
-      const tokens = encode(JSON.stringify(packet)).length;
+      const tokens = tokenizer().encode(JSON.stringify(packet)).length;
       assert.ok(tokens <= maxTokens, `${tokens} tokens > ${maxTokens}`);
       assert.match(packet.budget.cut[0], /superseded context/);
       assert.ok(packet.budget.cut.some((cut: string) => /oldest events/.test(cut)));

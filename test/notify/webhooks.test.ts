@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { listWebhooks, SIGNATURE_TOLERANCE_S, startWebhookDelivery, verifyWebhook } from "../../src/notify/webhooks.js";
 import { readHome } from "../../src/service/home.js";
@@ -9,52 +7,13 @@ import type { SqlStore } from "../../src/store/sql/database.js";
 import { runCli } from "../helpers/cli.js";
 import { postgresSkip } from "../helpers/postgres.js";
 import { type Dashboard, type Engine, startDashboard, type UiProject, uiProject } from "../ui/harness.js";
+import { receiver } from "./receiver.js";
 
 /**
  * Outgoing webhooks: a real HTTP receiver in the test, `arbeit notify` and `arbeit ui` as a person
  * runs them, agents as other CLI processes. A delivery verifies under the secret shown once; an
  * altered or replayed one does not; a receiver that is down gets retries, and agents never wait.
  */
-
-interface Received {
-  headers: IncomingMessage["headers"];
-  body: string;
-  at: number;
-}
-
-/** A webhook receiver on 127.0.0.1 that answers each request as `answer` says (status, or hold it open). */
-async function receiver(answer: (index: number) => number | "hold" = () => 200) {
-  const received: Received[] = [];
-  const held: ServerResponse[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk) => (body += chunk));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body, at: Date.now() });
-      const status = answer(received.length - 1);
-      if (status === "hold") held.push(res);
-      else res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return {
-    url,
-    received,
-    held,
-    /** Waits (bounded) until `count` requests have arrived. */
-    async until(count: number) {
-      for (let i = 0; i < 400 && received.length < count; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.ok(received.length >= count, `expected ${count} deliveries, got ${received.length}`);
-    },
-    async close() {
-      for (const res of held) res.destroy();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 function notifySuite(engine: Engine) {
   let project: UiProject;

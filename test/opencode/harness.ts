@@ -139,3 +139,95 @@ export function runOpencode(
     });
   });
 }
+
+/** `opencode serve` on 127.0.0.1: the headless HTTP server a desktop or web client drives. */
+export interface OpencodeServer {
+  /** Where it listens, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** What it printed so far (with `--print-logs`, its log). */
+  output(): string;
+  /** A JSON request to the server; throws on an HTTP error status, with the body. */
+  request(method: string, path: string, body?: unknown): Promise<any>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `opencode serve --port 0 --hostname 127.0.0.1` in the project (cwd and PWD both) and
+ * waits for the line that names its address, for at most `startMs`.
+ */
+export function startOpencodeServer(
+  sandbox: OpencodeSandbox,
+  options: { port: number; startMs: number; env?: Record<string, string> },
+): Promise<OpencodeServer> {
+  const child = spawn(OPENCODE, ["serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs"], {
+    cwd: sandbox.project,
+    env: { ...sandbox.env, ...options.env, PWD: sandbox.project, FAKE_PORT: String(options.port) },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  let exited = false;
+  const closed = new Promise<void>((resolve) =>
+    child.on("close", () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  const stop = async () => {
+    // The whole process group: OpenCode may have started helpers of its own.
+    if (!exited && child.pid) process.kill(-child.pid, "SIGKILL");
+    await closed;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`opencode serve did not say where it listens within ${options.startMs} ms\n${output}`));
+    }, options.startMs);
+    const seen = (chunk: Buffer) => {
+      output += chunk;
+      const url = /opencode server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      if (!url) return;
+      clearTimeout(timer);
+      child.stdout.off("data", seen);
+      child.stdout.on("data", (more) => (output += more));
+      resolve({
+        url,
+        output: () => output,
+        async request(method, path, body) {
+          const response = await fetch(`${url}${path}`, {
+            method,
+            headers: body === undefined ? {} : { "content-type": "application/json" },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          const text = await response.text();
+          if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${text}`);
+          return text === "" ? undefined : JSON.parse(text);
+        },
+        stop,
+      });
+    };
+    child.stdout.on("data", seen);
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    void closed.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`opencode serve exited before it listened\n${output}`));
+    });
+  });
+}
+
+/** `promise`, or a failure saying `why` once `ms` passed (the timer cleared either way). */
+export async function within<T>(promise: Promise<T>, ms: number, why: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(why())), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { createArbeitHooks } from "../../src/opencode/plugin.js";
 import { SYSTEM_BRIEFING_TOKENS } from "../../src/opencode/system-prompt.js";
 import { openProject } from "../../src/service/project.js";
 import { tempDir } from "../helpers/temp.js";
+import { countTokens } from "../helpers/tokenizer.js";
 import { call, event, type Hooks, pluginProject, startTask, succeed, systemPrompt } from "./plugin-driver.js";
 
 /** What the plugin adds to an OpenCode session's system prompts: its briefing, and news between steps. */

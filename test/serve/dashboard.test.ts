@@ -132,9 +132,10 @@ function dashboardSuite(engine: Engine) {
 
   it("edits as human:<name> from the token, and the event names the token", async () => {
     await page.goto(`${service.url}/task/${task}`);
-    const form = page.getByRole("form", { name: "Edit task" });
-    await form.getByLabel("Title").fill("Write the lexer by hand");
-    await form.getByRole("button", { name: "Save" }).click();
+    const title = page.locator('[data-view="task"] [data-field="title"]');
+    await title.locator(".field-value").click();
+    await title.getByRole("textbox", { name: "Title" }).fill("Write the lexer by hand");
+    await title.getByRole("textbox", { name: "Title" }).press("Enter");
     await page.locator('[data-view="task"]').getByRole("heading", { name: "Write the lexer by hand" }).waitFor();
     const seen = await project.cli(["task", "get", task, "--include", "recent_events"]);
     assert.equal(seen.task.title, "Write the lexer by hand");
@@ -191,7 +192,7 @@ function dashboardSuite(engine: Engine) {
       assert.equal(await tab.getByRole("button", { name: "Create task" }).count(), 0);
       await tab.goto(`${service.url}/task/${task}`);
       await tab.locator('[data-view="task"]').getByRole("heading", { name: "Write the lexer by hand" }).waitFor();
-      assert.equal(await tab.getByRole("button", { name: "Save" }).count(), 0);
+      assert.equal(await tab.locator('[data-view="task"] [data-field] button').count(), 0);
       // An edit sent all the same, as the page sends one: refused, and nothing changes.
       const refused: any = await tab.evaluate(
         async ({ key, id }) => {
@@ -297,9 +298,10 @@ describe("the dashboard on arbeit serve over HTTPS, in Chromium", {
       await signIn(page, service, sam);
       await page.locator(`[data-view="board"] [data-task-id="${task}"]`).waitFor();
       await page.goto(`${service.url}/task/${task}`);
-      const form = page.getByRole("form", { name: "Edit task" });
-      await form.getByLabel("Title").fill("Served over TLS, edited");
-      await form.getByRole("button", { name: "Save" }).click();
+      const title = page.locator('[data-view="task"] [data-field="title"]');
+      await title.locator(".field-value").click();
+      await title.getByRole("textbox", { name: "Title" }).fill("Served over TLS, edited");
+      await title.getByRole("textbox", { name: "Title" }).press("Enter");
       await page.locator('[data-view="task"]').getByRole("heading", { name: "Served over TLS, edited" }).waitFor();
       const seen = await project.cli(["task", "get", task, "--include", "recent_events"]);
       assert.equal(seen.recent_events.at(-1).agent, "human:sam");

@@ -61,6 +61,16 @@ export const ERROR_CASES: ErrorCase[] = [
     setup: async (p) => ({ task_id: await oneTask(p), type: "note", content: "c", supersede_entry_id: "ctx-zzzzzzzz" }),
   },
   {
+    code: "MEMORY_NOT_FOUND",
+    tool: "arbeit_memory",
+    name: "merging an unknown key with real ones",
+    setup: async (p) => {
+      await p.ok("arbeit_memory", { action: "set", key: "a", value: "deploy with fly" });
+      await p.ok("arbeit_memory", { action: "set", key: "b", value: "deploys use fly" });
+      return { action: "merge", keys: ["a", "b", "nope"], key: "a", value: "Deploy with fly" };
+    },
+  },
+  {
     code: "PARENT_NOT_FOUND",
     tool: "arbeit_task_create",
     name: "create under an unknown parent",

@@ -25,6 +25,7 @@ describe("a failed call writes nothing", () => {
     assert.deepEqual([...tools].sort(), [
       "arbeit_context_add",
       "arbeit_init",
+      "arbeit_memory",
       "arbeit_progress_add",
       "arbeit_progress_complete",
       "arbeit_query",

@@ -101,6 +101,68 @@ describe("arbeit setup git: the pre-commit guard", () => {
     }
   });
 
+  it("under warn-only (memory reservations.enforce = warn) warns, naming the holder, and lets the commit through", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      assert.equal(git(dir, ["init", "-q", "-b", "main"]).status, 0);
+      assert.equal((await runCli(["init"], { cwd: dir })).code, 0);
+      assert.equal((await runCli(["setup", "git", "--json"], { cwd: dir })).code, 0);
+      const taskId = (await runCli(["task", "create", "Rework auth", "--json"], { cwd: dir })).json.data.task.id;
+      const reserved = await runCli(
+        [
+          "call",
+          "arbeit_task_claim",
+          JSON.stringify({ task_id: taskId, paths: ["src/auth/**"] }),
+          "--session",
+          "ses-alice",
+          "--agent",
+          "alice",
+        ],
+        { cwd: dir },
+      );
+      assert.equal(reserved.code, 0, reserved.stdout);
+      mkdirSync(join(dir, "src", "auth"), { recursive: true });
+      writeFileSync(join(dir, "src", "auth", "session.ts"), "export {};\n");
+      git(dir, ["add", "src/auth/session.ts"]);
+
+      // Enforced (the default): refused.
+      const before = head(dir);
+      assert.notEqual(git(dir, ["commit", "-q", "-m", "refused"], { ARBEIT_SESSION: "ses-bob" }).status, 0);
+      assert.equal(head(dir), before);
+
+      const warnOnly = JSON.stringify({ action: "set", key: "reservations.enforce", value: "warn" });
+      assert.equal((await runCli(["call", "arbeit_memory", warnOnly], { cwd: dir })).code, 0);
+      const warned = git(dir, ["commit", "-q", "-m", "warned"], { ARBEIT_SESSION: "ses-bob" });
+      assert.equal(warned.status, 0, warned.stderr);
+      assert.notEqual(head(dir), before, "the commit was made");
+      assert.match(warned.stderr, /warning: files another session reserved exclusively are staged/);
+      assert.match(warned.stderr, /warnings only/);
+      assert.match(
+        warned.stderr,
+        new RegExp(`src/auth/session\\.ts: alice \\(session ses-alice, task ${taskId}\\) until 20\\d\\d-`),
+      );
+      assert.doesNotMatch(warned.stderr, /commit refused/);
+
+      // A person asking gets the same answer the hooks give: warn, exit 0.
+      const asked = await runCli(["check-edit", "src/auth/session.ts", "--session", "ses-bob", "--json"], { cwd: dir });
+      assert.equal(asked.code, 0, asked.stdout);
+      assert.equal(asked.json.data.decision, "warn");
+      assert.match(asked.json.data.reason, /warnings only/);
+      assert.equal(asked.json.data.conflicts[0].mode, "exclusive");
+
+      // Switched back: refused again.
+      const enforced = JSON.stringify({ action: "delete", key: "reservations.enforce" });
+      assert.equal((await runCli(["call", "arbeit_memory", enforced], { cwd: dir })).code, 0);
+      writeFileSync(join(dir, "src", "auth", "session.ts"), "export const y = 2;\n");
+      git(dir, ["add", "src/auth/session.ts"]);
+      const again = git(dir, ["commit", "-q", "-m", "refused again"], { ARBEIT_SESSION: "ses-bob" });
+      assert.notEqual(again.status, 0);
+      assert.match(again.stderr, /commit refused/);
+    } finally {
+      cleanup();
+    }
+  });
+
   it("never blocks a commit where it cannot ask (no Arbeit store in the repository)", async () => {
     const { dir, cleanup } = tempDir();
     try {

@@ -3,10 +3,10 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { TOOL_NAMES } from "../../src/tools/catalogue.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
+import { countTokens } from "../helpers/tokenizer.js";
 
 /**
  * The instruction block setup writes into CLAUDE.md (Claude Code) and AGENTS.md (OpenCode): when

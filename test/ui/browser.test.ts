@@ -298,9 +298,10 @@ function browserSuite(engine: Engine) {
 
   it("makes an edit in the page that `arbeit task get` then shows, as human:<name>", async () => {
     await page.goto(`${dashboard.origin}/task/${ids.grammar}`);
-    const form = page.getByRole("form", { name: "Edit task" });
-    await form.getByLabel("Title").fill("Write the grammar (LL(1))");
-    await form.getByRole("button", { name: "Save" }).click();
+    const title = page.locator('[data-view="task"] [data-field="title"]');
+    await title.locator(".field-value").click();
+    await title.getByRole("textbox", { name: "Title" }).fill("Write the grammar (LL(1))");
+    await title.getByRole("textbox", { name: "Title" }).press("Enter");
     await page.locator(`[data-view="task"]`).getByRole("heading", { name: "Write the grammar (LL(1))" }).waitFor();
     const seen = await project.cli(["task", "get", ids.grammar, "--include", "recent_events"]);
     assert.equal(seen.task.title, "Write the grammar (LL(1))");
@@ -309,19 +310,24 @@ function browserSuite(engine: Engine) {
 
   it("reports a conflicting edit and keeps both the other change and what the person typed", async () => {
     await page.goto(`${dashboard.origin}/task/${ids.grammar}`);
-    const form = page.getByRole("form", { name: "Edit task" });
-    await form.getByLabel("Title").fill("Grammar, my way");
-    // Meanwhile an agent changes the same task; the page hears of it but must not take it as seen.
-    await project.cli(["task", "update", ids.grammar, "--description", "Use a Pratt parser"]);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    await form.getByRole("button", { name: "Save" }).click();
-    const alert = page.getByRole("alert");
+    const title = page.locator('[data-view="task"] [data-field="title"]');
+    await title.locator(".field-value").click();
+    const input = title.getByRole("textbox", { name: "Title" });
+    await input.fill("Grammar, my way");
+    // Meanwhile an agent changes the same field; the page hears of it but must not take it as seen.
+    await project.cli(["task", "update", ids.grammar, "--title", "Grammar, the agent's way"]);
+    await title
+      .getByRole("status")
+      .getByText(/Changed elsewhere/)
+      .waitFor({ timeout: 10_000 });
+    await input.press("Enter");
+    const alert = title.getByRole("alert");
     await alert.waitFor();
     assert.match((await alert.textContent()) ?? "", /VERSION_CONFLICT|changed/i);
-    assert.equal(await form.getByLabel("Title").inputValue(), "Grammar, my way");
+    assert.equal(await input.inputValue(), "Grammar, my way");
     const seen = (await project.cli(["task", "get", ids.grammar])).task;
-    assert.equal(seen.title, "Write the grammar (LL(1))");
-    assert.equal(seen.description, "Use a Pratt parser");
+    assert.equal(seen.title, "Grammar, the agent's way");
+    await input.press("Escape");
   });
 
   it("inbox: an answer reaches the working session's next hook, exactly once", async () => {
@@ -377,9 +383,10 @@ function browserSuite(engine: Engine) {
     await context.getByLabel("Content").fill("Escape every title");
     await context.getByRole("button", { name: "Add context" }).click();
     await page.locator('[data-view="task"]').getByText("Escape every title").first().waitFor();
-    const form = page.getByRole("form", { name: "Edit task" });
-    await form.getByLabel("Blocked by").fill(ids.lexer);
-    await form.getByRole("button", { name: "Save" }).click();
+    const blockedBy = page.locator('[data-view="task"] [data-field="blocked_by"]');
+    await blockedBy.getByRole("button", { name: "Edit Blocked by" }).click();
+    await blockedBy.getByRole("textbox", { name: "Blocked by" }).fill(ids.lexer);
+    await blockedBy.getByRole("textbox", { name: "Blocked by" }).press("Enter");
     await page.locator('[data-view="task"]').getByRole("link", { name: "Write the lexer" }).first().waitFor();
     const seen = await project.cli(["task", "get", ids.hostile, "--include", "context"]);
     assert.deepEqual(seen.task.blocked_by, [ids.lexer]);
@@ -428,8 +435,8 @@ function browserSuite(engine: Engine) {
         .waitFor();
       assert.equal(await other.getByRole("button", { name: "Create task" }).count(), 0);
       await other.goto(`${readOnly.origin}/task/${ids.grammar}`);
-      await other.locator('[data-view="task"]').waitFor();
-      assert.equal(await other.getByRole("button", { name: "Save" }).count(), 0);
+      await other.locator('[data-view="task"] [data-field="title"]').waitFor();
+      assert.equal(await other.locator('[data-view="task"] [data-field] button').count(), 0);
     } finally {
       await other.close();
       await readOnly.stop();

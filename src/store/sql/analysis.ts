@@ -2,7 +2,7 @@ import type { Task } from "../../domain/types.js";
 import { toTask } from "../rows.js";
 import type { SqlDb, SqlValue } from "./database.js";
 import { type Dialect, perDialect } from "./dialect.js";
-import { openEdgeInto, TASK_ORDER, taskColumns, UNFINISHED } from "./task-columns.js";
+import { OPEN_INTO, openBlockerOf, openEdgeInto, TASK_ORDER, taskColumns, UNFINISHED } from "./task-columns.js";
 
 interface Scope {
   list_id?: string;
@@ -37,7 +37,7 @@ function scoped(d: Dialect, filter: Scope, alias: string): { clause: string; par
 
 const texts = perDialect((d) => {
   const openEdges = `relationships r ${d.indexedBy("idx_relationships_open_blocks")}`;
-  const open = "r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge = 1";
+  const open = `${OPEN_INTO} AND ${openBlockerOf(d, "r")}`;
   const ends = "JOIN tasks f ON f.id = r.from_task_id JOIN tasks t ON t.id = r.to_task_id";
   const inList = "AND f.list_id = ? AND t.list_id = ?";
   // Under a parent: the walk's tasks lead to the edges into them, and the far end is looked up

@@ -1,6 +1,6 @@
 import { newId } from "../../domain/ids.js";
-import type { MemoryEntry, MemoryScope } from "../../domain/types.js";
-import { toMemory } from "../rows.js";
+import type { ArbeitEvent, EventType, MemoryEntry, MemoryScope } from "../../domain/types.js";
+import { toEvent, toMemory } from "../rows.js";
 import type { StoreTx } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
 
@@ -21,6 +21,8 @@ const INSERT = `INSERT INTO memory (id, scope, scope_id, key, value, expires_at,
 const DELETE = "DELETE FROM memory WHERE scope = ? AND scope_id = ? AND key = ? RETURNING id";
 const SWEEP = "DELETE FROM memory WHERE expires_at IS NOT NULL AND expires_at <= ?";
 const SWEEP_SCOPE = `${SWEEP} AND scope = ? AND scope_id = ?`;
+const REPLACE = `UPDATE memory SET value = ?, expires_at = ?, reinforced = ?, created_at = ?, updated_at = ?
+  WHERE scope = ? AND scope_id = ? AND key = ? AND ${LIVE}`;
 const ORDER = {
   key: "scope, scope_id, key",
   strength: "reinforced DESC, updated_at DESC, scope, scope_id, key",
@@ -96,6 +98,36 @@ export function memoryStatements(db: SqlDb) {
     /** Deletes the entry; returns its id, or undefined when there was none. */
     async memoryDelete(scope: MemoryScope, scopeId: string, key: string): Promise<string | undefined> {
       return (await db.get(DELETE, scope, scopeId, key))?.id as string | undefined;
+    },
+
+    async memoryReplace(entry: Parameters<StoreTx["memoryReplace"]>[0]): Promise<MemoryEntry | undefined> {
+      const { scope, scope_id, key, at } = entry;
+      const value = JSON.stringify(entry.value);
+      const changed = await db.run(
+        REPLACE,
+        value,
+        entry.expires_at,
+        entry.reinforced,
+        entry.created_at,
+        at,
+        scope,
+        scope_id,
+        key,
+        at,
+      );
+      return changed === 1 ? toMemory((await db.get(GET, scope, scope_id, key))!) : undefined;
+    },
+
+    // By the index on events (session_id, agent): a session's events are read without the whole log.
+    async sessionEvents(session: string, eventTypes: readonly EventType[], limit: number): Promise<ArbeitEvent[]> {
+      const d = db.dialect;
+      const rows = await db.all(
+        `SELECT * FROM events WHERE session_id = ? AND ${d.inList("event_type")} ORDER BY seq DESC LIMIT ?`,
+        session,
+        d.listParam(eventTypes as readonly string[]),
+        limit,
+      );
+      return rows.map(toEvent);
     },
 
     /** Deletes entries whose expiry has passed, everywhere or in one scope; returns how many. */

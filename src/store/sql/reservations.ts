@@ -1,4 +1,4 @@
-import type { Reservation } from "../../domain/reservations.js";
+import { hasWildcard, literalPrefix, prefixesOf, type Reservation } from "../../domain/reservations.js";
 import type { RawRow } from "../rows.js";
 import type { SqlDb } from "./database.js";
 import { type Dialect, perDialect } from "./dialect.js";
@@ -78,6 +78,13 @@ export type NewReservation = Omit<Reservation, "id"> & { prefix: string };
 /** File reservations: who holds which path or glob, until when (see domain/reservations.ts). */
 export function reservationStatements(db: SqlDb) {
   const sql = texts(db.dialect);
+  const atPrefixes = async (prefixes: readonly string[], now: string): Promise<Reservation[]> =>
+    (await db.all(sql.atPrefixes, db.dialect.listParam(prefixes), now)).map(toReservation);
+  const under = async (folder: string, now: string): Promise<Reservation[]> => {
+    // "/" + 1 is "0": every text starting `folder/` sorts between the two bounds.
+    const [low, high] = folder === "" ? ["", "\u{10FFFF}"] : [`${folder}/`, `${folder}0`];
+    return (await db.all(sql.under, low, high, now)).map(toReservation);
+  };
   return {
     /** The files each of `taskIds` wrote, per task. */
     async writtenFiles(taskIds: readonly string[]): Promise<Array<{ task_id: string; file_path: string }>> {
@@ -108,16 +115,29 @@ export function reservationStatements(db: SqlDb) {
     },
 
     /** Live reservations whose prefix is one of `prefixes`. */
-    async reservationsAtPrefixes(prefixes: readonly string[], now: string): Promise<Reservation[]> {
-      return (await db.all(sql.atPrefixes, db.dialect.listParam(prefixes), now)).map(toReservation);
+    reservationsAtPrefixes: atPrefixes,
+
+    /**
+     * Live reservations that could overlap any of `patterns` (callers filter with
+     * patternsOverlap): one indexed lookup of the prefixes they can match, plus, for each pattern
+     * with a wildcard, those below its literal folders. Never a scan of every reservation.
+     */
+    async reservationsNear(patterns: readonly string[], now: string): Promise<Reservation[]> {
+      if (patterns.length === 0) return [];
+      const prefixes = new Set(patterns.flatMap((pattern) => prefixesOf(literalPrefix(pattern))));
+      const found = await atPrefixes([...prefixes], now);
+      const seen = new Set(found.map((r) => r.id));
+      for (const pattern of patterns.filter(hasWildcard))
+        for (const r of await under(literalPrefix(pattern), now))
+          if (!seen.has(r.id)) {
+            seen.add(r.id);
+            found.push(r);
+          }
+      return found;
     },
 
     /** Live reservations whose prefix lies below the folder `folder` ("" for the whole project). */
-    async reservationsUnder(folder: string, now: string): Promise<Reservation[]> {
-      // "/" + 1 is "0": every text starting `folder/` sorts between the two bounds.
-      const [low, high] = folder === "" ? ["", "\u{10FFFF}"] : [`${folder}/`, `${folder}0`];
-      return (await db.all(sql.under, low, high, now)).map(toReservation);
-    },
+    reservationsUnder: under,
 
     /** The session's reservation of exactly `pattern`, live or not. */
     async heldReservation(session: string, pattern: string): Promise<Reservation | undefined> {

@@ -23,12 +23,24 @@ export function isBlockingExpression(alias: string): string {
 }
 
 /**
- * An open edge is a live `blocks` edge whose two ends are live and unfinished, kept in
- * relationships.open_edge by triggers so that graph reads need no join.
+ * An open edge is a live `blocks` edge whose two ends are live and unfinished. Triggers keep
+ * relationships.open_edge: 0 when the edge is not open; 1 when it is; 2 when the blocked end is
+ * live and unfinished and the blocker is a hub (over 100 edges out), whose own state is then read
+ * here from idx_tasks_unfinished. So finishing a task that blocks 200,000 writes no edge row, and
+ * only the edges of hubs cost a lookup.
  */
+export function openBlockerOf(d: Dialect, edge: string): string {
+  return `(${edge}.open_edge = 1 OR EXISTS (SELECT 1 FROM tasks ob ${d.indexedBy("idx_tasks_unfinished")}
+    WHERE ob.id = ${edge}.from_task_id AND ob.deleted_at IS NULL AND ob.status IN ${UNFINISHED}))`;
+}
+
+/** Live edges into a live, unfinished task (relationships.open_edge above 0, indexed). */
+export const OPEN_INTO = "r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge > 0";
+
+/** The task `alias` (live and unfinished) has an open blocker. */
 export function openEdgeInto(d: Dialect, alias: string): string {
   return `EXISTS (SELECT 1 FROM relationships r ${d.indexedBy("idx_relationships_open_blocks")}
-    WHERE r.to_task_id = ${alias}.id AND r.type = 'blocks' AND r.removed_at IS NULL AND r.open_edge = 1)`;
+    WHERE r.to_task_id = ${alias}.id AND ${OPEN_INTO} AND ${openBlockerOf(d, "r")})`;
 }
 
 /**

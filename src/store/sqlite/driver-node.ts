@@ -1,19 +1,23 @@
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { type DriverMode, immutableUri, type SqlDriver, type SqlStatement, type SqlValue } from "./driver.js";
 
 /**
  * Where the compiled addon is, when it sits in the usual place. better-sqlite3 otherwise finds it
  * through the `bindings` package, which probes a dozen paths on every start: a large share of
- * the CLI's start-up. Absent (an unusual install), the default search is used.
+ * the CLI's start-up. The package is looked for in the node_modules folders above this file, as
+ * Node resolves a package, without loading node:module (which costs a call milliseconds). Absent
+ * (an unusual install), the default search is used.
  */
 function addonPath(): string | undefined {
   try {
-    const root = dirname(createRequire(import.meta.url).resolve("better-sqlite3/package.json"));
-    const addon = join(root, "build", "Release", "better_sqlite3.node");
-    return existsSync(addon) ? addon : undefined;
+    for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+      const addon = join(dir, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node");
+      if (existsSync(addon)) return addon;
+      if (dirname(dir) === dir) return undefined;
+    }
   } catch {
     return undefined;
   }

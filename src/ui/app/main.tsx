@@ -7,7 +7,7 @@ import { getJson } from "./api.js";
 import { ErrorAlert } from "./common.js";
 import { HelpPopover, installKeyboard } from "./keyboard.js";
 import { startLive, useConnection, useResource } from "./live.js";
-import { notifyNewQuestions } from "./notify.js";
+import { useNotifications } from "./notify.js";
 import { FILTER_KEYS, interceptLinks, type Route, useRoute, type ViewName } from "./router.js";
 import { SignIn } from "./sign-in.js";
 import { adoptToken, hasToken, signOut, signsIn } from "./token.js";
@@ -60,7 +60,7 @@ function App() {
   const inbox = useResource<InboxView>("inbox", () => getJson<InboxView>("/api/inbox"));
   const [help, setHelp] = useState(false);
   const questions = inbox.data?.questions.length ?? 0;
-  useEffect(() => notifyNewQuestions(inbox.data), [inbox.data]);
+  useNotifications(inbox.data);
 
   useEffect(() => installKeyboard({ toggleHelp: () => setHelp((open) => !open), closeHelp: () => setHelp(false) }), []);
   useEffect(() => {

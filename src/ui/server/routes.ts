@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpRefusal } from "../../http/refusals.js";
+import { readNotices } from "../../notify/notices.js";
 import { readActivity } from "../../service/activity.js";
 import type { ArbeitService } from "../../service/arbeit-service.js";
 import { readHome } from "../../service/home.js";
@@ -9,8 +10,10 @@ import type { ToolDef } from "../../tools/define.js";
 import type { Envelope } from "../../tools/envelope.js";
 import type { Me } from "../contract.js";
 import { loadAssets, NOT_BUILT, shell } from "./assets.js";
+import { projectRemoteReader } from "./git-remote.js";
 import { LiveFeed } from "./live.js";
 import { SECURITY_HEADERS } from "./security.js";
+import { readTaskPage } from "./task-page.js";
 
 /**
  * The dashboard's routes: the page, the reads behind each view, live change notices, and every
@@ -93,6 +96,7 @@ export class DashboardRoutes {
     const { service } = options;
     this.live = new LiveFeed(() => newestSeq(service.store), options.pollMs);
     this.#shell = this.#assets ? shell(options.signIn) : NOT_BUILT;
+    const remote = projectRemoteReader(service.projectRoot);
     this.#reads = {
       "/api/me": async (_url, user) =>
         ({
@@ -106,6 +110,13 @@ export class DashboardRoutes {
       "/api/agents": () => readAgents(service.store),
       "/api/inbox": () => readInbox(service.store),
       "/api/home": () => readHome(service.store),
+      "/api/notices": (url) => readNotices(service.store, optionalInt(url, "after")),
+      "/api/task": (url) => {
+        const id = optionalText(url, "id");
+        if (id === undefined)
+          throw new HttpRefusal(400, "INVALID_ARGUMENT", "id must name a task: /api/task?id=tkt-….");
+        return readTaskPage(service, id, remote);
+      },
       "/api/activity": (url) =>
         readActivity(service.store, {
           before: optionalInt(url, "before"),

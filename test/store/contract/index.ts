@@ -3,6 +3,7 @@ import { analysisContract } from "./analysis.js";
 import { concurrencyContract } from "./concurrency.js";
 import { graphContract } from "./graph.js";
 import type { ContractOptions, StoreFactory } from "./harness.js";
+import { memoryLearningContract } from "./memory-learning.js";
 import { readyClaimsContract } from "./ready-claims.js";
 import { recordsContract } from "./records.js";
 import { referenceContract } from "./reference.js";
@@ -22,6 +23,7 @@ export function storeContract(factory: StoreFactory, options: ContractOptions): 
   readyClaimsContract(factory);
   recordsContract(factory);
   agentContract(factory);
+  memoryLearningContract(factory);
   analysisContract(factory);
   referenceContract(factory);
   concurrencyContract(factory, options);

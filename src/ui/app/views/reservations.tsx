@@ -1,22 +1,11 @@
 /** Live file reservations beside the claims: who holds which files, until when; a person may break one. */
-import type { Me } from "../../contract.js";
+import type { Me, ReservationRow } from "../../contract.js";
 import { callTool } from "../api.js";
 import { Countdown, ErrorAlert, Section, useAction } from "../common.js";
 import { useResource } from "../live.js";
 
-/** One reservation as the `reservations` query lists it. */
-interface ReservationRow {
-  id: string;
-  pattern: string;
-  mode: "exclusive" | "shared";
-  session: string;
-  agent: string | null;
-  task_id: string | null;
-  until: string;
-}
-
 /** Releases another session's reservation of `pattern` (forced, logged with the holder named). */
-function BreakReservation({ pattern, after }: { pattern: string; after: () => unknown }) {
+export function BreakReservation({ pattern, after }: { pattern: string; after: () => unknown }) {
   const action = useAction();
   return (
     <>

@@ -1,257 +1,187 @@
-/** One task in full: fields (editable), context timeline with supersede chains, progress, files, commits, sessions, events. */
-import { useEffect, useState } from "preact/hooks";
+/** One task in full: the context timeline first, then each field edited in place, the claim and the file reservations, progress, links, files, commits, sessions, events. */
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
 import {
-  type ArbeitEvent,
   CONTEXT_TYPES,
   type ContextEntry,
   type ProgressItem,
   RISK_LEVELS,
-  type SessionLink,
   TASK_STATUSES,
   TASK_TYPES,
   type Task,
   type TaskSummary,
 } from "../../../domain/types.js";
-import type { Me } from "../../contract.js";
-import { callTool } from "../api.js";
+import type { Me, ReservationRow, TaskPageLinks, TaskPageView } from "../../contract.js";
+import { callTool, getJson } from "../api.js";
 import { Countdown, ErrorAlert, Progress, Section, StatusBadge, useAction, When } from "../common.js";
 import { useResource } from "../live.js";
+import { FollowButton } from "./follow.js";
+import { BreakReservation } from "./reservations.js";
+import { type FieldSpec, InlineField, ReadOnlyField } from "./task-fields.js";
 
-interface Briefing {
-  task: Task;
-  context_all?: ContextEntry[];
-  progress?: ProgressItem[];
-  files?: Array<{ file_path: string; operations: string[]; sessions: number; last_at: string }>;
-  sessions?: SessionLink[];
-  recent_events?: ArbeitEvent[];
-  commits?: Array<{ sha: string; subject: string; files: string[]; session_id: string | null; at: string }>;
-  relationships?: Array<{ id: string; from_task_id: string; to_task_id: string; type: string; other_deleted: boolean }>;
-  parent?: TaskSummary | null;
-  children?: TaskSummary[];
-  blocked_by?: TaskSummary[];
-  blocking?: TaskSummary[];
+function loadTask(taskId: string): Promise<TaskPageView> {
+  return getJson<TaskPageView>(`/api/task?id=${encodeURIComponent(taskId)}`);
 }
-
-/** A task's metadata, key by key, each value as JSON; read-only (agents and integrations set it). */
-function MetadataList({ metadata }: { metadata: Task["metadata"] }) {
-  const entries = Object.entries(metadata ?? {});
-  if (entries.length === 0) return <>none</>;
-  return (
-    <dl class="fields metadata">
-      {entries.map(([key, value]) => (
-        <>
-          <dt key={`k-${key}`}>{key}</dt>
-          <dd key={`v-${key}`}>
-            <code>{JSON.stringify(value)}</code>
-          </dd>
-        </>
-      ))}
-    </dl>
-  );
-}
-const INCLUDE = [
-  "context_all",
-  "progress",
-  "files",
-  "sessions",
-  "recent_events",
-  "commits",
-  "relationships",
-  "parent",
-  "children",
-  "blocked_by",
-  "blocking",
-];
-
-function loadTask(taskId: string): Promise<Briefing> {
-  return callTool<Briefing>("arbeit_task_get", { task_id: taskId, include: INCLUDE });
-}
-
-/** The editable fields, as the form holds them (text; "" for none). */
-interface Draft {
-  title: string;
-  type: string;
-  status: string;
-  priority: string;
-  owner: string;
-  risk: string;
-  impact: string;
-  intent: string;
-  description: string;
-  plan: string;
-  parent_id: string;
-  blocked_by: string;
-}
-
-function draftOf(task: Task): Draft {
-  return {
-    title: task.title,
-    type: task.type ?? "",
-    status: task.status,
-    priority: String(task.priority),
-    owner: task.owner ?? "",
-    risk: task.risk ?? "",
-    impact: task.impact ?? "",
-    intent: task.intent ?? "",
-    description: task.description ?? "",
-    plan: task.plan ?? "",
-    parent_id: task.parent_id ?? "",
-    blocked_by: task.blocked_by.join(" "),
-  };
-}
-
-/** The intent is fixed once set (a blank one can still be filled in): the page shows it, never as a field. */
-const intentFixed = (task: Task) => task.intent !== null && task.intent.trim() !== "";
 
 const ids = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+/** Text as an optional field takes it: trimmed, and null when empty. */
+const orNull = (text: string) => (text.trim() === "" ? null : text.trim());
+const choices = (values: readonly string[], none?: string): Array<[string, string]> => [
+  ...(none === undefined ? [] : [["", none] as [string, string]]),
+  ...values.map((value) => [value, value] as [string, string]),
+];
 
-/** The arguments of arbeit_task_update for the fields that differ from `base`. */
-function changes(base: Draft, draft: Draft): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(draft) as Array<keyof Draft>) {
-    if (draft[key] === base[key]) continue;
-    const value = draft[key];
-    switch (key) {
-      case "priority":
-        out[key] = Number(value);
-        break;
-      case "type":
-      case "owner":
-      case "risk":
-      case "impact":
-      case "parent_id":
-        out[key] = value.trim() === "" ? null : value.trim();
-        break;
-      case "blocked_by":
-        if (ids(value).join(" ") !== ids(base.blocked_by).join(" ")) out[key] = ids(value);
-        break;
-      default:
-        out[key] = value;
-    }
-  }
-  return out;
+/** The intent is fixed once set (a blank one can still be filled in): then it is shown, never edited. */
+const intentFixed = (task: Task) => task.intent !== null && task.intent.trim() !== "";
+
+const TITLE: FieldSpec = {
+  name: "title",
+  label: "Title",
+  text: (task) => task.title,
+  args: (title) => ({ title }),
+  editor: { kind: "text" },
+};
+
+/** The short fields, in the order the page lists them. */
+const SHORT_FIELDS: FieldSpec[] = [
+  {
+    name: "status",
+    label: "Status",
+    text: (task) => task.status,
+    args: (status) => ({ status }),
+    editor: { kind: "select", options: TASK_STATUSES.map((s) => [s, s.replace("_", " ")]) },
+    show: (task) => <StatusBadge status={task.status} />,
+  },
+  {
+    name: "type",
+    label: "Type",
+    text: (task) => task.type ?? "",
+    args: (type) => ({ type: orNull(type) }),
+    editor: { kind: "select", options: choices(TASK_TYPES, "none") },
+  },
+  {
+    name: "priority",
+    label: "Priority",
+    text: (task) => String(task.priority),
+    args: (priority) => ({ priority: Number(priority) }),
+    editor: { kind: "select", options: [0, 1, 2, 3, 4].map((p) => [String(p), `P${p}`]) },
+    show: (task) => `P${task.priority}`,
+  },
+  {
+    name: "owner",
+    label: "Owner",
+    text: (task) => task.owner ?? "",
+    args: (owner) => ({ owner: orNull(owner) }),
+    editor: { kind: "text", placeholder: "a name (empty: none)" },
+  },
+  {
+    name: "risk",
+    label: "Risk",
+    text: (task) => task.risk ?? "",
+    args: (risk) => ({ risk: orNull(risk) }),
+    editor: { kind: "select", options: choices(RISK_LEVELS, "not assessed") },
+    show: (task) => task.risk ?? <span class="muted">not assessed</span>,
+  },
+  {
+    name: "impact",
+    label: "Impact",
+    text: (task) => task.impact ?? "",
+    args: (impact) => ({ impact: orNull(impact) }),
+    editor: { kind: "select", options: choices(RISK_LEVELS, "not assessed") },
+    show: (task) => task.impact ?? <span class="muted">not assessed</span>,
+  },
+];
+
+const longText = (name: "intent" | "description" | "plan", label: string): FieldSpec => ({
+  name,
+  label,
+  text: (task) => task[name] ?? "",
+  args: (text) => ({ [name]: text }),
+  editor: { kind: "area" },
+  show: (task) => (task[name] ? <pre>{task[name]}</pre> : <span class="muted">none</span>),
+});
+
+const PARENT: FieldSpec = {
+  name: "parent_id",
+  label: "Parent",
+  text: (task) => task.parent_id ?? "",
+  args: (parent) => ({ parent_id: orNull(parent) }),
+  editor: { kind: "text", placeholder: "tkt-… (empty: none)" },
+  linked: true,
+};
+
+const BLOCKED_BY: FieldSpec = {
+  name: "blocked_by",
+  label: "Blocked by",
+  text: (task) => task.blocked_by.join(" "),
+  args: (text) => ({ blocked_by: ids(text) }),
+  editor: { kind: "text", placeholder: "tkt-… tkt-… (empty: none)" },
+  linked: true,
+};
+
+/** One metadata key, its value edited as JSON; an empty value drops the key. */
+function metadataField(key: string): FieldSpec {
+  return {
+    name: `metadata.${key}`,
+    label: `Metadata ${key}`,
+    text: (task) => (task.metadata && key in task.metadata ? JSON.stringify(task.metadata[key]) : ""),
+    args: (text) => {
+      if (text.trim() === "") return { metadata: { [key]: null } };
+      try {
+        return { metadata: { [key]: JSON.parse(text) } };
+      } catch {
+        throw new Error(`${key} must be JSON: "text" in quotes, a number, true, false, a list or an object.`);
+      }
+    },
+    editor: { kind: "text", placeholder: "JSON (empty: drop the key)" },
+    show: (task) => <code>{JSON.stringify(task.metadata?.[key])}</code>,
+  };
 }
 
-function EditTask({ task, reload }: { task: Task; reload: () => Promise<Task | undefined> }) {
-  // The form's base: the task as it was when the person started; their draft on top of it.
-  const [base, setBase] = useState(task);
-  const [draft, setDraft] = useState(() => draftOf(task));
+/** Adds a metadata key: its name and its JSON value, saved together. */
+function AddMetadata({ task, after }: { task: Task; after: () => void }) {
+  const [key, setKey] = useState("");
+  const [value, setValue] = useState("");
   const action = useAction();
-  const [saved, setSaved] = useState(false);
-  const edits = changes(draftOf(base), draft);
-  const dirty = Object.keys(edits).length > 0;
-  // A newer task while nothing is typed: show it. While something is typed: keep it (Save may then conflict).
-  useEffect(() => {
-    if (!dirty && task.version !== base.version) {
-      setBase(task);
-      setDraft(draftOf(task));
-    }
-  }, [task, dirty, base.version]);
-  const set = (key: keyof Draft) => (event: Event) => {
-    setSaved(false);
-    setDraft({ ...draft, [key]: (event.currentTarget as HTMLInputElement).value });
-  };
-  const save = async (event: Event) => {
+  const submit = async (event: Event) => {
     event.preventDefault();
-    setSaved(false);
-    const ok = await action.run(() =>
-      callTool("arbeit_task_update", { task_id: task.id, ...edits, expected_version: base.version }),
-    );
-    if (ok) {
-      const fresh = await reload();
-      if (fresh) {
-        setBase(fresh);
-        setDraft(draftOf(fresh));
-      }
-      setSaved(true);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      parsed = value;
+    }
+    if (
+      await action.run(() => callTool("arbeit_task_update", { task_id: task.id, metadata: { [key.trim()]: parsed } }))
+    ) {
+      setKey("");
+      setValue("");
+      after();
     }
   };
-  /** The current version, with the person's changes kept on top of it. */
-  const rebase = async () => {
-    const fresh = await reload();
-    if (!fresh) return;
-    const next = draftOf(fresh);
-    for (const key of Object.keys(edits) as Array<keyof Draft>) next[key] = draft[key];
-    setBase(fresh);
-    setDraft(next);
-    action.clear();
-  };
-  const text = (key: keyof Draft, label: string, extra: Record<string, unknown> = {}) => (
-    <label>
-      {label}
-      <input value={draft[key]} onInput={set(key)} {...extra} />
-    </label>
-  );
-  const select = (key: keyof Draft, label: string, options: readonly string[], none?: string) => (
-    <label>
-      {label}
-      <select value={draft[key]} onChange={set(key)}>
-        {none !== undefined && <option value="">{none}</option>}
-        {options.map((option) => (
-          <option key={option} value={option}>
-            {option}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-  const area = (key: keyof Draft, label: string) => (
-    <label class="wide">
-      {label}
-      <textarea value={draft[key]} onInput={set(key)} rows={3} />
-    </label>
-  );
   return (
-    <form onSubmit={save} aria-label="Edit task">
-      <div class="form-grid">
-        <label class="wide">
-          Title
-          <input value={draft.title} onInput={set("title")} required maxLength={500} />
+    <details class="add-metadata">
+      <summary>Add metadata</summary>
+      <form onSubmit={submit} aria-label="Add metadata" class="form-actions">
+        <label>
+          Key
+          <input required maxLength={100} value={key} onInput={(event) => setKey(event.currentTarget.value)} />
         </label>
-        {select("status", "Status", TASK_STATUSES)}
-        {select("type", "Type", TASK_TYPES, "none")}
-        {select("priority", "Priority", ["0", "1", "2", "3", "4"])}
-        {text("owner", "Owner")}
-        {select("risk", "Risk", RISK_LEVELS, "not assessed")}
-        {select("impact", "Impact", RISK_LEVELS, "not assessed")}
-        {text("parent_id", "Parent", { placeholder: "tkt-… (empty: none)" })}
-        {text("blocked_by", "Blocked by", { placeholder: "tkt-… tkt-…" })}
-        {intentFixed(base) ? (
-          <label class="wide read-only-field">
-            Intent <span class="muted small">(fixed once set)</span>
-            <textarea class="read-only-value" readOnly value={base.intent ?? ""} rows={2} />
-          </label>
-        ) : (
-          area("intent", "Intent")
-        )}
-        {area("description", "Description")}
-        {area("plan", "Plan")}
-      </div>
-      <div class="form-actions">
-        <button type="submit" disabled={action.busy || !dirty}>
-          Save
+        <label>
+          Value
+          <input
+            required
+            placeholder="JSON, or plain text"
+            value={value}
+            onInput={(event) => setValue(event.currentTarget.value)}
+          />
+        </label>
+        <button type="submit" disabled={action.busy}>
+          Add
         </button>
-        <span class="muted">
-          editing version {base.version}
-          {task.version !== base.version && ` (now ${task.version}: changed since you started editing)`}
-        </span>
-        {dirty && (
-          <button
-            type="button"
-            class="quiet"
-            onClick={() => {
-              setBase(task);
-              setDraft(draftOf(task));
-              action.clear();
-            }}
-          >
-            Discard changes
-          </button>
-        )}
-        {saved && !dirty && <span role="status">Saved.</span>}
-      </div>
-      <ErrorAlert error={action.error} onReload={rebase} onDismiss={action.clear} />
-    </form>
+        <ErrorAlert error={action.error} onDismiss={action.clear} />
+      </form>
+    </details>
   );
 }
 
@@ -450,98 +380,132 @@ function ClaimControl({ task, editable, after }: { task: Task; editable: boolean
   );
 }
 
+/**
+ * The live file reservations that concern the task (made for it, or another session's covering a
+ * file it wrote, reserved or plans to touch), beside its claim; a person may break one.
+ */
+function TaskReservations({
+  task,
+  rows,
+  editable,
+  after,
+}: {
+  task: Task;
+  rows: ReservationRow[];
+  editable: boolean;
+  after: () => unknown;
+}) {
+  if (rows.length === 0) return <p class="muted">No file reservation concerns this task.</p>;
+  return (
+    <ul class="plain-list reservations">
+      {rows.map((row) => (
+        <li key={row.id} data-reservation-id={row.id} data-pattern={row.pattern}>
+          <code>{row.pattern}</code> <span class={`badge mode-${row.mode}`}>{row.mode}</span>{" "}
+          {row.agent ?? <span class="muted">unknown</span>} <code class="muted">{row.session}</code>{" "}
+          {row.task_id === task.id ? (
+            <span class="muted">for this task</span>
+          ) : row.task_id ? (
+            <span class="muted">
+              for <a href={`/task/${row.task_id}`}>{row.task_id}</a>
+            </span>
+          ) : (
+            <span class="muted">for no task</span>
+          )}
+          , <Countdown until={row.until} /> {editable && <BreakReservation pattern={row.pattern} after={after} />}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A path or a sha as a link to its page on the project's forge, or as text where none is known. */
+function Linked({ href, children }: { href: string | undefined; children: string }) {
+  if (!href) return <code>{children}</code>;
+  return (
+    <a href={href} target="_blank" rel="noopener noreferrer">
+      <code>{children}</code>
+    </a>
+  );
+}
+
 export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined }) {
-  const briefing = useResource(`task:${taskId}`, () => loadTask(taskId));
-  const data = briefing.data;
+  const page = useResource(`task:${taskId}`, () => loadTask(taskId));
   const editable = me !== undefined && !me.read_only;
-  const reloadTask = async (): Promise<Task | undefined> => {
+  /** Loads the task again (for a field's save) and hands it over; the page reloads beside it. */
+  const refresh = async (): Promise<Task | undefined> => {
     try {
       const fresh = await loadTask(taskId);
-      void briefing.reload();
-      return fresh.task;
+      void page.reload();
+      return fresh.briefing.task;
     } catch {
       return undefined;
     }
   };
-  const after = () => void briefing.reload();
-  if (!data) {
+  const after = () => void page.reload();
+  if (!page.data) {
     return (
       <section data-view="task" class="view" data-task-id={taskId}>
         <h1>{taskId}</h1>
-        <ErrorAlert error={briefing.error} onReload={briefing.reload} />
-        {!briefing.error && <p class="muted">Loading…</p>}
+        <ErrorAlert error={page.error} onReload={page.reload} />
+        {!page.error && <p class="muted">Loading…</p>}
       </section>
     );
   }
+  const data = page.data.briefing;
+  const links: TaskPageLinks | null = page.data.links;
   const { task } = data;
+  const field = (spec: FieldSpec) => (
+    <InlineField key={spec.name} task={task} spec={spec} editable={editable} refresh={refresh} after={after} />
+  );
+  const row = (label: string, content: ComponentChildren) => (
+    <>
+      <dt>{label}</dt>
+      <dd>{content}</dd>
+    </>
+  );
+  const metadataKeys = Object.keys(task.metadata ?? {});
   return (
     <section data-view="task" class="view" data-task-id={task.id}>
-      <div class="toolbar">
-        <h1>{task.title}</h1>
-        <StatusBadge status={task.status} />
+      <div class="toolbar task-head">
+        <InlineField task={task} spec={TITLE} editable={editable} refresh={refresh} after={after} heading />
         {task.blocked && <span class="badge blocked">blocked</span>}
         <code class="muted">{task.id}</code>
+        <FollowButton taskId={task.id} />
       </div>
-      <ErrorAlert error={briefing.error} onReload={briefing.reload} />
+      <ErrorAlert error={page.error} onReload={page.reload} />
       <div class="detail">
         <div>
           <Section title="Context" count={data.context_all?.length ?? 0}>
             <Timeline entries={data.context_all ?? []} />
             {editable && <AddContext taskId={task.id} after={after} />}
           </Section>
-          <Section title="Fields">
-            {/* Set by the store, never by a person: shown as text, outside the form. */}
-            <dl class="fields" aria-label="Read-only fields">
-              <dt>List</dt>
-              <dd>{task.list_id}</dd>
-              <dt>Claim</dt>
-              <dd>
-                <ClaimControl task={task} editable={editable} after={after} />
-              </dd>
-              <dt>Active form</dt>
-              <dd>{task.active_form ?? "none"}</dd>
-              <dt>Version</dt>
-              <dd>{task.version}</dd>
-              <dt>Created</dt>
-              <dd>
-                <When at={task.created_at} />
-              </dd>
-              <dt>Updated</dt>
-              <dd>
-                <When at={task.updated_at} />
-              </dd>
-              <dt>Metadata</dt>
-              <dd>
-                <MetadataList metadata={task.metadata} />
-              </dd>
-              {!editable && (
-                <>
-                  <dt>Type</dt>
-                  <dd>{task.type ?? "none"}</dd>
-                  <dt>Priority</dt>
-                  <dd>P{task.priority}</dd>
-                  <dt>Owner</dt>
-                  <dd>{task.owner ?? "none"}</dd>
-                  <dt>Risk / impact</dt>
-                  <dd>
-                    {task.risk ?? "not assessed"} / {task.impact ?? "not assessed"}
-                  </dd>
-                  <dt>Intent</dt>
-                  <dd>
-                    <pre>{task.intent ?? "none"}</pre>
-                  </dd>
-                  <dt>Description</dt>
-                  <dd>
-                    <pre>{task.description ?? "none"}</pre>
-                  </dd>
-                  <dt>Plan</dt>
-                  <dd>
-                    <pre>{task.plan ?? "none"}</pre>
-                  </dd>
-                </>
+          <Section title="Intent, description and plan">
+            <dl class="fields long">
+              {row(
+                "Intent",
+                intentFixed(task) ? (
+                  <ReadOnlyField name="intent" why="Fixed once set: record a change of direction as a decision.">
+                    <pre>{task.intent}</pre>
+                  </ReadOnlyField>
+                ) : (
+                  field(longText("intent", "Intent"))
+                ),
               )}
+              {row("Description", field(longText("description", "Description")))}
+              {row("Plan", field(longText("plan", "Plan")))}
             </dl>
-            {editable && <EditTask task={task} reload={reloadTask} />}
+          </Section>
+          <Section title="Metadata" count={metadataKeys.length}>
+            {metadataKeys.length === 0 && <p class="muted">none</p>}
+            <dl class="fields metadata">
+              {metadataKeys.map((key) => (
+                <>
+                  <dt key={`k-${key}`}>{key}</dt>
+                  <dd key={`v-${key}`}>{field(metadataField(key))}</dd>
+                </>
+              ))}
+            </dl>
+            {editable && <AddMetadata task={task} after={after} />}
           </Section>
           <Section title="Events" count={data.recent_events?.length ?? 0}>
             <a href={`/activity?task=${encodeURIComponent(task.id)}`}>The whole history of this task</a>
@@ -556,29 +520,65 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
           </Section>
         </div>
         <div>
+          <Section title="Fields">
+            <dl class="fields" aria-label="Fields">
+              {SHORT_FIELDS.map((spec) => row(spec.label, field(spec)))}
+              {/* Set by the store or by agents, never by a person here: shown as text. */}
+              {row("List", <ReadOnlyField name="list_id">{task.list_id}</ReadOnlyField>)}
+              {row(
+                "Active form",
+                <ReadOnlyField name="active_form">{task.active_form ?? <span class="muted">none</span>}</ReadOnlyField>,
+              )}
+              {row("Version", <ReadOnlyField name="version">{String(task.version)}</ReadOnlyField>)}
+              {row(
+                "Created",
+                <ReadOnlyField name="created_at">
+                  <When at={task.created_at} />
+                </ReadOnlyField>,
+              )}
+              {row(
+                "Updated",
+                <ReadOnlyField name="updated_at">
+                  <When at={task.updated_at} />
+                </ReadOnlyField>,
+              )}
+            </dl>
+          </Section>
+          <Section title="Claim and file reservations" count={page.data.reservations.length}>
+            <p class="claim-line">
+              <ClaimControl task={task} editable={editable} after={after} />
+            </p>
+            <TaskReservations task={task} rows={page.data.reservations} editable={editable} after={after} />
+          </Section>
           <Section title="Progress" count={data.progress?.length ?? 0}>
             <ProgressList taskId={task.id} items={data.progress ?? []} editable={editable} after={after} />
           </Section>
           <Section title="Relationships">
             <dl class="fields">
-              <dt>Parent</dt>
-              <dd>
-                <TaskRefs tasks={data.parent ? [data.parent] : []} />
-              </dd>
-              <dt>Children</dt>
-              <dd>
-                <TaskRefs tasks={data.children} />
-              </dd>
-              <dt>Blocked by</dt>
-              <dd>
-                <TaskRefs tasks={data.blocked_by} />
-              </dd>
-              <dt>Blocking</dt>
-              <dd>
-                <TaskRefs tasks={data.blocking} />
-              </dd>
-              <dt>Other links</dt>
-              <dd>
+              {row(
+                "Parent",
+                <InlineField
+                  task={task}
+                  spec={{ ...PARENT, show: () => <TaskRefs tasks={data.parent ? [data.parent] : []} /> }}
+                  editable={editable}
+                  refresh={refresh}
+                  after={after}
+                />,
+              )}
+              {row("Children", <TaskRefs tasks={data.children} />)}
+              {row(
+                "Blocked by",
+                <InlineField
+                  task={task}
+                  spec={{ ...BLOCKED_BY, show: () => <TaskRefs tasks={data.blocked_by} /> }}
+                  editable={editable}
+                  refresh={refresh}
+                  after={after}
+                />,
+              )}
+              {row("Blocking", <TaskRefs tasks={data.blocking} />)}
+              {row(
+                "Other links",
                 <ul class="plain-list">
                   {(data.relationships ?? [])
                     .filter((r) => r.type !== "blocks" && r.type !== "parent_of")
@@ -592,24 +592,30 @@ export function TaskPage({ taskId, me }: { taskId: string; me: Me | undefined })
                         </li>
                       );
                     })}
-                </ul>
-              </dd>
+                </ul>,
+              )}
             </dl>
           </Section>
           <Section title="Files" count={data.files?.length ?? 0}>
-            <ul class="plain-list">
+            {links && (
+              <p class="muted small">
+                Linked to <a href={links.repository}>{links.repository.replace(/^https?:\/\//, "")}</a>
+              </p>
+            )}
+            <ul class="plain-list files">
               {(data.files ?? []).map((file) => (
-                <li key={file.file_path}>
-                  <code>{file.file_path}</code> <span class="muted small">{file.operations.join(", ")}</span>
+                <li key={file.file_path} data-file={file.file_path}>
+                  <Linked href={links?.files[file.file_path]}>{file.file_path}</Linked>{" "}
+                  <span class="muted small">{file.operations.join(", ")}</span>
                 </li>
               ))}
             </ul>
           </Section>
           <Section title="Commits" count={data.commits?.length ?? 0}>
-            <ul class="plain-list">
+            <ul class="plain-list commits">
               {(data.commits ?? []).map((commit) => (
-                <li key={commit.sha}>
-                  <code>{commit.sha.slice(0, 10)}</code> {commit.subject}{" "}
+                <li key={commit.sha} data-sha={commit.sha}>
+                  <Linked href={links?.commits[commit.sha]}>{commit.sha.slice(0, 10)}</Linked> {commit.subject}{" "}
                   <span class="muted small">
                     {commit.files.length} files, <When at={commit.at} />
                   </span>
