@@ -168,9 +168,12 @@ export async function reservationsConcerning(
   task: Planned | null,
   now: string,
 ): Promise<ReservationView[]> {
-  const own = await tx.reservationsOfSession(session, now);
-  if (task === null) return own.map(viewOf);
+  // The session's own and the task's files are asked together (one round trip on Postgres).
+  const ownRead = tx.reservationsOfSession(session, now);
+  if (task === null) return (await ownRead).map(viewOf);
+  ownRead.catch(() => {});
   const files = (await plannedFiles(tx, [task], now)).get(task.id) ?? [];
+  const own = await ownRead;
   const seen = new Set(own.map((r) => r.id));
   const others = (await reservationsNear(tx, files, now)).filter(
     (r) => !seen.has(r.id) && files.some((path) => patternsOverlap(path, r.pattern)),
