@@ -124,7 +124,8 @@ export async function openProject(options: LocateOptions & { now?: () => Date })
   if (!location) throw notInitialized(options);
   const postgres = projectTarget(options, dirname(location.dbPath));
   const store = postgres
-    ? await openPostgresStore(postgres)
+    ? // A project's calls and hooks check the schema with their first transaction (no round trip of its own).
+      await openPostgresStore(postgres, { checkSchema: "first-transaction" })
     : await SqliteTaskStore.open(location.dbPath, { existing: true });
   return new ArbeitService(store, {
     // The real root, so that it compares with resolved paths (a temp folder may sit behind a symlink).
