@@ -3,9 +3,9 @@ import { readFileSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { ArbeitService } from "../../src/service/arbeit-service.js";
 import pg from "pg";
 import { ArbeitError } from "../../src/domain/errors.js";
+import { ArbeitService } from "../../src/service/arbeit-service.js";
 import { applyPostgresMigrations, listPostgresMigrations } from "../../src/store/postgres/migrate.js";
 import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
 import { findTool } from "../../src/tools/catalogue.js";
@@ -271,8 +271,12 @@ describe("round trips arbeit serve makes to Postgres per call", { skip: await po
   /** The round trips `call` makes, after a first run that warms the pools and prepared statements. */
   async function exchanges(call: () => Promise<{ success: boolean }>): Promise<number> {
     assert.equal((await call()).success, true);
+    // What the first call set going without waiting (its COMMIT, a token's last use) ends first.
+    await new Promise((resolve) => setTimeout(resolve, 5 * COUNTING_DELAY_MS));
     proxy.reset();
     assert.equal((await call()).success, true);
+    // A read's COMMIT is sent as its answer is in and not waited for: counted once it is answered.
+    await new Promise((resolve) => setTimeout(resolve, 5 * COUNTING_DELAY_MS));
     const counts = proxy.counts();
     assert.equal(counts.connections, 0, "a warm pool opens no connection");
     return counts.exchanges;

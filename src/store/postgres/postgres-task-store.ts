@@ -79,6 +79,12 @@ export interface PostgresStoreOptions {
    * that transaction back, is checked (and migrated) as at open, and the transaction runs again.
    */
   checkSchema?: "open" | "first-transaction";
+  /**
+   * When a read's COMMIT is sent. "at-once" (the default): as soon as its answer is in, not
+   * waited for. "with-next-transaction": with the connection's next BEGIN, or after
+   * READ_COMMIT_DELAY_MS idle; a process that ends first (a hook, a CLI call) sends none.
+   */
+  readCommit?: "at-once" | "with-next-transaction";
 }
 
 interface OpenTransaction {
@@ -150,6 +156,7 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
   #offsetKnown: boolean;
   /** Whether the schema is known to be at this code's version (see checkSchema). */
   #schemaChecked: boolean;
+  readonly #deferReadCommit: boolean;
 
   private constructor(
     pool: Pool,
@@ -157,7 +164,9 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
     schema: string,
     clock: (() => Date) | undefined,
     serverOffset: number | undefined,
+    deferReadCommit: boolean,
   ) {
+    this.#deferReadCommit = deferReadCommit;
     this.#pool = pool;
     this.#clock = clock;
     this.#serverOffset = serverOffset ?? 0;
@@ -271,7 +280,14 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
       await pool.end();
       rethrowAsStoreFailure(error, location);
     }
-    return new PostgresTaskStore(pool, location, schema, options.clock, serverOffset);
+    return new PostgresTaskStore(
+      pool,
+      location,
+      schema,
+      options.clock,
+      serverOffset,
+      options.readCommit === "with-next-transaction",
+    );
   }
 
   #commitLater(client: PoolClient): void {
@@ -391,9 +407,10 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
         if (mode === "read") {
           // A guarded read's answer counts only once the guard passed (its answer came first).
           if (guarded) await begin;
-          // Nothing was written: the answer is final. The COMMIT goes with the connection's next
-          // BEGIN, or alone once the connection has been idle a while (READ_COMMIT_DELAY_MS).
-          this.#commitLater(client);
+          // Nothing was written: the answer is final, and the next user of the connection queues
+          // behind the COMMIT; or it goes with the connection's next BEGIN (see readCommit).
+          if (this.#deferReadCommit) this.#commitLater(client);
+          else (client.query("COMMIT") as unknown as Promise<unknown>).catch(() => {});
         } else {
           // BEGIN's answer came long ago, or comes in the same round trip as the COMMIT's.
           await Promise.all([begin, db.commit()]);
