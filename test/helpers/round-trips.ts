@@ -64,7 +64,7 @@ export const ROUND_TRIP_BUDGETS: Record<string, { budget: number; goal: number }
   task_get: { budget: 1, goal: 1 },
   task_create: { budget: 1, goal: 1 },
   task_update: { budget: 2, goal: 2 },
-  context_add: { budget: 3, goal: 1 },
+  context_add: { budget: 2, goal: 1 },
   ready: { budget: 2, goal: 1 },
   claim_next: { budget: 3, goal: 1 },
   resume: { budget: 5, goal: 1 },

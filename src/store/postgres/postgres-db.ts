@@ -43,9 +43,19 @@ export class PostgresDb implements SqlDb {
   readonly writable: boolean;
   readonly #client: Queryable;
 
-  constructor(client: Queryable, writable: boolean) {
+  /** Sends the transaction's BEGIN; called as its first statement is sent, so that both leave together. */
+  readonly #open: () => void;
+  #opened = false;
+
+  constructor(client: Queryable, writable: boolean, open: () => void = () => {}) {
     this.#client = client;
     this.writable = writable;
+    this.#open = open;
+  }
+
+  /** Whether BEGIN has been sent: a transaction that ran no statement has nothing to commit. */
+  get opened(): boolean {
+    return this.#opened;
   }
 
   /** Answers awaited of the wave in flight, and whether one of them has come. */
@@ -58,6 +68,10 @@ export class PostgresDb implements SqlDb {
     if (this.#finished) return Promise.reject(new Error("The transaction has ended."));
     if (this.#inFlight > 0 && this.#someAnswered)
       return new Promise<T>((resolve, reject) => this.#held.push(() => this.#send(start).then(resolve, reject)));
+    if (!this.#opened) {
+      this.#opened = true;
+      this.#open();
+    }
     this.#inFlight++;
     const sent = start();
     const answered = () => {
@@ -122,6 +136,7 @@ export class PostgresDb implements SqlDb {
    * failed one aborted the transaction (whose COMMIT then only rolls back): its error is thrown.
    */
   async commit(): Promise<void> {
+    if (!this.#opened) return;
     const committed = this.#send(() => this.#client.query("COMMIT"));
     committed.catch(() => {});
     await Promise.all(this.#later);

@@ -378,11 +378,11 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
       let guardFailed = false;
       let released = false;
       let begin: Promise<void> = Promise.resolve();
-      const db = new PostgresDb(client as unknown as Queryable, mode === "write");
-      try {
+      const now = this.#clock ? this.#clock().toISOString() : this.#serverNow();
+      const guarded = !this.#schemaChecked;
+      // BEGIN leaves with the transaction's first statement (PostgresDb calls this as it sends it).
+      const open = () => {
         const asked = Date.now();
-        const now = this.#clock ? this.#clock().toISOString() : this.#serverNow();
-        const guarded = !this.#schemaChecked;
         begin = (
           client.query(this.#begin(mode, now, openRead !== undefined)) as unknown as Promise<
             Array<{ rows: Array<{ now: string }> }>
@@ -399,6 +399,9 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
           },
         );
         begin.catch(() => {});
+      };
+      const db = new PostgresDb(client as unknown as Queryable, mode === "write", open);
+      try {
         const tx = sqlStoreTx(db, () => now, {
           lockGraph: async () => void (await db.run(this.#graphLock)),
           orderEvents: this.#eventLock,
@@ -408,12 +411,16 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
           // A guarded read's answer counts only once the guard passed (its answer came first).
           if (guarded) await begin;
           // Nothing was written: the answer is final, and the next user of the connection queues
-          // behind the COMMIT; or it goes with the connection's next BEGIN (see readCommit).
-          if (this.#deferReadCommit) this.#commitLater(client);
+          // behind the COMMIT; or it goes with the connection's next BEGIN (see readCommit). A
+          // read that sent nothing leaves the connection as it found it.
+          if (!db.opened) {
+            if (openRead !== undefined) this.#commitLater(client);
+          } else if (this.#deferReadCommit) this.#commitLater(client);
           else (client.query("COMMIT") as unknown as Promise<unknown>).catch(() => {});
         } else {
           // BEGIN's answer came long ago, or comes in the same round trip as the COMMIT's.
           await Promise.all([begin, db.commit()]);
+          if (!db.opened && openRead !== undefined) this.#commitLater(client);
         }
         return result;
       } catch (thrown) {
