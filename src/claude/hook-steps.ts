@@ -13,7 +13,8 @@ import {
   row,
   text,
 } from "../remote/step-input.js";
-import type { AnyStep, HostStep } from "../remote/steps.js";
+import type { Access, AnyStep, HostStep } from "../remote/steps.js";
+import type { ArbeitService } from "../service/arbeit-service.js";
 import type { CommitInput } from "../service/commits.js";
 import { recordPlan } from "../service/host-plans.js";
 import { HOST_KEY_CHARS, type HostListItem, mirrorHostSteps } from "../service/host-steps.js";
@@ -48,6 +49,28 @@ const additionalContext = (hookEventName: string, context: string): HookAnswer =
   stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext: context } })}\n`,
 });
 
+/**
+ * Runs a hook's work on the store as one transaction: on Postgres its statements share round
+ * trips and it commits once. A write transaction, unless the caller may only read; on a store
+ * that cannot be written each part runs as it would alone (the writes fail, the reads answer).
+ */
+function oneTransaction<T>(service: ArbeitService, access: Access, fn: () => Promise<T>): Promise<T> {
+  if (service.store.readOnly !== undefined) return fn();
+  return access === "read-only" ? service.store.read(() => fn()) : service.atomically(fn);
+}
+
+/**
+ * Parts of one hook that do not depend on each other, run side by side in its transaction (their
+ * statements travel together). Every part has finished before a failure is thrown, so nothing is
+ * left running in a transaction that rolls back.
+ */
+async function together<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [first, second] = await Promise.allSettled([a, b]);
+  if (first.status === "rejected") throw first.reason;
+  if (second.status === "rejected") throw second.reason;
+  return [first.value, second.value];
+}
+
 /** News for the model, one line each, a person's answers first; nothing when there is none. */
 function newsText(news: ReadonlyArray<NewsItem>): string | undefined {
   if (news.length === 0) return undefined;
@@ -74,12 +97,14 @@ export const sessionStart: HostStep<{ source?: string }, HookAnswer> = {
   read: (input) => ({ source: optionalText(row(input), "source", SHORT) }),
   readOnly: "reads",
   async run(service, input, caller, access) {
-    const start = await sessionStartContext(service, caller, access === "read-only" ? { advanceNews: false } : {});
     const trigger = RETROSPECTIVE_SOURCES[input.source as keyof typeof RETROSPECTIVE_SOURCES];
-    const offer =
-      trigger && access === "read-write" && caller.session
-        ? (await service.offerRetrospective(trigger, caller)).data.text
-        : null;
+    const offers = trigger !== undefined && access === "read-write" && caller.session !== undefined;
+    const [start, offer] = await oneTransaction(service, access, () =>
+      together(
+        sessionStartContext(service, caller, access === "read-only" ? { advanceNews: false } : {}),
+        offers ? service.offerRetrospective(trigger, caller).then((answer) => answer.data.text) : Promise.resolve(null),
+      ),
+    );
     return additionalContext("SessionStart", offer ? `${start.text}\n\n${offer}` : start.text);
   },
 };
@@ -98,14 +123,19 @@ export const userPromptSubmit: HostStep<PromptFacts, HookAnswer> = {
     return { prompt: { text: text(prompt, "text", PROMPT_CHARS), chars: count(prompt, "chars") } };
   },
   readOnly: quiet,
-  async run(service, input, caller) {
-    const { news } = (await service.sessionNews(caller)).data;
-    if (input.prompt)
-      await service.recordSessionEvent(
-        { event_type: "prompt_submitted", payload: { prompt: input.prompt.text, chars: input.prompt.chars } },
-        caller,
-      );
-    return newsContext("UserPromptSubmit", news);
+  async run(service, input, caller, access) {
+    const [{ data }] = await oneTransaction(service, access, () =>
+      together(
+        service.sessionNews(caller),
+        input.prompt
+          ? service.recordSessionEvent(
+              { event_type: "prompt_submitted", payload: { prompt: input.prompt.text, chars: input.prompt.chars } },
+              caller,
+            )
+          : Promise.resolve(undefined),
+      ),
+    );
+    return newsContext("UserPromptSubmit", data.news);
   },
 };
 
@@ -161,17 +191,24 @@ export const postToolUse: HostStep<ToolUseFacts, HookAnswer> = {
     return facts;
   },
   readOnly: quiet,
-  async run(service, input, caller) {
-    if (input.commit) await service.recordCommit(input.commit, caller);
-    else if (input.touch && caller.session) await service.trackFile(input.touch, caller);
-    if (input.steps) await mirrorHostSteps(service, caller, input.steps);
-    const recorded =
-      input.plan === undefined ? undefined : await recordPlan(service, caller, input.plan, "Claude Code");
+  async run(service, input, caller, access) {
+    const record = async () => {
+      if (input.commit) await service.recordCommit(input.commit, caller);
+      else if (input.touch && caller.session) await service.trackFile(input.touch, caller);
+      if (input.steps) await mirrorHostSteps(service, caller, input.steps);
+      return input.plan === undefined ? undefined : await recordPlan(service, caller, input.plan, "Claude Code");
+    };
     // After every tool call: a person's answer (or other news) reaches the model at its next step.
-    // Read without the write lock; the cursor moves only when there is something to tell.
-    if (!caller.session) return silent;
-    const { news } = (await service.sessionNews(caller, { advance: "when-told" })).data;
-    const lines = [recorded && planLine(recorded), newsText(news)].filter((line) => line);
+    // The cursor moves only when there is something to tell. Read beside the call's own records,
+    // in the same transaction: neither depends on the other.
+    const [recorded, news] = await oneTransaction(service, access, () =>
+      together(
+        record(),
+        caller.session ? service.sessionNews(caller, { advance: "when-told" }) : Promise.resolve(undefined),
+      ),
+    );
+    if (!news) return silent;
+    const lines = [recorded && planLine(recorded), newsText(news.data.news)].filter((line) => line);
     return lines.length > 0 ? additionalContext("PostToolUse", lines.join("\n")) : silent;
   },
 };
@@ -204,8 +241,8 @@ export const postToolUseFailure: HostStep<FailureFacts, HookAnswer> = {
     };
   },
   readOnly: quiet,
-  async run(service, input, caller) {
-    await service.recordToolFailure(input, caller);
+  async run(service, input, caller, access) {
+    await oneTransaction(service, access, () => service.recordToolFailure(input, caller));
     return silent;
   },
 };
@@ -224,13 +261,17 @@ export const subagentStart: HostStep<SubagentFacts, HookAnswer> = {
   name: "subagent-start",
   read: readSubagent,
   readOnly: quiet,
-  async run(service, input, caller) {
-    await service.recordSessionEvent(
-      { event_type: "subagent_started", payload: { agent_id: input.agent_id, agent_type: input.agent_type } },
-      caller,
-    );
+  async run(service, input, caller, access) {
     // SubagentStart context reaches that sub-agent only: the work it is helping with.
-    const brief = caller.session ? await activeBriefingText(service, caller.session, caller.parents) : undefined;
+    const [, brief] = await oneTransaction(service, access, () =>
+      together(
+        service.recordSessionEvent(
+          { event_type: "subagent_started", payload: { agent_id: input.agent_id, agent_type: input.agent_type } },
+          caller,
+        ),
+        caller.session ? activeBriefingText(service, caller.session, caller.parents) : Promise.resolve(undefined),
+      ),
+    );
     return brief ? additionalContext("SubagentStart", brief) : silent;
   },
 };
@@ -239,19 +280,21 @@ export const subagentStop: HostStep<SubagentFacts, HookAnswer> = {
   name: "subagent-stop",
   read: readSubagent,
   readOnly: quiet,
-  async run(service, input, caller) {
-    const ended = (await service.endSession({ reason: "sub-agent stopped", stop: true }, caller)).data;
-    await service.recordSessionEvent(
-      {
-        event_type: "subagent_stopped",
-        payload: {
-          agent_id: input.agent_id,
-          agent_type: input.agent_type,
-          ...(ended.task_id ? { stopped_work_on: ended.task_id } : {}),
+  async run(service, input, caller, access) {
+    await oneTransaction(service, access, async () => {
+      const ended = (await service.endSession({ reason: "sub-agent stopped", stop: true }, caller)).data;
+      await service.recordSessionEvent(
+        {
+          event_type: "subagent_stopped",
+          payload: {
+            agent_id: input.agent_id,
+            agent_type: input.agent_type,
+            ...(ended.task_id ? { stopped_work_on: ended.task_id } : {}),
+          },
         },
-      },
-      caller,
-    );
+        caller,
+      );
+    });
     return silent;
   },
 };
@@ -287,8 +330,10 @@ export const postCompact: HostStep<CompactFacts, HookAnswer> = {
     };
   },
   readOnly: quiet,
-  async run(service, input, caller) {
-    await service.recordSessionEvent({ event_type: "session_compacted", payload: { ...input } }, caller);
+  async run(service, input, caller, access) {
+    await oneTransaction(service, access, () =>
+      service.recordSessionEvent({ event_type: "session_compacted", payload: { ...input } }, caller),
+    );
     return silent;
   },
 };

@@ -181,7 +181,7 @@ export async function runClaudeHook(
       ? remoteRunner(remote, env, settings.list)
       : localRunner(
           () => {
-            service ??= openProject(where);
+            service ??= openProject({ ...where, shortLived: true });
             return service;
           },
           { agent: settings.agent ?? CLAUDE_AGENT, ...(settings.list ? { list_id: settings.list } : {}) },

@@ -24,7 +24,7 @@ export function cliToolContext(
     cwd,
     db,
     service: () => {
-      service ??= openProject({ cwd, db });
+      service ??= openProject({ cwd, db, shortLived: true });
       return service;
     },
     close: async () => {

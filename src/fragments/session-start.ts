@@ -78,10 +78,18 @@ export async function sessionStartContext(
   caller: Caller,
   options: { advanceNews?: NewsOptions["advance"] } = {},
 ): Promise<{ text: string; seq: number }> {
-  const { data: packet } = await service.resume({ max_tokens: SESSION_START_TOKENS, peek: true }, caller);
-  const head = await sessionTaskText(service, caller);
+  // Three reads that do not depend on each other, asked side by side: in a hook's one transaction
+  // their statements travel together. Each is awaited before a failure is thrown.
+  const asked = [
+    service.resume({ max_tokens: SESSION_START_TOKENS, peek: true }, caller),
+    sessionTaskText(service, caller),
+    service.sessionNews(caller, { advance: options.advanceNews ?? true }),
+  ] as const;
+  const settled = await Promise.allSettled(asked);
+  for (const answer of settled) if (answer.status === "rejected") throw answer.reason;
+  const [{ data: packet }, head, { data: found }] = await Promise.all(asked);
   const memory = memoryLines(packet);
-  const { news, seq } = (await service.sessionNews(caller, { advance: options.advanceNews ?? true })).data;
+  const { news, seq } = found;
   const changes = news.map((item) => `- ${item.text}`);
   const render = () =>
     [

@@ -52,7 +52,16 @@ export async function addContext(
       metadata,
       created_at: now,
     });
-    const entry = (await tx.getContext(id))!;
+    // The entry as written (metadata as its JSON column reads back): nothing waits to read it.
+    const entry: ContextEntry = {
+      id,
+      task_id: task.id,
+      type: input.type,
+      content: input.content,
+      metadata: metadata === null ? null : (JSON.parse(JSON.stringify(metadata)) as Record<string, unknown>),
+      superseded_by: null,
+      created_at: now,
+    };
     await w.emit({
       event_type: "context_added",
       entity_type: "context_entry",

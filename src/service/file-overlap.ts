@@ -12,6 +12,24 @@ import { type ReservationView, reservationsNear, viewOf } from "./reservations.j
 
 type Planned = Pick<Task, "id" | "plan" | "description">;
 
+/**
+ * The paths a text names, remembered by the text: the tasks others hold are asked about at every
+ * claim and every ready list, and their plans rarely change, while reading paths out of a long
+ * plan costs far more than finding it again. Bounded: the oldest are forgotten first.
+ */
+const NAMED = new Map<string, readonly string[]>();
+const NAMED_KEPT = 4_000;
+function pathsNamed(text: string | null): readonly string[] {
+  if (!text) return [];
+  let paths = NAMED.get(text);
+  if (paths === undefined) {
+    paths = namedPaths(text);
+    if (NAMED.size >= NAMED_KEPT) NAMED.delete(NAMED.keys().next().value!);
+    NAMED.set(text, paths);
+  }
+  return paths;
+}
+
 /** Each task's files and patterns (written, reserved for it, named in its plan or description). */
 export async function plannedFiles(
   tx: StoreTx,
@@ -25,7 +43,7 @@ export async function plannedFiles(
   for (const row of written) files.get(row.task_id)?.add(row.file_path);
   for (const row of reserved) files.get(row.task_id)?.add(row.pattern);
   for (const task of tasks)
-    for (const path of [...namedPaths(task.plan), ...namedPaths(task.description)]) files.get(task.id)!.add(path);
+    for (const path of [...pathsNamed(task.plan), ...pathsNamed(task.description)]) files.get(task.id)!.add(path);
   return new Map([...files].map(([id, set]) => [id, [...set].sort()]));
 }
 
@@ -168,9 +186,12 @@ export async function reservationsConcerning(
   task: Planned | null,
   now: string,
 ): Promise<ReservationView[]> {
-  const own = await tx.reservationsOfSession(session, now);
-  if (task === null) return own.map(viewOf);
+  // The session's own and the task's files are asked together (one round trip on Postgres).
+  const ownRead = tx.reservationsOfSession(session, now);
+  if (task === null) return (await ownRead).map(viewOf);
+  ownRead.catch(() => {});
   const files = (await plannedFiles(tx, [task], now)).get(task.id) ?? [];
+  const own = await ownRead;
   const seen = new Set(own.map((r) => r.id));
   const others = (await reservationsNear(tx, files, now)).filter(
     (r) => !seen.has(r.id) && files.some((path) => patternsOverlap(path, r.pattern)),

@@ -36,12 +36,22 @@ export function isNoUsableStore(error: unknown): boolean {
 }
 
 /** Opens the project's service; NOT_INITIALIZED when there is none. */
-export async function openProject(options: LocateOptions & { now?: () => Date }): Promise<ArbeitService> {
+export async function openProject(
+  options: LocateOptions & {
+    now?: () => Date;
+    /** For a process that runs a call or two and ends (a hook, a CLI call): on Postgres it sends no read's COMMIT of its own. */
+    shortLived?: boolean;
+  },
+): Promise<ArbeitService> {
   const location = locate(options);
   if (!location) throw notInitialized(options);
   const postgres = projectTarget(options, dirname(location.dbPath));
   const store = postgres
-    ? await openPostgresStore(postgres)
+    ? // The schema is checked with the first transaction (no round trip of its own).
+      await openPostgresStore(postgres, {
+        checkSchema: "first-transaction",
+        ...(options.shortLived ? { readCommit: "with-next-transaction" as const } : {}),
+      })
     : await SqliteTaskStore.open(location.dbPath, { existing: true });
   return new ArbeitService(store, {
     // The real root, so that it compares with resolved paths (a temp folder may sit behind a symlink).

@@ -297,6 +297,7 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const progressRead = started(task ? tx.progressOf(task.id) : Promise.resolve(undefined));
     const filesRead = started(task ? tx.filesOf(task.id) : Promise.resolve([]));
     const memoryRead = started(tx.memoryList({ scopes: memoryScopes, now, limit: MEMORY_READ, order: "strength" }));
+    const reservationsRead = started(reservationsConcerning(tx, session, task, dbNow));
     const events = await tx.eventsForTasks(await caredRead, cursor, EVENTS_FETCHED);
     const allContext = await allContextRead;
     const parent = await parentRead;
@@ -326,7 +327,7 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
       cursor: { previous: cursor, current: input.peek ? cursor : Math.max(cursor, current), advanced: !input.peek },
       budget: { max_tokens: maxTokens, estimated_tokens: 0, cut: [] },
     };
-    const reservations = await reservationsConcerning(tx, session, task, dbNow);
+    const reservations = await reservationsRead;
     if (reservations.length > 0) packet.reservations = reservations;
     if (!input.peek) {
       await tx.saveSessionState(

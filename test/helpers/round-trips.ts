@@ -61,18 +61,16 @@ export async function bareConnect(proxy: TcpProxy, url = TEST_DATABASE_URL): Pro
  * must read before it writes. Lower a budget whenever a change lowers a count.
  */
 export const ROUND_TRIP_BUDGETS: Record<string, { budget: number; goal: number }> = {
-  task_get: { budget: 3, goal: 1 },
-  task_create: { budget: 2, goal: 1 },
-  task_update: { budget: 3, goal: 2 },
-  context_add: { budget: 4, goal: 1 },
-  ready: { budget: 4, goal: 1 },
-  claim_next: { budget: 4, goal: 1 },
-  resume: { budget: 9, goal: 1 },
-  hook_post_tool_use: { budget: 9, goal: 2 },
-  hook_user_prompt_submit: { budget: 8, goal: 2 },
-  // A first resume after a decision: 2 of these offer the session's retrospective (a read, and the
-  // write that records the offer, once per session and trigger).
-  hook_session_start: { budget: 19, goal: 2 },
+  task_get: { budget: 1, goal: 1 },
+  task_create: { budget: 1, goal: 1 },
+  task_update: { budget: 2, goal: 2 },
+  context_add: { budget: 2, goal: 1 },
+  ready: { budget: 2, goal: 1 },
+  claim_next: { budget: 3, goal: 1 },
+  resume: { budget: 5, goal: 1 },
+  hook_post_tool_use: { budget: 3, goal: 2 },
+  hook_user_prompt_submit: { budget: 4, goal: 2 },
+  hook_session_start: { budget: 5, goal: 2 },
 };
 
 export const HOOK_SESSION = "claude-round-trips";

@@ -30,20 +30,77 @@ export function preparedStatement(sql: string): { name: string; text: string } {
 /**
  * The query layer's database over one pooled (pipelining) Postgres connection inside one
  * transaction: statements issued before an answer is awaited go out together.
+ *
+ * Statements go out in waves. A statement issued before any answer of the statements in flight
+ * has come joins them; one issued after some have come is held until the last of them has, and
+ * then goes out with everything else held. Postgres answers a connection's statements in order,
+ * so holding costs only the time the server takes for the rest of the wave, and a transaction
+ * whose reads run side by side (a hook's news beside its records) costs one round trip per wave,
+ * not one per answer that happened to arrive first.
  */
 export class PostgresDb implements SqlDb {
   readonly dialect = postgresDialect;
   readonly writable: boolean;
   readonly #client: Queryable;
 
-  constructor(client: Queryable, writable: boolean) {
+  /** Sends the transaction's BEGIN; called as its first statement is sent, so that both leave together. */
+  readonly #open: () => void;
+  #opened = false;
+
+  constructor(client: Queryable, writable: boolean, open: () => void = () => {}) {
     this.#client = client;
     this.writable = writable;
+    this.#open = open;
+  }
+
+  /** Whether BEGIN has been sent: a transaction that ran no statement has nothing to commit. */
+  get opened(): boolean {
+    return this.#opened;
+  }
+
+  /** Answers awaited of the wave in flight, and whether one of them has come. */
+  #inFlight = 0;
+  #someAnswered = false;
+  #held: Array<() => void> = [];
+  #finished = false;
+
+  #send<T>(start: () => Promise<T>): Promise<T> {
+    if (this.#finished) return Promise.reject(new Error("The transaction has ended."));
+    if (this.#inFlight > 0 && this.#someAnswered)
+      return new Promise<T>((resolve, reject) => this.#held.push(() => this.#send(start).then(resolve, reject)));
+    if (!this.#opened) {
+      this.#opened = true;
+      this.#open();
+    }
+    this.#inFlight++;
+    const sent = start();
+    const answered = () => {
+      this.#inFlight--;
+      this.#someAnswered = true;
+      if (this.#inFlight > 0) return;
+      this.#someAnswered = false;
+      const held = this.#held;
+      this.#held = [];
+      for (const send of held) send();
+    };
+    sent.then(answered, answered);
+    return sent;
   }
 
   #query(sql: string, params: SqlValue[]) {
     const { name, text } = preparedStatement(sql);
-    return this.#client.query({ name, text, values: params as unknown[] });
+    return this.#send(() => this.#client.query({ name, text, values: params as unknown[] }));
+  }
+
+  /**
+   * The transaction is over (committed or rolled back): a statement still held is refused, and
+   * so is every later one, so that none reaches the connection's next transaction.
+   */
+  finish(): void {
+    this.#finished = true;
+    const held = this.#held;
+    this.#held = [];
+    for (const send of held) send();
   }
 
   async all(sql: string, ...params: SqlValue[]): Promise<RawRow[]> {
@@ -79,7 +136,8 @@ export class PostgresDb implements SqlDb {
    * failed one aborted the transaction (whose COMMIT then only rolls back): its error is thrown.
    */
   async commit(): Promise<void> {
-    const committed = this.#client.query("COMMIT");
+    if (!this.#opened) return;
+    const committed = this.#send(() => this.#client.query("COMMIT"));
     committed.catch(() => {});
     await Promise.all(this.#later);
     if (this.#laterError !== undefined) throw this.#laterError;

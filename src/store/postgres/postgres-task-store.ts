@@ -38,8 +38,25 @@ const MAX_ATTEMPTS = 8;
 /** The type id of BIGINT (int8) in every Postgres. */
 const INT8_OID = 20;
 
+/**
+ * How long a finished read's COMMIT waits for the connection's next transaction, which sends it
+ * with its BEGIN: a process that ends sooner (a hook, a CLI call) sends none, and a connection left
+ * idle holds its snapshot no longer than this.
+ */
+const READ_COMMIT_DELAY_MS = 200;
+
 /** How long one estimate of the server's clock is trusted before a fresh sample replaces it. */
 const CLOCK_SAMPLE_MS = 60_000;
+
+/**
+ * How far a fresh process's own clock may be from the server's for its first transaction to run
+ * on it (see #guard); further off, that transaction runs again on the server's clock.
+ */
+const CLOCK_TOLERANCE_S = 1;
+
+let latestVersion: number | undefined;
+/** The schema version this code writes: its newest migration. */
+const latest = () => (latestVersion ??= listPostgresMigrations().length);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -55,6 +72,19 @@ export interface PostgresStoreOptions {
    * who holds a task. Tests substitute a settable clock.
    */
   clock?: () => Date;
+  /**
+   * When the schema's version is checked. "open" (the default): before open returns, migrating
+   * it if needed. "first-transaction": with the first transaction, at no round trip of its own
+   * (for a process that runs a call or two and ends); a schema that is not current then rolls
+   * that transaction back, is checked (and migrated) as at open, and the transaction runs again.
+   */
+  checkSchema?: "open" | "first-transaction";
+  /**
+   * When a read's COMMIT is sent. "at-once" (the default): as soon as its answer is in, not
+   * waited for. "with-next-transaction": with the connection's next BEGIN, or after
+   * READ_COMMIT_DELAY_MS idle; a process that ends first (a hook, a CLI call) sends none.
+   */
+  readCommit?: "at-once" | "with-next-transaction";
 }
 
 interface OpenTransaction {
@@ -106,6 +136,12 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
     return open?.store === this ? open : undefined;
   }
   #closed = false;
+  /**
+   * Connections whose last transaction was a read that is not committed yet, with the timer that
+   * commits it if no transaction comes first. A read-only transaction changes nothing, so
+   * whether it ends by COMMIT, with the next BEGIN, or by the connection closing is all one.
+   */
+  readonly #openReads = new Map<PoolClient, NodeJS.Timeout>();
 
   readonly #clock: (() => Date) | undefined;
   /**
@@ -116,17 +152,26 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
    */
   #serverOffset: number;
   #offsetSampledAt: number;
+  /** False until the clock has been sampled once: the first sample is taken whatever it says. */
+  #offsetKnown: boolean;
+  /** Whether the schema is known to be at this code's version (see checkSchema). */
+  #schemaChecked: boolean;
+  readonly #deferReadCommit: boolean;
 
   private constructor(
     pool: Pool,
     location: string,
     schema: string,
     clock: (() => Date) | undefined,
-    serverOffset: number,
+    serverOffset: number | undefined,
+    deferReadCommit: boolean,
   ) {
+    this.#deferReadCommit = deferReadCommit;
     this.#pool = pool;
     this.#clock = clock;
-    this.#serverOffset = serverOffset;
+    this.#serverOffset = serverOffset ?? 0;
+    this.#offsetKnown = serverOffset !== undefined;
+    this.#schemaChecked = serverOffset !== undefined;
     this.#offsetSampledAt = Date.now();
     this.location = location;
     this.schema = schema;
@@ -135,10 +180,57 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
     // Sent as one message with BEGIN, so they cost no round trip of their own. Transaction-scoped
     // (SET LOCAL), so nothing is left on a connection a pooler such as PgBouncer hands on.
     const settings = `SET LOCAL search_path TO "${schema}"; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`;
-    // The database's time comes back with BEGIN, to keep the estimate of its clock current.
-    const time = `SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now`;
-    this.#writeBegin = `BEGIN; ${settings}; ${time}`;
-    this.#readBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${settings}; ${time}`;
+    this.#writeBegin = `BEGIN; ${settings}`;
+    this.#readBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${settings}`;
+  }
+
+  /**
+   * What opens a transaction, in one message (no round trip of its own): the COMMIT of the
+   * connection's last read if still open, BEGIN and its settings, the guard while the schema is
+   * unchecked, and the database's time, which keeps the estimate of its clock current.
+   */
+  #begin(mode: "read" | "write", now: string, commitFirst: boolean): string {
+    const parts = commitFirst ? ["COMMIT"] : [];
+    parts.push(mode === "write" ? this.#writeBegin : this.#readBegin);
+    if (!this.#schemaChecked) parts.push(this.#guard(now));
+    parts.push(`SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now`);
+    return parts.join("; ");
+  }
+
+  /**
+   * The statement that stands in for the schema check in a transaction sent before the check's
+   * answer could come: it fails, aborting the transaction before anything in it commits, unless
+   * the schema is Arbeit's at this code's version and (unless a clock was given) `now`, the time
+   * the transaction runs on, is within CLOCK_TOLERANCE_S of the server's. `now` is made here
+   * (an ISO time), never user text.
+   */
+  #guard(now: string): string {
+    const clock = this.#clock
+      ? ""
+      : ` AND abs(extract(epoch FROM now() - '${now}'::timestamptz)) < ${CLOCK_TOLERANCE_S}`;
+    return `SELECT 1 / (CASE WHEN (SELECT MAX(version) FROM schema_migrations WHERE applied_at IS NOT NULL) = ${latest()}${clock} THEN 1 ELSE 0 END) AS current`;
+  }
+
+  /** The schema check of open, made when a transaction's guard failed: migrates if needed, samples the clock. */
+  async #checkSchema(): Promise<void> {
+    const client = await connect(this.#pool, this.location);
+    try {
+      const openRead = this.#openReads.get(client);
+      if (openRead !== undefined) {
+        clearTimeout(openRead);
+        this.#openReads.delete(client);
+        await client.query("COMMIT");
+      }
+      const asked = Date.now();
+      const { version, serverTime } = await schemaVersion(client as unknown as Queryable, this.schema);
+      this.#offsetKnown = false;
+      this.#sampleServerClock(serverTime, asked);
+      if (version !== latest())
+        await applyPostgresMigrations(client as unknown as Queryable, this.schema, this.#graphLock);
+      this.#schemaChecked = true;
+    } finally {
+      client.release();
+    }
   }
 
   /** Connects to `url`, creates the schema if needed and migrates it to the newest version. */
@@ -168,16 +260,18 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
     // from the pool, and a checked-out one fails its next query, which the transaction handles.
     pool.on("error", () => {});
     pool.on("connect", (client) => client.on("error", () => {}));
-    let serverOffset = 0;
+    let serverOffset: number | undefined;
     try {
       const client = await connect(pool, location);
       try {
-        // One statement when the schema is current: its version, and the server's clock.
-        const asked = Date.now();
-        const { version, serverTime } = await schemaVersion(client as unknown as Queryable, schema);
-        serverOffset = Date.parse(serverTime) - asked;
-        if (version !== listPostgresMigrations().length) {
-          await applyPostgresMigrations(client as unknown as Queryable, schema, advisoryLock(lockKey(schema)));
+        if (options.checkSchema !== "first-transaction") {
+          // One statement when the schema is current: its version, and the server's clock.
+          const asked = Date.now();
+          const { version, serverTime } = await schemaVersion(client as unknown as Queryable, schema);
+          serverOffset = Date.parse(serverTime) - asked;
+          if (version !== latest()) {
+            await applyPostgresMigrations(client as unknown as Queryable, schema, advisoryLock(lockKey(schema)));
+          }
         }
       } finally {
         client.release();
@@ -186,7 +280,24 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
       await pool.end();
       rethrowAsStoreFailure(error, location);
     }
-    return new PostgresTaskStore(pool, location, schema, options.clock, serverOffset);
+    return new PostgresTaskStore(
+      pool,
+      location,
+      schema,
+      options.clock,
+      serverOffset,
+      options.readCommit === "with-next-transaction",
+    );
+  }
+
+  #commitLater(client: PoolClient): void {
+    const timer = setTimeout(() => {
+      if (this.#openReads.get(client) !== timer) return;
+      this.#openReads.delete(client);
+      (client.query("COMMIT") as unknown as Promise<unknown>).catch(() => {});
+    }, READ_COMMIT_DELAY_MS);
+    timer.unref();
+    this.#openReads.set(client, timer);
   }
 
   /** The server's time now, as estimated from its answers (see #serverOffset). */
@@ -197,9 +308,10 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
   #sampleServerClock(serverTime: string, asked: number): void {
     const offset = Date.parse(serverTime) - asked;
     if (Number.isNaN(offset)) return;
-    if (offset < this.#serverOffset || asked - this.#offsetSampledAt > CLOCK_SAMPLE_MS) {
+    if (!this.#offsetKnown || offset < this.#serverOffset || asked - this.#offsetSampledAt > CLOCK_SAMPLE_MS) {
       this.#serverOffset = offset;
       this.#offsetSampledAt = asked;
+      this.#offsetKnown = true;
     }
   }
 
@@ -234,6 +346,8 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const timer of this.#openReads.values()) clearTimeout(timer);
+    this.#openReads.clear();
     // Waits for connections still in a transaction to be released.
     await this.#pool.end();
   }
@@ -254,40 +368,79 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw new Error("The Arbeit store is closed.");
       const client = await connect(this.#pool, this.location);
+      const openRead = this.#openReads.get(client);
+      if (openRead !== undefined) {
+        clearTimeout(openRead);
+        this.#openReads.delete(client);
+      }
       let broken: Error | undefined;
       let begun = false;
-      const db = new PostgresDb(client as unknown as Queryable, mode === "write");
-      try {
+      let guardFailed = false;
+      let released = false;
+      let begin: Promise<void> = Promise.resolve();
+      const now = this.#clock ? this.#clock().toISOString() : this.#serverNow();
+      const guarded = !this.#schemaChecked;
+      // BEGIN leaves with the transaction's first statement (PostgresDb calls this as it sends it).
+      const open = () => {
         const asked = Date.now();
-        const now = this.#clock ? this.#clock().toISOString() : this.#serverNow();
-        const begin = (
-          client.query(mode === "write" ? this.#writeBegin : this.#readBegin) as unknown as Promise<
+        begin = (
+          client.query(this.#begin(mode, now, openRead !== undefined)) as unknown as Promise<
             Array<{ rows: Array<{ now: string }> }>
           >
-        ).then((answers) => {
-          begun = true;
-          this.#sampleServerClock(answers.at(-1)!.rows[0]!.now, asked);
-        });
+        ).then(
+          (answers) => {
+            begun = true;
+            if (guarded) this.#schemaChecked = true;
+            this.#sampleServerClock(answers.at(-1)!.rows[0]!.now, asked);
+          },
+          (error: unknown) => {
+            guardFailed = guarded;
+            throw error;
+          },
+        );
         begin.catch(() => {});
+      };
+      const db = new PostgresDb(client as unknown as Queryable, mode === "write", open);
+      try {
         const tx = sqlStoreTx(db, () => now, {
           lockGraph: async () => void (await db.run(this.#graphLock)),
           orderEvents: this.#eventLock,
         });
         const result = await OPEN_TRANSACTION.run({ store: this, mode, tx, db }, () => fn(tx, db));
         if (mode === "read") {
+          // A guarded read's answer counts only once the guard passed (its answer came first).
+          if (guarded) await begin;
           // Nothing was written: the answer is final, and the next user of the connection queues
-          // behind the COMMIT.
-          (client.query("COMMIT") as unknown as Promise<unknown>).catch(() => {});
+          // behind the COMMIT; or it goes with the connection's next BEGIN (see readCommit). A
+          // read that sent nothing leaves the connection as it found it.
+          if (!db.opened) {
+            if (openRead !== undefined) this.#commitLater(client);
+          } else if (this.#deferReadCommit) this.#commitLater(client);
+          else (client.query("COMMIT") as unknown as Promise<unknown>).catch(() => {});
         } else {
           // BEGIN's answer came long ago, or comes in the same round trip as the COMMIT's.
           await Promise.all([begin, db.commit()]);
+          if (!db.opened && openRead !== undefined) this.#commitLater(client);
         }
         return result;
       } catch (thrown) {
         // A write sent without waiting that failed is the cause; what followed it only saw the
         // aborted transaction.
         const error = (await db.laterError()) ?? thrown;
+        await begin.catch(() => {});
         broken = await rollback(client);
+        if (guardFailed && broken === undefined) {
+          // Not Arbeit's schema at this version, or this machine's clock too far off: checked
+          // (and migrated) as at open, then the transaction runs again.
+          client.release();
+          released = true;
+          try {
+            await this.#checkSchema();
+          } catch (checkError) {
+            rethrowAsStoreFailure(checkError, this.location);
+          }
+          continue;
+        }
         const retry = isTransientError(error) || (!begun && broken !== undefined);
         if (retry && attempt < MAX_ATTEMPTS) {
           const code = String((error as { code?: unknown }).code ?? "connection");
@@ -307,7 +460,8 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
         }
         rethrowAsStoreFailure(error, this.location);
       } finally {
-        client.release(broken);
+        db.finish();
+        if (!released) client.release(broken);
       }
     }
   }

@@ -75,8 +75,15 @@ export function projectTarget(
   return { url: target.url, schema };
 }
 
-/** Opens (and migrates) the target; the Postgres code and the pg driver load only now. */
-export async function openPostgresStore(target: PostgresTarget): Promise<TaskStore> {
+/**
+ * Opens (and migrates) the target; the Postgres code and the pg driver load only now. With
+ * `checkSchema: "first-transaction"` the schema is checked with the first transaction instead;
+ * `readCommit` as PostgresStoreOptions says.
+ */
+export async function openPostgresStore(
+  target: PostgresTarget,
+  options: { checkSchema?: "open" | "first-transaction"; readCommit?: "at-once" | "with-next-transaction" } = {},
+): Promise<TaskStore> {
   const { PostgresTaskStore } = await import("./postgres-task-store.js");
-  return PostgresTaskStore.open(target.url, { schema: target.schema });
+  return PostgresTaskStore.open(target.url, { schema: target.schema, ...options });
 }

@@ -111,9 +111,12 @@ export function eventStatements(db: SqlDb) {
     ): Promise<{ total: number; events: ArbeitEvent[] }> {
       if (taskIds.length === 0) return { total: 0, events: [] };
       const list = d.listParam(taskIds);
-      const total = Number((await db.get(sql.countForTasks, list, afterSeq))?.n ?? 0);
-      const events = (await db.all(sql.forTasks, list, afterSeq, limit)).map(toEvent).reverse();
-      return { total, events };
+      // Both go out together (one round trip on Postgres).
+      const counted = db.get(sql.countForTasks, list, afterSeq);
+      counted.catch(() => {});
+      const rows = await db.all(sql.forTasks, list, afterSeq, limit);
+      const total = Number((await counted)?.n ?? 0);
+      return { total, events: rows.map(toEvent).reverse() };
     },
 
     async maxEventSeq(): Promise<number> {
