@@ -3,15 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { postgresSkip } from "../helpers/postgres.js";
-import {
-  chromiumSkip,
-  type Dashboard,
-  type Engine,
-  launchChromium,
-  startDashboard,
-  type UiProject,
-  uiProject,
-} from "./harness.js";
+import { chromiumSkip, type Dashboard, type Engine, signIn, signOut, type UiProject, uiProject } from "./harness.js";
 
 /**
  * The dependency graph read by a person in a real headless Chromium against the real `arbeit ui`,
@@ -109,17 +101,9 @@ function graphSuite(engine: Engine) {
           })),
         ]).flat(),
       );
-    dashboard = await startDashboard(project.dir, { env: project.env, args: ["--as", "alice"] });
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    await page.goto(dashboard.url);
-    await page.locator("[data-view]").first().waitFor();
+    ({ dashboard, browser, page } = await signIn(project));
   });
-  after(async () => {
-    await browser?.close();
-    await dashboard?.stop();
-    await project?.close();
-  });
+  after(() => signOut({ dashboard, browser, page }, project));
 
   it("starts a graph too long to fit readably at a scale where full titles read, wrapped", async () => {
     await page.goto(`${dashboard.origin}/graph`);

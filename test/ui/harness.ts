@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Browser, type BrowserContext, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { requirement } from "../helpers/requirements.js";
@@ -171,4 +171,31 @@ export async function visitAnotherServer(
     await tab.close();
     await new Promise((resolve) => other.close(resolve));
   }
+}
+
+/** A person at the dashboard of a project: its server, the browser and the page, signed in. */
+export interface SignedIn {
+  dashboard: Dashboard;
+  browser: Browser;
+  page: Page;
+}
+
+/**
+ * `arbeit ui --as alice` on `project`, and Chromium on the URL it printed (which hands the page
+ * its token), waiting for the first view.
+ */
+export async function signIn(project: UiProject, viewport = { width: 1280, height: 800 }): Promise<SignedIn> {
+  const dashboard = await startDashboard(project.dir, { env: project.env, args: ["--as", "alice"] });
+  const browser = await launchChromium();
+  const page = await (await browser.newContext({ viewport })).newPage();
+  await page.goto(dashboard.url);
+  await page.locator("[data-view]").first().waitFor();
+  return { dashboard, browser, page };
+}
+
+/** Ends what `signIn` and `uiProject` started, whichever of them got going. */
+export async function signOut(signedIn: Partial<SignedIn> | undefined, project: UiProject | undefined): Promise<void> {
+  await signedIn?.browser?.close();
+  await signedIn?.dashboard?.stop();
+  await project?.close();
 }

@@ -2,15 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { postgresSkip } from "../helpers/postgres.js";
-import {
-  chromiumSkip,
-  type Dashboard,
-  type Engine,
-  launchChromium,
-  startDashboard,
-  type UiProject,
-  uiProject,
-} from "./harness.js";
+import { chromiumSkip, type Dashboard, type Engine, signIn, signOut, type UiProject, uiProject } from "./harness.js";
 
 /**
  * Mission control in a real headless Chromium against the real `arbeit ui`: the home view that
@@ -41,17 +33,9 @@ function missionSuite(engine: Engine) {
         intent: "Turn source text into tokens",
       })
     ).task.id;
-    dashboard = await startDashboard(project.dir, { env: project.env, args: ["--as", "alice"] });
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    await page.goto(dashboard.url);
-    await page.locator("[data-view]").first().waitFor();
+    ({ dashboard, browser, page } = await signIn(project));
   });
-  after(async () => {
-    await browser?.close();
-    await dashboard?.stop();
-    await project?.close();
-  });
+  after(() => signOut({ dashboard, browser, page }, project));
 
   it("Esc closes the keyboard help and stays on the task page", async () => {
     await page.goto(`${dashboard.origin}/board`);

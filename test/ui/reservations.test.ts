@@ -2,15 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { postgresSkip } from "../helpers/postgres.js";
-import {
-  chromiumSkip,
-  type Dashboard,
-  type Engine,
-  launchChromium,
-  startDashboard,
-  type UiProject,
-  uiProject,
-} from "./harness.js";
+import { chromiumSkip, type Dashboard, type Engine, signIn, signOut, type UiProject, uiProject } from "./harness.js";
 
 /**
  * File reservations on the dashboard, in a real headless Chromium against the real `arbeit ui`:
@@ -36,18 +28,9 @@ function reservationsSuite(engine: Engine) {
     await call("arbeit_task_start_work", { task_id: task });
     await call("arbeit_task_claim", { task_id: task, paths: ["src/auth/**"] });
     await call("arbeit_task_claim", { task_id: task, paths: ["docs/"], shared: true });
-    dashboard = await startDashboard(project.dir, { env: project.env, args: ["--as", "alice"] });
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    // The printed URL hands the page its token.
-    await page.goto(dashboard.url);
-    await page.locator("[data-view]").first().waitFor();
+    ({ dashboard, browser, page } = await signIn(project));
   });
-  after(async () => {
-    await browser?.close();
-    await dashboard?.stop();
-    await project?.close();
-  });
+  after(() => signOut({ dashboard, browser, page }, project));
 
   it("lists the live reservations beside the claims: files, mode, holder, task and lease", async () => {
     await page.goto(`${dashboard.origin}/agents`);

@@ -10,7 +10,8 @@ import {
   chromiumSkip,
   type Dashboard,
   type Engine,
-  launchChromium,
+  signIn,
+  signOut,
   startDashboard,
   type UiProject,
   uiProject,
@@ -100,17 +101,9 @@ function taskPageSuite(engine: Engine) {
     await call("arbeit_task_start_work", { task_id: docs }, OTHER, "opencode");
     await call("arbeit_task_claim", { task_id: docs, paths: ["docs/lexer.md"], shared: true }, OTHER, "opencode");
 
-    dashboard = await startDashboard(project.dir, { env: project.env, args: ["--as", "alice"] });
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(dashboard.url);
-    await page.locator("[data-view]").first().waitFor();
+    ({ dashboard, browser, page } = await signIn(project, { width: 1280, height: 900 }));
   });
-  after(async () => {
-    await browser?.close();
-    await dashboard?.stop();
-    await project?.close();
-  });
+  after(() => signOut({ dashboard, browser, page }, project));
 
   it("shows each field once, in place, with no separate edit form", async () => {
     await openLexer();
