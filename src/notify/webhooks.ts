@@ -171,11 +171,22 @@ export function webhookBody(event: ArbeitEvent, kind: WebhookKind, title: string
   });
 }
 
+/** Who frees the leases that ran out while a webhook hears of stale claims: the deliverer. */
+export const STALE_SWEEPER = { agent: "arbeit-webhooks", session: null } as const;
+
 export interface DeliveryOptions {
   /** How often to look for new events (ms). */
   pollMs?: number;
   /** The back-off base (ms): retries wait 1, 2, 4, 8 times it. */
   retryBaseMs?: number;
+  /**
+   * Frees the leases that ran out, recording each as `claim_expired`: a claim goes stale without
+   * anyone calling, and otherwise only the next claim or resume would record it. Called while a
+   * webhook hears of `stale_claim`, at most every `staleCheckMs`.
+   */
+  freeExpiredClaims?: () => Promise<unknown>;
+  /** How often to look for leases that ran out (ms), while a webhook hears of them. */
+  staleCheckMs?: number;
 }
 
 /**
@@ -187,6 +198,8 @@ export interface DeliveryOptions {
 export function startWebhookDelivery(store: SqlStore, options: DeliveryOptions = {}): () => Promise<void> {
   const pollMs = options.pollMs ?? 500;
   const retryBaseMs = options.retryBaseMs ?? 1000;
+  const staleCheckMs = options.staleCheckMs ?? 5000;
+  let staleCheckedAt = 0;
   let stopped = false;
   // Stopping ends every wait and every request under way at once.
   const stop = new AbortController();
@@ -265,6 +278,14 @@ export function startWebhookDelivery(store: SqlStore, options: DeliveryOptions =
     while (!stopped) {
       try {
         const webhooks = await store.transaction("read", (db) => webhookStatements(db).listWebhooks());
+        if (
+          options.freeExpiredClaims &&
+          Date.now() - staleCheckedAt >= staleCheckMs &&
+          webhooks.some((webhook) => webhook.events.includes("stale_claim"))
+        ) {
+          staleCheckedAt = Date.now();
+          await options.freeExpiredClaims();
+        }
         for (const webhook of webhooks) {
           if (busy.has(webhook.id)) continue;
           const run = deliver(webhook)

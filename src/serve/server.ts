@@ -4,7 +4,7 @@ import { guardEdges, requestTimeouts, sendRefusal } from "../http/edges.js";
 import { listen } from "../http/listen.js";
 import { HttpRefusal, malformed, methodRefused } from "../http/refusals.js";
 import { requestTarget } from "../http/request-target.js";
-import { type DeliveryOptions, startWebhookDelivery } from "../notify/webhooks.js";
+import { type DeliveryOptions, STALE_SWEEPER, startWebhookDelivery } from "../notify/webhooks.js";
 import type { SqlStore } from "../store/sql/database.js";
 import type { TaskStore } from "../store/task-store.js";
 import { actingAgent } from "../team/token-rules.js";
@@ -246,7 +246,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // events by the same cursor, so each event is sent once, by one of them.
   const webhooks = options.webhooks ?? true;
   const stopWebhooks =
-    webhooks === false ? async () => {} : startWebhookDelivery(store, webhooks === true ? {} : webhooks);
+    webhooks === false
+      ? async () => {}
+      : startWebhookDelivery(store, {
+          freeExpiredClaims: () => options.service.freeExpiredClaims(STALE_SWEEPER),
+          ...(webhooks === true ? {} : webhooks),
+        });
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
     url: `${options.tls ? "https" : "http"}://${shown}:${port}`,

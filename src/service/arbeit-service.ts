@@ -3,13 +3,13 @@ import type { TaskStore } from "../store/task-store.js";
 import type { IncludeSection } from "./briefing.js";
 import { getTask } from "./briefing.js";
 import { type Caller, identify } from "./caller.js";
-import { type ClaimInput, claim } from "./claims.js";
+import { type ClaimInput, claim, sweepExpiredClaims } from "./claims.js";
 import { type CommitInput, recordCommit } from "./commits.js";
 import { type AddContextInput, addContext } from "./context.js";
 import { endSession } from "./handoff.js";
 import { type RequestKey, runOnce } from "./idempotency.js";
 import { type MemoryInput, memory } from "./memory.js";
-import type { ServiceDeps, ServiceOptions } from "./operation.js";
+import { mutate, type ServiceDeps, type ServiceOptions } from "./operation.js";
 import { addProgress, completeProgress } from "./progress.js";
 import type { QueryName } from "./queries.js";
 import { changeRelationship, type RelationshipInput } from "./relationships.js";
@@ -122,6 +122,16 @@ export class ArbeitService {
     return recordSessionEvent(this.#deps, input, identify(caller));
   }
   /** The session's retrospective for its agent to keep as memory, once per trigger (null: nothing to offer). */
+  /**
+   * Frees every lease that ran out, recording each as `claim_expired` (what the next claim or
+   * resume would do): a long-running process calls it so that a stale claim is told of while
+   * nobody calls. Reads first, and writes only when a lease did run out.
+   */
+  async freeExpiredClaims(caller: Caller): Promise<number> {
+    const due = await this.store.read(async (tx) => (await tx.expiredClaims(tx.databaseNow())).length);
+    if (due === 0) return 0;
+    return mutate(this.#deps, identify(caller), (w) => sweepExpiredClaims(w));
+  }
   offerRetrospective(trigger: RetrospectiveTrigger, caller: Caller) {
     return offerRetrospective(this.#deps, trigger, identify(caller));
   }

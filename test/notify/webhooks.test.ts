@@ -70,6 +70,27 @@ function notifySuite(engine: Engine) {
     assert.ok(listed.last_success_at);
     assert.equal(listed.secret, undefined, "a secret is shown once, never listed");
   });
+
+  it("tells of a claim gone stale while nobody calls: the deliverer frees the lease that ran out", async () => {
+    const stale = await receiver();
+    try {
+      await project.cli(["notify", "add", stale.url, "--events", "stale_claim"]);
+      const held = (await project.cli(["task", "create", "--title", "Reconcile the ledger"])).task.id;
+      const claimed = await call("arbeit_task_claim", { task_id: held, lease_seconds: 1 });
+      assert.equal(claimed.claimed, true);
+      // No agent calls again: only the deliverer can notice the lease ran out.
+      await stale.until(1);
+      const body = JSON.parse(stale.received[0]!.body);
+      assert.equal(body.kind, "stale_claim");
+      assert.deepEqual(body.task, { id: held, title: "Reconcile the ledger" });
+      assert.equal(body.event.payload.session, "ses-hooked");
+      const task = (await project.cli(["task", "get", held])).task;
+      assert.equal(task.lease_expires_at, null, "the lease is freed, as the next claim would free it");
+      assert.equal(stale.received.length, 1);
+    } finally {
+      await stale.close();
+    }
+  });
 }
 
 describe("webhooks delivered by arbeit ui, on SQLite", () => notifySuite("sqlite"));

@@ -4,7 +4,7 @@ import { guardEdges, readJsonBody, requestTimeouts, sendRefusal } from "../../ht
 import { listen } from "../../http/listen.js";
 import { HttpRefusal, malformed, methodRefused } from "../../http/refusals.js";
 import { requestTarget } from "../../http/request-target.js";
-import { type DeliveryOptions, startWebhookDelivery } from "../../notify/webhooks.js";
+import { type DeliveryOptions, STALE_SWEEPER, startWebhookDelivery } from "../../notify/webhooks.js";
 import type { ArbeitService } from "../../service/arbeit-service.js";
 import type { Caller } from "../../service/caller.js";
 import type { SqlStore } from "../../store/sql/database.js";
@@ -67,7 +67,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const webhooks = options.webhooks ?? !options.readOnly;
   const stopWebhooks =
     webhooks !== false && "transaction" in service.store
-      ? startWebhookDelivery(service.store as unknown as SqlStore, webhooks === true ? {} : webhooks)
+      ? startWebhookDelivery(service.store as unknown as SqlStore, {
+          freeExpiredClaims: () => service.freeExpiredClaims(STALE_SWEEPER),
+          ...(webhooks === true ? {} : webhooks),
+        })
       : async () => {};
   const routes = new DashboardRoutes({
     service,
