@@ -22,6 +22,7 @@ import { hookPayload, runHook } from "../test/claude/hook-input.js";
 import { type CliResult, runCli } from "../test/helpers/cli.js";
 import {
   bareConnect,
+  COUNTING_DELAY_MS,
   counted,
   type NetworkCall,
   type NetworkProject,
@@ -143,13 +144,14 @@ export async function runNetworkBench(options: NetworkBenchOptions): Promise<voi
   await admin.end();
   info.store = `Postgres ${version} at ${new URL(url).host} (a fresh schema per run, a few tasks)`;
 
-  const pgProxy = await startTcpProxy({ target: targetOf(url, 5432) });
+  const pgProxy = await startTcpProxy({ target: targetOf(url, 5432), roundTripMs: COUNTING_DELAY_MS });
   const httpProxy = await startTcpProxy();
   const project = await networkProject(url);
   let service: Service | undefined;
   let laptop: Checkout | undefined;
   try {
     const counts = await countRoundTrips(project, pgProxy, url);
+    pgProxy.roundTripMs = 0;
     const served = await serviceRoundTrips(project, url);
     service = await startService(project, ["--allow-host", `127.0.0.1:${httpProxy.port}`, ...UNLIMITED]);
     httpProxy.target = targetOf(service.url, 80);
@@ -208,7 +210,7 @@ export async function roundTripRows(): Promise<ResultRow[]> {
   } finally {
     await probe.end().catch(() => {});
   }
-  const proxy = await startTcpProxy({ target: targetOf(url, 5432) });
+  const proxy = await startTcpProxy({ target: targetOf(url, 5432), roundTripMs: COUNTING_DELAY_MS });
   const project = await networkProject(url);
   try {
     const rows = await countRoundTrips(project, proxy, url);
@@ -276,7 +278,7 @@ interface ServiceCountRow {
  * counted.
  */
 async function serviceRoundTrips(project: NetworkProject, url: string): Promise<ServiceCountRow[]> {
-  const proxy = await startTcpProxy({ target: targetOf(url, 5432) });
+  const proxy = await startTcpProxy({ target: targetOf(url, 5432), roundTripMs: COUNTING_DELAY_MS });
   const service = await startService({ ...project, env: project.proxiedEnv(proxy) }, UNLIMITED);
   try {
     const token = await makeToken(project, ["--agent", "counted-through-serve"]);

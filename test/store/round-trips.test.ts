@@ -14,6 +14,7 @@ import { hookPayload, runHook } from "../claude/hook-input.js";
 import { adminQuery, dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import {
   bareConnect,
+  COUNTING_DELAY_MS,
   counted,
   type NetworkProject,
   networkProject,
@@ -129,9 +130,6 @@ describe("the counting proxy", () => {
     }
   });
 });
-
-/** The network delay the Postgres counts are taken at (see the proxy's definition of a round trip). */
-const COUNTING_DELAY_MS = 20;
 
 describe("round trips to Postgres per call, one fresh process each", { skip: await postgresSkip() }, () => {
   let proxy: TcpProxy;
