@@ -180,10 +180,11 @@ forEachEngine("paging through list queries", (project) => {
     await refused("active_tasks", { list_id: "front", parent_id: parents[0] }, open);
     const children = (await page(p, "children_of", { task_id: parents[0], limit: 1 })).next_cursor;
     await refused("children_of", { task_id: parents[1] }, children);
-    await p.ok("arbeit_task_update", { task_id: parents[0], priority: 1 });
-    const events = (await page(p, "events", { task_id: parents[0], limit: 1 })).next_cursor;
-    await refused("events", { task_id: parents[1] }, events);
-    await refused("events", { task_id: parents[0], event_types: ["task_updated"] }, events);
+    // An update in the other list: moving a front row to the top would shift the pages of `front`.
+    await p.ok("arbeit_task_update", { task_id: parents[1], priority: 1 });
+    const events = (await page(p, "events", { task_id: parents[1], limit: 1 })).next_cursor;
+    await refused("events", { task_id: parents[0] }, events);
+    await refused("events", { task_id: parents[1], event_types: ["task_updated"] }, events);
     // ready's rows are the caller's (its own claims and assignments are in them): so are its cursors.
     const mine = (await page(p, "ready", { limit: 1 })).next_cursor;
     const theirs = await p.call("arbeit_query", { query: "ready", params: { cursor: mine } }, { session: "ses-else" });
