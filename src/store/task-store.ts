@@ -349,16 +349,7 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    * Rewrites a live entry as the one a merge keeps: its value, expiry, reinforcement and first
    * setting given, set now. Returns it, or undefined when there is no such live entry.
    */
-  memoryReplace(entry: {
-    scope: MemoryScope;
-    scope_id: string;
-    key: string;
-    value: unknown;
-    expires_at: string | null;
-    reinforced: number;
-    created_at: string;
-    at: string;
-  }): Promise<MemoryEntry | undefined>;
+  memoryReplace(entry: Omit<MemoryEntry, "id" | "updated_at"> & { at: string }): Promise<MemoryEntry | undefined>;
   /** The newest `limit` events of one session of the given types, newest first (a retrospective's material). */
   sessionEvents(session: string, eventTypes: readonly EventType[], limit: number): Promise<ArbeitEvent[]>;
 
