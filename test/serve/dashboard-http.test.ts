@@ -118,7 +118,17 @@ describe("the dashboard's routes on arbeit serve", () => {
     assert.equal(page.status, 200);
     assert.match(page.body, /<meta name="arbeit-sign-in"/);
     assert.equal((await send(service, "GET", "/assets/app.js", {})).status, 200);
-    for (const path of ["/api/me", "/api/overview", "/api/live"]) {
+    for (const path of [
+      "/api/me",
+      "/api/overview",
+      "/api/agents",
+      "/api/inbox",
+      "/api/home",
+      "/api/notices",
+      "/api/task?id=tkt-zzzzzzzz",
+      "/api/activity",
+      "/api/live",
+    ]) {
       const refused = await send(service, "GET", path, {});
       assert.equal(refused.status, 401, path);
       assert.equal(refused.body.error.code, "UNAUTHORIZED", path);
