@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { listMigrations } from "../src/store/sqlite/migrate.js";
 import { type Manifest, Seeder, type SeedParams } from "./seed.js";
 
@@ -79,5 +80,34 @@ export async function prepareDataset(
   mkdirSync(join(projectDir, ".arbeit"), { recursive: true });
   removeDb(working);
   copyFileSync(cached, working);
+  keepClaimsLive(working);
   return { manifest, cached, working, projectDir, built };
+}
+
+/** How long the claims of the dataset's agents at work stay live from the start of a run. */
+const CLAIMS_LIVE_MS = 2 * 3_600_000;
+
+/**
+ * The seeded agents at work hold their tasks on leases that the database's clock ran out minutes
+ * after seeding, so without this a run's figures would depend on how long ago the dataset was
+ * built: ready lists and claims do more when other sessions hold work. Each run's copy therefore
+ * starts with those claims live (2,293 of them at 100,000 tasks), whatever the copy's age.
+ */
+function keepClaimsLive(file: string): void {
+  const db = new Database(file);
+  try {
+    const held = `lease_expires_at IS NOT NULL AND claim_session IS NOT NULL AND deleted_at IS NULL
+      AND status IN ('open', 'in_progress')`;
+    const latest = (db.prepare(`SELECT MAX(lease_expires_at) AS latest FROM tasks WHERE ${held}`).get() as {
+      latest: string | null;
+    }).latest;
+    if (latest === null) return;
+    // Moved as a whole, so that the leases keep the order and spacing seeding gave them.
+    const shift = (Date.now() + CLAIMS_LIVE_MS - Date.parse(latest)) / 1000;
+    db.prepare(
+      `UPDATE tasks SET lease_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', lease_expires_at, ?) WHERE ${held}`,
+    ).run(`${shift >= 0 ? "+" : ""}${shift.toFixed(3)} seconds`);
+  } finally {
+    db.close();
+  }
 }
