@@ -98,9 +98,11 @@ function keepClaimsLive(file: string): void {
   try {
     const held = `lease_expires_at IS NOT NULL AND claim_session IS NOT NULL AND deleted_at IS NULL
       AND status IN ('open', 'in_progress')`;
-    const latest = (db.prepare(`SELECT MAX(lease_expires_at) AS latest FROM tasks WHERE ${held}`).get() as {
-      latest: string | null;
-    }).latest;
+    const latest = (
+      db.prepare(`SELECT MAX(lease_expires_at) AS latest FROM tasks WHERE ${held}`).get() as {
+        latest: string | null;
+      }
+    ).latest;
     if (latest === null) return;
     // Moved as a whole, so that the leases keep the order and spacing seeding gave them.
     const shift = (Date.now() + CLAIMS_LIVE_MS - Date.parse(latest)) / 1000;
