@@ -309,8 +309,11 @@ export const preCompact: HostStep<object, HookAnswer> = {
     if (!caller.session) return silent;
     // A `claude -p /compact` run compacts a conversation whose previous run ended (and stopped) its
     // work: the task it last worked on is still what the summary must keep.
+    const own = service.sessionTask(caller.session);
+    own.catch(() => {});
     const text =
-      (await activeBriefingText(service, caller.session)) ?? (await lastWorkedOnText(service, caller.session));
+      (await activeBriefingText(service, caller.session, [], own)) ??
+      (await lastWorkedOnText(service, caller.session, own));
     return text ? { stdout: `Preserve this task briefing in the summary.\n${text}\n` } : silent;
   },
 };

@@ -53,11 +53,20 @@ export function boundBriefing(briefing: Briefing): { briefing: Briefing; notes: 
   };
 }
 
-/** The task's briefing under a heading that says how it relates to the session. */
-export async function briefingText(service: ArbeitService, taskId: string, heading: string): Promise<string> {
-  const { data } = await service.getTask({ task_id: taskId, include: ["context", "progress_summary", "files"] });
+/** The task and the sections a host's briefing shows. */
+export async function readBriefing(service: ArbeitService, taskId: string): Promise<Briefing> {
+  return (await service.getTask({ task_id: taskId, include: ["context", "progress_summary", "files"] })).data;
+}
+
+/** A briefing (readBriefing's) under a heading that says how the task relates to the session. */
+export function briefingOf(data: Briefing, heading: string): string {
   const { briefing, notes } = boundBriefing(data);
   return [`${heading}:`, taskFragment(briefing), ...notes].join("\n");
+}
+
+/** The task's briefing under a heading that says how it relates to the session. */
+export async function briefingText(service: ArbeitService, taskId: string, heading: string): Promise<string> {
+  return briefingOf(await readBriefing(service, taskId), heading);
 }
 
 export const KEEP_CURRENT =
@@ -71,9 +80,14 @@ export async function activeBriefingText(
   service: ArbeitService,
   session: string,
   parents: readonly string[] = [],
+  /** The session's own task (ArbeitService.sessionTask), when the caller has asked for it already. */
+  own: ReturnType<ArbeitService["sessionTask"]> = service.sessionTask(session),
 ): Promise<string | undefined> {
-  for (const [i, who] of [session, ...parents].entries()) {
-    const current = await service.sessionTask(who);
+  // Every session is asked at once (one round trip on Postgres); the first that works wins.
+  const asked = [own, ...parents.map((who) => service.sessionTask(who))];
+  for (const task of asked) task.catch(() => {});
+  for (const [i, task] of asked.entries()) {
+    const current = await task;
     if (!current?.active) continue;
     const heading =
       i === 0 ? "Arbeit: this session is working on" : "Arbeit: the session that started this one is working on";

@@ -4,7 +4,7 @@ import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import type { ResumePacket } from "../service/resume.js";
 import type { NewsOptions } from "../service/session-news.js";
-import { activeBriefingText, briefingText, KEEP_CURRENT } from "./briefing-text.js";
+import { activeBriefingText, briefingOf, KEEP_CURRENT, readBriefing } from "./briefing-text.js";
 import { oneLine } from "./text.js";
 
 const READY_SHOWN = 5;
@@ -30,8 +30,11 @@ async function listed(service: ArbeitService, caller: Caller, query: "ready" | "
 
 /** A short note of the work waiting, for a session that has no task of its own yet. */
 async function readyNote(service: ArbeitService, caller: Caller): Promise<string> {
-  const ready = await listed(service, caller, "ready", { limit: READY_SHOWN });
-  const active = await listed(service, caller, "tasks", { status: "in_progress", limit: IN_PROGRESS_SHOWN });
+  // Asked together (one round trip on Postgres).
+  const [ready, active] = await Promise.all([
+    listed(service, caller, "ready", { limit: READY_SHOWN }),
+    listed(service, caller, "tasks", { status: "in_progress", limit: IN_PROGRESS_SHOWN }),
+  ]);
   const out = ["Arbeit task memory is set up in this project (arbeit_* tools)."];
   if (active.length > 0) out.push("In progress (resume with arbeit_task_start_work):", ...active.map(line));
   if (ready.length > 0) out.push("Ready to start:", ...ready.map(line));
@@ -47,20 +50,31 @@ async function readyNote(service: ArbeitService, caller: Caller): Promise<string
 export async function sessionTaskText(service: ArbeitService, caller: Caller): Promise<string> {
   const session = caller.session;
   if (session) {
-    const active = await activeBriefingText(service, session, caller.parents ?? []);
+    // The session's task is asked once: the task it works on, else the one it last worked on.
+    const own = service.sessionTask(session);
+    own.catch(() => {});
+    const active = await activeBriefingText(service, session, caller.parents ?? [], own);
     if (active) return active;
-    const last = await lastWorkedOnText(service, session);
+    const last = await lastWorkedOnText(service, session, own);
     if (last) return last;
   }
   return readyNote(service, caller);
 }
 
 /** The briefing of the task the session last worked on, with the call that resumes it, while it is unfinished. */
-export async function lastWorkedOnText(service: ArbeitService, session: string): Promise<string | undefined> {
-  const last = await service.sessionTask(session);
-  const task = last ? (await service.getTask({ task_id: last.task_id })).data.task : undefined;
-  if (!task || (task.status !== "open" && task.status !== "in_progress")) return undefined;
-  const text = await briefingText(service, task.id, "Arbeit: this session last worked on");
+export async function lastWorkedOnText(
+  service: ArbeitService,
+  session: string,
+  /** The session's task (ArbeitService.sessionTask), when the caller has asked for it already. */
+  asked: ReturnType<ArbeitService["sessionTask"]> = service.sessionTask(session),
+): Promise<string | undefined> {
+  const last = await asked;
+  if (!last) return undefined;
+  // The task is read with its briefing's sections, and told only while unfinished.
+  const briefing = await readBriefing(service, last.task_id);
+  const { task } = briefing;
+  if (task.status !== "open" && task.status !== "in_progress") return undefined;
+  const text = briefingOf(briefing, "Arbeit: this session last worked on");
   return `${text}\nResume it with arbeit_task_start_work {"task_id": "${task.id}"}. ${KEEP_CURRENT}`;
 }
 

@@ -72,7 +72,6 @@ export async function answersSince(tx: StoreTx, taskId: string, session: string,
     event_types: ["context_added"],
     limit: ENTRIES_READ,
   });
-  const answers: Answer[] = [];
-  for (const event of events) if (isAnswerEvent(event, session)) answers.push(await answerOf(tx, event));
-  return answers;
+  // The questions they answer are looked up together (one round trip on Postgres).
+  return Promise.all(events.filter((event) => isAnswerEvent(event, session)).map((event) => answerOf(tx, event)));
 }

@@ -28,7 +28,7 @@ import {
   updateTask,
 } from "./tasks.js";
 import { recordToolFailure, type ToolFailureInput } from "./tool-failures.js";
-import { startWork, stopWork, trackFile } from "./work.js";
+import { liveActiveWork, startWork, stopWork, trackFile } from "./work.js";
 
 /**
  * Every Arbeit operation over one store: transactional, validated, event-logged. Front ends call
@@ -170,9 +170,12 @@ export class ArbeitService {
   /** The task a session is working on, else the one it last worked on (for host briefings). */
   async sessionTask(session: string): Promise<{ task_id: string; active: boolean } | undefined> {
     return this.store.read(async (tx) => {
-      const active = await tx.activeWork(session);
-      if (active && (await tx.getTask(active.task_id))) return { task_id: active.task_id, active: true };
-      const last = await tx.lastWorkedTask(session);
+      // Asked together (one round trip on Postgres): the last worked task is read whether or not it is needed.
+      const lastRead = tx.lastWorkedTask(session);
+      lastRead.catch(() => {});
+      const active = await liveActiveWork(tx, session);
+      if (active) return { task_id: active.task_id, active: true };
+      const last = await lastRead;
       return last ? { task_id: last, active: false } : undefined;
     });
   }

@@ -190,8 +190,12 @@ export async function reservationsConcerning(
   const ownRead = tx.reservationsOfSession(session, now);
   if (task === null) return (await ownRead).map(viewOf);
   ownRead.catch(() => {});
+  const anyRead = tx.anyLiveReservation(now);
+  anyRead.catch(() => {});
   const files = (await plannedFiles(tx, [task], now)).get(task.id) ?? [];
   const own = await ownRead;
+  // No live reservation anywhere: none covers the task's files, and nothing more is asked.
+  if (!(await anyRead)) return own.map(viewOf);
   const seen = new Set(own.map((r) => r.id));
   const others = (await reservationsNear(tx, files, now)).filter(
     (r) => !seen.has(r.id) && files.some((path) => patternsOverlap(path, r.pattern)),

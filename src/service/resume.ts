@@ -108,14 +108,16 @@ function briefEvent(event: ArbeitEvent): BriefEvent {
   };
 }
 
-/** The tasks whose changes an agent resuming `focus` should hear about. */
-async function caredAbout(tx: StoreTx, focus: Task | null, claims: readonly Task[]): Promise<string[]> {
+/**
+ * The tasks whose changes an agent resuming `focus` should hear about, less the focus's children
+ * and dependants: the events' read finds those itself (eventsForTasks' `below`).
+ */
+function caredAbout(focus: Task | null, claims: readonly Task[]): string[] {
   const ids = new Set(claims.map((task) => task.id));
   if (focus) {
     ids.add(focus.id);
     if (focus.parent_id) ids.add(focus.parent_id);
     for (const id of focus.blocked_by) ids.add(id);
-    for (const id of await tx.childAndDependantIds(focus.id)) ids.add(id);
   }
   return [...ids];
 }
@@ -224,26 +226,35 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
   if (deps.store.readOnly !== undefined) input = { ...input, peek: true };
   const run = async (tx: StoreTx): Promise<Result<ResumePacket>> => {
     // Reads that do not depend on each other go out together (one round trip each on Postgres).
-    // Tasks and claims are read after the sweep, which may free them.
     const started = <T>(read: Promise<T>): Promise<T> => {
       read.catch(() => {});
       return read;
     };
+    // The tasks the session's rows name, its claims and the newest seq go out with those rows,
+    // and with the sweep's read: when the sweep frees nothing they are as after it.
     const stateRead = started(tx.sessionState(session));
     const activeRead = started(tx.activeWork(session));
     const lastRead = started(tx.lastWorkedTask(session));
-    if (!input.peek) await sweepExpiredClaims(writeContext(tx, deps, caller));
-    const now = deps.now();
+    const candidatesRead = started(tx.sessionTasks(session));
     const dbNow = tx.databaseNow();
+    let claimsRead = started(tx.claimsOf(session, dbNow));
+    let currentRead = started(tx.maxEventSeq());
+    const swept = input.peek ? 0 : await sweepExpiredClaims(writeContext(tx, deps, caller));
+    const now = deps.now();
     const state = await stateRead;
     const workingId = (await activeRead)?.task_id;
     const lastId = await lastRead;
+    // Claims the sweep freed change those tasks, the claims and the log: all are read again.
+    const candidates = swept === 0 ? await candidatesRead : new Map<string, Task | undefined>();
+    if (swept > 0) {
+      claimsRead = started(tx.claimsOf(session, dbNow));
+      currentRead = started(tx.maxEventSeq());
+    }
     const tasks = new Map<string, Promise<Task | undefined>>();
     for (const id of [state?.focus_task_id, workingId, lastId]) {
-      if (id && !tasks.has(id)) tasks.set(id, started(tx.getTask(id)));
+      if (id && !tasks.has(id))
+        tasks.set(id, candidates.has(id) ? Promise.resolve(candidates.get(id)) : started(tx.getTask(id)));
     }
-    const claimsRead = started(tx.claimsOf(session, dbNow));
-    const currentRead = started(tx.maxEventSeq());
     const taskOf = async (id: string | null | undefined) => (id ? await tasks.get(id) : undefined);
     const previous = await taskOf(state?.focus_task_id);
     const working = await taskOf(workingId);
@@ -289,7 +300,6 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
       { scope: "agent" as const, scope_id: agent },
       ...(task ? [{ scope: "task" as const, scope_id: task.id }] : []),
     ];
-    const caredRead = started(caredAbout(tx, task, claims));
     const allContextRead = started(task ? tx.contextOf(task.id, true) : Promise.resolve([]));
     const parentRead = started(task?.parent_id ? tx.getTask(task.parent_id) : Promise.resolve(undefined));
     const answersRead = started(task ? answersSince(tx, task.id, session, cursor) : Promise.resolve([]));
@@ -298,7 +308,7 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const filesRead = started(task ? tx.filesOf(task.id) : Promise.resolve([]));
     const memoryRead = started(tx.memoryList({ scopes: memoryScopes, now, limit: MEMORY_READ, order: "strength" }));
     const reservationsRead = started(reservationsConcerning(tx, session, task, dbNow));
-    const events = await tx.eventsForTasks(await caredRead, cursor, EVENTS_FETCHED);
+    const events = await tx.eventsForTasks(caredAbout(task, claims), cursor, EVENTS_FETCHED, task?.id);
     const allContext = await allContextRead;
     const parent = await parentRead;
     const progress = await progressRead;

@@ -1,4 +1,4 @@
-import type { ArbeitEvent, EventType } from "../domain/types.js";
+import type { EventType } from "../domain/types.js";
 import type { Caller } from "./caller.js";
 import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 import { workingFor } from "./work.js";
@@ -13,25 +13,25 @@ export type SessionEventType = Extract<
  * Records what a host saw the session do (a prompt, a sub-agent, a compaction) as an event of the
  * session, on the task it works for (its own, else its parent's) so the task's history shows it,
  * else on no task. Being activity on that task, it renews the lease the working session holds.
+ * Nothing waits for the event's answer: it travels with the transaction's COMMIT, so a hook whose
+ * other part reads (the news) commits in the round trip after its reads.
  */
 export async function recordSessionEvent(
   deps: ServiceDeps,
   input: { event_type: SessionEventType; payload: Record<string, unknown> },
   caller: Caller,
-): Promise<Result<{ task_id: string | null; seq: number }>> {
-  let recorded: Promise<ArbeitEvent> | undefined;
-  await mutate(deps, caller, async (w) => {
+): Promise<Result<{ task_id: string | null }>> {
+  return mutate(deps, caller, async (w) => {
     const active = await workingFor(w.tx, w.session, caller.parents);
     if (active) w.touched(active.task_id, active.session_id);
-    recorded = w.record({
+    const task_id = active?.task_id ?? null;
+    await w.emit({
       event_type: input.event_type,
       entity_type: "session",
       entity_id: w.session,
-      task_id: active?.task_id ?? null,
+      task_id,
       payload: input.payload,
     });
+    return ok({ task_id });
   });
-  // Its seq comes with the COMMIT's answer.
-  const event = await recorded!;
-  return ok({ task_id: event.task_id, seq: event.seq });
 }

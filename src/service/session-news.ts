@@ -153,28 +153,48 @@ async function readNews(
   stateRead: Promise<SessionState | undefined>,
   after: number | undefined,
 ): Promise<{ news: NewsItem[]; seq: number; looked: boolean; full: boolean }> {
-  // The reads that need only the session go out together (one round trip on Postgres).
-  stateRead.catch(() => {});
-  const currentRead = tx.maxEventSeq();
-  currentRead.catch(() => {});
-  const workingRead = workingFor(tx, session, caller.parents);
-  workingRead.catch(() => {});
+  // Every read goes out together (one round trip on Postgres): those of the session, and those
+  // of its task (its blockers, their events), which find the task themselves from the session's
+  // rows instead of waiting for them.
+  const started = <T>(read: Promise<T>): Promise<T> => {
+    read.catch(() => {});
+    return read;
+  };
+  started(stateRead);
+  const currentRead = started(tx.maxEventSeq());
+  const workingRead = started(workingFor(tx, session, caller.parents));
+  const lastRead = started(tx.lastWorkedTask(session));
+  const foundRead = started(tx.newsReads(session, after ?? -1, EVENTS_READ));
   const state = await stateRead;
   const current = await currentRead;
   const since = Math.max(after ?? -1, state?.cursor_seq ?? -1);
   // A session that never looked, and a host that has told it nothing, have no "since": it starts here.
   if (since < 0) return { news: [], seq: current, looked: false, full: false };
-  const taskId = (await workingRead)?.task_id ?? (await tx.lastWorkedTask(session)) ?? state?.focus_task_id;
+  const taskId = (await workingRead)?.task_id ?? (await lastRead) ?? state?.focus_task_id;
   if (!taskId || since >= current) return { news: [], seq: current, looked: false, full: false };
-  const taskRead = tx.getTask(taskId);
-  taskRead.catch(() => {});
-  const blockers = new Map((await tx.blockers(taskId)).map((task) => [task.id, task]));
-  const { events, total } = await tx.eventsForTasks([taskId, ...blockers.keys()], since, EVENTS_READ);
-  const claim = claimNow(await taskRead, session, tx.databaseNow(), events);
+  let found = await foundRead;
+  // A sub-agent's news is its parent's task's; and a write between the reads (each has its own
+  // snapshot in a write transaction) may have moved the session: then the task's reads follow.
+  if (found.task_id !== taskId || found.since !== since) {
+    const taskRead = started(tx.getTask(taskId));
+    const blockers = await tx.blockers(taskId);
+    const { events, total } = await tx.eventsForTasks([taskId, ...blockers.map((task) => task.id)], since, EVENTS_READ);
+    found = { task_id: taskId, since, task: await taskRead, blockers, events, total };
+  }
+  const { events, total } = found;
+  const blockers = new Map(found.blockers.map((task) => [task.id, task]));
+  const claim = claimNow(found.task, session, tx.databaseNow(), events);
+  // The questions the answers supersede are looked up together.
+  const answers = new Map(
+    events
+      .filter((event) => event.task_id === taskId && isAnswerEvent(event, session))
+      .map((event) => [event.seq, started(answerOf(tx, event))]),
+  );
   const news: NewsItem[] = [];
   for (const event of events) {
-    if (event.task_id === taskId && isAnswerEvent(event, session)) {
-      news.push({ seq: event.seq, task_id: taskId, text: answerText(await answerOf(tx, event)), answer: true });
+    const answer = answers.get(event.seq);
+    if (answer) {
+      news.push({ seq: event.seq, task_id: taskId, text: answerText(await answer), answer: true });
       continue;
     }
     const text = newsOf(event, session, taskId, blockers, claim);

@@ -203,17 +203,25 @@ export async function trackFile(
     return ok({ tracked: false, reason: "arbeit_data", file_path: relative });
   return mutate(deps, caller, async (w) => {
     const { tx, now, session } = w;
+    // Whether the file is recorded already is asked beside the session's work, keyed by the
+    // session's own work: it holds when that is the work found.
+    const seenRead = tx.activeFileSeen(session, relative, input.operation);
+    seenRead.catch(() => {});
     const active = await workingFor(tx, session, caller.parents);
     if (!active) return ok({ tracked: false, reason: "no_active_work", file_path: relative });
     if (active.session_id === session) await assertNotFenced(w, active.task);
     w.touched(active.task_id, active.session_id);
-    const id = await tx.insertFileAssociation({
-      task_id: active.task_id,
-      file_path: relative,
-      operation: input.operation,
-      session_id: session,
-      created_at: now,
-    });
+    const speculated = await seenRead;
+    const id = await tx.insertFileAssociation(
+      {
+        task_id: active.task_id,
+        file_path: relative,
+        operation: input.operation,
+        session_id: session,
+        created_at: now,
+      },
+      speculated?.task_id === active.task_id ? speculated.seen : undefined,
+    );
     if (id === undefined) return ok({ tracked: false, reason: "already_tracked", file_path: relative });
     await w.emit({
       event_type: "file_tracked",

@@ -20,6 +20,7 @@ import type {
 import type { MissionReads } from "./sql/mission.js";
 import type { OverviewReads } from "./sql/overview.js";
 import type { ReservationStatements } from "./sql/reservations.js";
+import type { NewsReads } from "./sql/session-state.js";
 
 /**
  * The persistence contract every store implements (SQLite now, Postgres for teams). Methods are
@@ -258,8 +259,20 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
   stopWorkOn(taskId: string, at: string): Promise<void>;
   /** The live task the session most recently started work on, whether or not it still is. */
   lastWorkedTask(sessionId: string): Promise<string | undefined>;
-  /** Inserts the association unless the same task, path, operation and session is recorded. */
-  insertFileAssociation(file: Omit<FileAssociation, "id">): Promise<string | undefined>;
+  /**
+   * Inserts the association unless the same task, path, operation and session is recorded;
+   * `seen`, when given, is that answer already read (see activeFileSeen).
+   */
+  insertFileAssociation(file: Omit<FileAssociation, "id">, seen?: boolean): Promise<string | undefined>;
+  /**
+   * The task of the session's active work, and whether the session has recorded this path and
+   * operation on it: read beside the active work, not after it.
+   */
+  activeFileSeen(
+    session: string,
+    path: string,
+    operation: FileOperation,
+  ): Promise<{ task_id: string; seen: boolean } | undefined>;
   filesOf(taskId: string): Promise<FileAssociation[]>;
   countFiles(taskId: string, sessionId: string, since: string): Promise<number>;
   /** Tasks that touched `path`, newest touch first; a page starts after `after` (last_at, id). */
@@ -313,6 +326,17 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
   ): Promise<void>;
   /** Moves the session's focus, leaving its cursor where it is. */
   setFocus(session: string, agent: string | null, taskId: string, at: string): Promise<void>;
+  /**
+   * The reads of a session's news (src/service/session-news.ts), sent without waiting for the
+   * session's own rows: the task it works on (else last worked on, else its focus), that task's
+   * blockers, and their events after the later of `after` and the session's cursor.
+   */
+  newsReads(session: string, after: number, limit: number): Promise<NewsReads>;
+  /**
+   * The live tasks a session's resume starts from, by id: its focus, the task it works on, the
+   * task it last started work on; a candidate that names a deleted task maps to undefined.
+   */
+  sessionTasks(session: string): Promise<Map<string, Task | undefined>>;
   maxEventSeq(): Promise<number>;
 
   // memory
@@ -358,6 +382,8 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
     taskIds: readonly string[],
     afterSeq: number,
     limit: number,
+    /** Also the events of the live children and dependants of this task (childAndDependantIds), read in the same statement. */
+    below?: string,
   ): Promise<{ total: number; events: ArbeitEvent[] }>;
 
   // graph analysis

@@ -38,12 +38,14 @@ for (const engine of ["sqlite", "postgres"] as const) {
       arbeit(session, "claude-code", tool, args);
     const codex = (tool: string, args: Record<string, unknown>) => arbeit("codex-1", "codex", tool, args);
 
-    /** What a hook adds to the conversation's context ("" when it has nothing to tell). */
-    const told = async (session: string, hook: "user-prompt-submit" | "post-tool-use") => {
-      const fields =
-        hook === "user-prompt-submit"
+    /** What a hook adds to the conversation's context ("" when it has nothing to tell); `agent_id`: a sub-agent's. */
+    const told = async (session: string, hook: "user-prompt-submit" | "post-tool-use", agent_id?: string) => {
+      const fields = {
+        ...(hook === "user-prompt-submit"
           ? { prompt: "Carry on." }
-          : { tool_name: "Bash", tool_input: { command: "true" }, tool_response: {}, tool_use_id: "toolu_1" };
+          : { tool_name: "Bash", tool_input: { command: "true" }, tool_response: {}, tool_use_id: "toolu_1" }),
+        ...(agent_id === undefined ? {} : { agent_id }),
+      };
       const event = hook === "user-prompt-submit" ? "UserPromptSubmit" : "PostToolUse";
       const result = await runHook(hook, hookPayload(dir, session, event, fields), dir, env);
       assert.equal(result.code, 0, result.stderr);
@@ -80,6 +82,22 @@ for (const engine of ["sqlite", "postgres"] as const) {
         `Arbeit: news since this session last looked:\n- codex claimed ${id}: it is no longer this session's.`,
       );
       await codex("arbeit_task_claim", { action: "release", task_id: id });
+    });
+
+    it("tells a sub-agent without work of its own the news of the task its parent session works on", async () => {
+      const id = await newTask("worked on by a parent");
+      const b = conversation();
+      await claude(b, "arbeit_task_start_work", { task_id: id });
+      const helper = "a0123456789abcdef";
+      // Its first step only places its cursor.
+      assert.equal(await told(b, "post-tool-use", helper), "");
+      await codex("arbeit_context_add", { task_id: id, type: "note", content: "The cache is gone." });
+
+      assert.equal(
+        await told(b, "post-tool-use", helper),
+        `Arbeit: news since this session last looked:\n- codex added a note to ${id}: The cache is gone.`,
+      );
+      assert.equal(await told(b, "post-tool-use", helper), "");
     });
 
     it("tells a session new to a task nothing of what happened on it before", async () => {

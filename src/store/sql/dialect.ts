@@ -10,6 +10,8 @@ export interface Dialect {
   /** `column` is one of the values of a list parameter made by `listParam` (one `?`, any length). */
   inList(column: string): string;
   listParam(values: readonly string[]): SqlValue;
+  /** The values of a list parameter made by `listParam`, as rows of one column (to join a subquery's in a UNION ALL). */
+  readonly listRows: string;
   /** The larger of two values. */
   greatest(a: string, b: string): string;
   /** The distinct values of `column` in a group, joined by commas. */
@@ -37,6 +39,7 @@ export const sqliteDialect: Dialect = {
   // no limit on how many values (SQLite caps bound variables at 32,766).
   inList: (column) => `${column} IN (SELECT value FROM json_each(?))`,
   listParam: (values) => JSON.stringify(values),
+  listRows: "SELECT value FROM json_each(?)",
   greatest: (a, b) => `MAX(${a}, ${b})`,
   joinDistinct: (column) => `group_concat(DISTINCT ${column})`,
   // SQLite aggregates in the order its input subquery yields.
@@ -52,6 +55,7 @@ export const postgresDialect: Dialect = {
   name: "postgres",
   inList: (column) => `${column} = ANY(?::text[])`,
   listParam: (values) => values,
+  listRows: `SELECT v COLLATE "C" FROM unnest(?::text[]) AS u(v)`,
   greatest: (a, b) => `GREATEST(${a}, ${b})`,
   joinDistinct: (column) => `string_agg(DISTINCT ${column}, ',')`,
   jsonArray: (expr, order) => `json_agg(${expr} ORDER BY ${order})::text`,

@@ -3,7 +3,8 @@ import type { ArbeitEvent } from "../../domain/types.js";
 import { toEvent } from "../rows.js";
 import type { EventFilter, NewEvent } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
-import { perDialect } from "./dialect.js";
+import { type Dialect, perDialect } from "./dialect.js";
+import { CHILD_AND_DEPENDANT_IDS } from "./hierarchy.js";
 
 const EVENT_COLUMNS = "id, timestamp, event_type, entity_type, entity_id, task_id, payload, session_id, agent";
 /** On a clash of ids: SQLite draws again at once; Postgres re-runs the transaction (see appendEvent). */
@@ -24,9 +25,14 @@ function appendAfter(lock: string, onClash: string): string {
 const RECENT = "SELECT * FROM events WHERE task_id = ? ORDER BY seq DESC LIMIT ?";
 const MAX_SEQ = "SELECT COALESCE(MAX(seq), 0) AS seq FROM events";
 
+/** The listed tasks, and the live children and dependants of one more (read in the same statement). */
+const withBelow = (d: Dialect) => `task_id IN (${d.listRows} UNION ALL ${CHILD_AND_DEPENDANT_IDS})`;
+
 const texts = perDialect((d) => ({
   countForTasks: `SELECT COUNT(*) AS n FROM events WHERE ${d.inList("task_id")} AND seq > ?`,
   forTasks: `SELECT * FROM events WHERE ${d.inList("task_id")} AND seq > ? ORDER BY seq DESC LIMIT ?`,
+  countForTasksBelow: `SELECT COUNT(*) AS n FROM events WHERE ${withBelow(d)} AND seq > ?`,
+  forTasksBelow: `SELECT * FROM events WHERE ${withBelow(d)} AND seq > ? ORDER BY seq DESC LIMIT ?`,
 }));
 
 /** The append-only event log; `seq` orders it for cursors. */
@@ -108,13 +114,15 @@ export function eventStatements(db: SqlDb) {
       taskIds: readonly string[],
       afterSeq: number,
       limit: number,
+      below?: string,
     ): Promise<{ total: number; events: ArbeitEvent[] }> {
-      if (taskIds.length === 0) return { total: 0, events: [] };
+      if (taskIds.length === 0 && below === undefined) return { total: 0, events: [] };
       const list = d.listParam(taskIds);
+      const keys: SqlValue[] = below === undefined ? [list, afterSeq] : [list, below, afterSeq];
       // Both go out together (one round trip on Postgres).
-      const counted = db.get(sql.countForTasks, list, afterSeq);
+      const counted = db.get(below === undefined ? sql.countForTasks : sql.countForTasksBelow, ...keys);
       counted.catch(() => {});
-      const rows = await db.all(sql.forTasks, list, afterSeq, limit);
+      const rows = await db.all(below === undefined ? sql.forTasks : sql.forTasksBelow, ...keys, limit);
       const total = Number((await counted)?.n ?? 0);
       return { total, events: rows.map(toEvent).reverse() };
     },

@@ -29,7 +29,17 @@ const tasksForFile = (d: Dialect, after: string) => `SELECT ${taskColumns(d)}, f
     ) f JOIN tasks t ON t.id = f.task_id
     WHERE t.deleted_at IS NULL ${after} ORDER BY f.last_at DESC, t.id LIMIT ?`;
 
+const ACTIVE_FILE_SEEN = `SELECT w.task_id, EXISTS (SELECT 1 FROM file_associations f
+    WHERE f.task_id = w.task_id AND f.file_path = ? AND f.operation = ? AND f.session_id = w.session_id) AS seen
+  FROM active_work w WHERE w.session_id = ? AND w.stopped_at IS NULL`;
+
 const texts = perDialect((d) => ({
+  // The candidate ids, each with its task's row when the task is live.
+  sessionTasks: `SELECT c.id AS candidate_id, ${taskColumns(d)} FROM (
+      SELECT s.focus_task_id AS id FROM session_state s WHERE s.session_id = ?
+      UNION SELECT w.task_id FROM active_work w WHERE w.session_id = ? AND w.stopped_at IS NULL
+      UNION SELECT lw.task_id FROM (${LAST_WORKED}) lw
+    ) c LEFT JOIN tasks t ON t.id = c.id AND t.deleted_at IS NULL WHERE c.id IS NOT NULL`,
   tasksForFile: tasksForFile(d, ""),
   // Newest first, then by id: the next page is older, or as old with a later id.
   tasksForFileAfter: tasksForFile(d, "AND (f.last_at < ? OR (f.last_at = ? AND t.id > ?))"),
@@ -84,8 +94,10 @@ export function workStatements(db: SqlDb) {
     },
 
     /** Inserts the association unless the same task, path, operation and session is recorded. */
-    async insertFileAssociation(file: Omit<FileAssociation, "id">): Promise<string | undefined> {
-      if (await db.get(FILE_SEEN, file.task_id, file.file_path, file.operation, file.session_id)) return undefined;
+    async insertFileAssociation(file: Omit<FileAssociation, "id">, seen?: boolean): Promise<string | undefined> {
+      const known =
+        seen ?? (await db.get(FILE_SEEN, file.task_id, file.file_path, file.operation, file.session_id)) !== undefined;
+      if (known) return undefined;
       return insertWithId(
         db,
         "file",
@@ -93,6 +105,22 @@ export function workStatements(db: SqlDb) {
         ["task_id", "file_path", "operation", "session_id", "created_at"],
         [file.task_id, file.file_path, file.operation, file.session_id, file.created_at],
       );
+    },
+
+    async activeFileSeen(
+      sessionId: string,
+      path: string,
+      operation: FileOperation,
+    ): Promise<{ task_id: string; seen: boolean } | undefined> {
+      const row = await db.get(ACTIVE_FILE_SEEN, path, operation, sessionId);
+      // SQLite answers EXISTS as 0 or 1, Postgres as a boolean.
+      return row ? { task_id: row.task_id as string, seen: Boolean(Number(row.seen)) } : undefined;
+    },
+
+    /** The live tasks a session's resume starts from (see StoreTx.sessionTasks). */
+    async sessionTasks(sessionId: string): Promise<Map<string, Task | undefined>> {
+      const rows = await db.all(sql.sessionTasks, sessionId, sessionId, sessionId);
+      return new Map(rows.map((row) => [row.candidate_id as string, row.id == null ? undefined : toTask(row)]));
     },
 
     async filesOf(taskId: string): Promise<FileAssociation[]> {
