@@ -285,8 +285,13 @@ export const QUERIES = {
       const show = shownAs(p);
       const shown = p.limit ?? 20;
       const filter = graphScope(ctx, p);
-      const layers = dependencyLayers(await ctx.tx.blockEdges(filter));
-      const first = await ctx.tx.unblockedUnfinished({ ...filter, limit: shown });
+      // The edges, the count and the best tasks to start are asked together.
+      const edges = ctx.tx.blockEdges(filter);
+      edges.catch(() => {});
+      const firstRead = ctx.tx.unblockedUnfinished({ ...filter, limit: shown, edges });
+      firstRead.catch(() => {});
+      const layers = dependencyLayers(await edges);
+      const first = await firstRead;
       const byLayer = new Map<number, string[]>();
       for (const [id, layer] of layers) {
         if (layer === 0) continue;

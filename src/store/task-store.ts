@@ -397,6 +397,11 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
     list_id?: string;
     under?: string;
     limit: number;
+    /**
+     * The whole store's open edges (blockEdges), when the caller reads them anyway: the tasks
+     * they point into are then counted from them instead of by a second read of every edge.
+     */
+    edges?: Promise<Array<[string, string]>>;
   }): Promise<{ total: number; tasks: Task[] }>;
   /** Unfinished tasks in scope with a risk or an impact set, in task order. */
   assessedUnfinished(filter: { list_id?: string; under?: string }): Promise<Task[]>;

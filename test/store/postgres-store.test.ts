@@ -8,6 +8,7 @@ import { applyPostgresMigrations, listPostgresMigrations } from "../../src/store
 import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
 import { postgresDialect } from "../../src/store/sql/dialect.js";
 import { readyStatement } from "../../src/store/sql/ready.js";
+import { TASK_ORDER, taskColumns } from "../../src/store/sql/task-columns.js";
 import { listMigrations } from "../../src/store/sqlite/migrate.js";
 import { adminQuery, dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 
@@ -304,6 +305,40 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
     const ready = await service.query({ query: "ready", params: { limit: 3 } }, caller);
     assert.equal((ready.data as { tasks: unknown[] }).tasks.length, 3);
     await store.close();
+  });
+
+  it("reads a listing's blocked flag per row returned, never by joining every edge to every unfinished task", async () => {
+    const schema = fresh();
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    try {
+      const service = new ArbeitService(store, { projectRoot: "/tmp" });
+      // Enough tasks, half of them blocked by an unfinished one, for the planner to weigh a hash
+      // join of all the edges against a lookup per row.
+      await store.write(async () => {
+        let previous: string | undefined;
+        for (let i = 0; i < 4000; i++) {
+          const id = (await service.createTask({ title: `task ${i}`, priority: i % 5 }, caller)).data.task.id;
+          if (previous !== undefined && i % 2 === 1)
+            await service.relationship(
+              { action: "add", from_task_id: previous, to_task_id: id, type: "blocks" },
+              caller,
+            );
+          previous = id;
+        }
+      });
+      await adminQuery(`ANALYZE "${schema}".tasks, "${schema}".relationships`);
+      const listing = `SELECT ${taskColumns(postgresDialect)} FROM tasks t
+        WHERE t.deleted_at IS NULL AND t.status = 'open' ORDER BY ${TASK_ORDER} LIMIT 20`;
+      const plan = (await store.transaction("read", (db) => db.all(`EXPLAIN ${listing}`)))
+        .map((row) => String(row["QUERY PLAN"]))
+        .join("\n");
+      assert.doesNotMatch(plan, /Hashed SubPlan|Hash Join|Seq Scan on relationships/, plan);
+      const rows = await store.transaction("read", (db) => db.all(listing));
+      assert.equal(rows.length, 20);
+      assert.equal(rows.filter((row) => row.blocked === true).length > 0, true, "some listed tasks are blocked");
+    } finally {
+      await store.close();
+    }
   });
 
   it("replaces a pooled connection the server dropped (a restart) without the caller noticing", async () => {

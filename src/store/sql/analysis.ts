@@ -80,13 +80,32 @@ export function analysisStatements(db: SqlDb) {
      * How many unfinished tasks in scope have no unfinished blocker, and the best of them to start
      * now (open, unclaimed and without unfinished children, as ready has them, in ready order).
      */
-    async unblockedUnfinished(filter: Scope & { limit: number }): Promise<{ total: number; tasks: Task[] }> {
+    async unblockedUnfinished(
+      filter: Scope & { limit: number; edges?: Promise<Array<[string, string]>> },
+    ): Promise<{ total: number; tasks: Task[] }> {
       const scope = scoped(d, filter, "t");
       const head: SqlValue[] = filter.under !== undefined ? [filter.under] : [];
+      // The count and the rows are asked together (one round trip on Postgres).
+      const rowsRead = db.all(
+        `${scope.cte}SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_ready_leaves")}
+         WHERE t.deleted_at IS NULL AND t.status = 'open' AND t.lease_expires_at IS NULL AND t.open_children = 0 ${scope.clause}
+           AND NOT ${openEdgeInto(d, "t")}
+         ORDER BY ${TASK_ORDER} LIMIT ?`,
+        ...head,
+        ...scope.params,
+        filter.limit,
+      );
+      rowsRead.catch(() => {});
       let total: number;
       if (filter.list_id === undefined && filter.under === undefined) {
-        const unfinished = Number((await db.get(sql.unfinished))?.n ?? 0);
-        total = unfinished - Number((await db.get(sql.blockedCount))?.n ?? 0);
+        const unfinished = db.get(sql.unfinished);
+        // The tasks an open edge points into: counted from the caller's edges when it read them
+        // anyway (the same edges, so the same count) rather than reading every edge again.
+        const blocked = filter.edges
+          ? filter.edges.then((edges) => new Set(edges.map(([, b]) => b)).size)
+          : db.get(sql.blockedCount).then((row) => Number(row?.n ?? 0));
+        blocked.catch(() => {});
+        total = Number((await unfinished)?.n ?? 0) - (await blocked);
       } else {
         const row = await db.get(
           `${scope.cte}SELECT COUNT(*) AS n FROM tasks t
@@ -96,16 +115,7 @@ export function analysisStatements(db: SqlDb) {
         );
         total = Number(row?.n ?? 0);
       }
-      const rows = await db.all(
-        `${scope.cte}SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_ready_leaves")}
-         WHERE t.deleted_at IS NULL AND t.status = 'open' AND t.lease_expires_at IS NULL AND t.open_children = 0 ${scope.clause}
-           AND NOT ${openEdgeInto(d, "t")}
-         ORDER BY ${TASK_ORDER} LIMIT ?`,
-        ...head,
-        ...scope.params,
-        filter.limit,
-      );
-      return { total, tasks: rows.map(toTask) };
+      return { total, tasks: (await rowsRead).map(toTask) };
     },
 
     async assessedUnfinished(filter: Scope): Promise<Task[]> {
