@@ -447,7 +447,7 @@ export function apiClient(url: string, path?: "/api/hook"): (token: string, ...b
     });
 }
 
-function serviceTarget(project: UiProject, service: Service, location: string, close = async () => {}): Target {
+export function serviceTarget(project: UiProject, service: Service, location: string, close = async () => {}): Target {
   const shared = apiClient(service.url);
   return {
     project,
@@ -473,7 +473,7 @@ async function sqliteTarget(): Promise<Target> {
 }
 
 /** The same arbeit_task_get, in process and through the service on loopback, alternately. */
-async function serviceOverhead(engine: string, target: Target, scale: number): Promise<OverheadRow> {
+export async function serviceOverhead(engine: string, target: Target, scale: number): Promise<OverheadRow> {
   const token = await makeToken(target.project, ["--agent", "overhead"]);
   const harness = await openHarness(target.location, target.project.dir);
   try {
@@ -517,7 +517,11 @@ async function serviceOverhead(engine: string, target: Target, scale: number): P
  * 1000/rate ms on a fixed schedule (open loop: a slow answer does not delay the next call), for
  * `seconds`. Latency runs from the scheduled send, so a client that falls behind shows as latency.
  */
-async function concurrentAgents(engine: string, target: Target, options: NetworkBenchOptions): Promise<AgentsRow> {
+export async function concurrentAgents(
+  engine: string,
+  target: Target,
+  options: NetworkBenchOptions,
+): Promise<AgentsRow> {
   const rate = 10;
   const seconds = options.seconds;
   log(`${options.agents} agents on ${engine}: making tokens...`);

@@ -175,8 +175,14 @@ export function webhookBody(event: ArbeitEvent, kind: WebhookKind, title: string
 export const STALE_SWEEPER = { agent: "arbeit-webhooks", session: null } as const;
 
 export interface DeliveryOptions {
-  /** How often to look for new events (ms). */
+  /** How often to look for new events (ms) while a webhook exists. */
   pollMs?: number;
+  /**
+   * The longest wait between looks while no webhook exists (ms, default 10 times pollMs): the
+   * wait doubles from pollMs up to it, so a store without webhooks is asked for them seldom. A
+   * webhook added then is found within it; from then on the deliverer looks every pollMs.
+   */
+  idleMs?: number;
   /** The back-off base (ms): retries wait 1, 2, 4, 8 times it. */
   retryBaseMs?: number;
   /**
@@ -197,6 +203,8 @@ export interface DeliveryOptions {
  */
 export function startWebhookDelivery(store: SqlStore, options: DeliveryOptions = {}): () => Promise<void> {
   const pollMs = options.pollMs ?? 500;
+  const idleMs = Math.max(pollMs, options.idleMs ?? pollMs * 10);
+  let wait = pollMs;
   const retryBaseMs = options.retryBaseMs ?? 1000;
   const staleCheckMs = options.staleCheckMs ?? 5000;
   let staleCheckedAt = 0;
@@ -278,6 +286,8 @@ export function startWebhookDelivery(store: SqlStore, options: DeliveryOptions =
     while (!stopped) {
       try {
         const webhooks = await store.transaction("read", (db) => webhookStatements(db).listWebhooks());
+        // No webhook: nothing to deliver until one is added, so look again later and later.
+        wait = webhooks.length === 0 ? Math.min(wait * 2, idleMs) : pollMs;
         if (
           options.freeExpiredClaims &&
           Date.now() - staleCheckedAt >= staleCheckMs &&
@@ -297,7 +307,7 @@ export function startWebhookDelivery(store: SqlStore, options: DeliveryOptions =
       } catch {
         // The store is busy or gone for a moment: the next round tries again.
       }
-      if (!stopped) await sleep(pollMs);
+      if (!stopped) await sleep(wait);
     }
   })();
   return async () => {

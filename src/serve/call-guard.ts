@@ -3,15 +3,19 @@ import type { SqlDb, SqlStore } from "../store/sql/database.js";
 import type { StoreTx, TaskStore } from "../store/task-store.js";
 
 /**
- * What one request's call must pass before it may read or write anything: its token still active,
- * the sessions it acts in its own. The check is made once, inside the first transaction the call
- * opens, so it costs the call no transaction (no round trips to Postgres) of its own, and sees the
- * same snapshot as the call. A refusal is thrown there, so that transaction writes nothing, and
- * again by every later transaction of the call; the call's answer is then the refusal.
+ * What one request's call must pass before its answer counts or anything it wrote commits: its
+ * token still active, the sessions it acts in its own. The check is made inside the first
+ * transaction the call opens, beside the call's own first statements (on Postgres they travel in
+ * the same round trip), so it costs the call no transaction and no wait of its own, and sees the
+ * same snapshot as the call. The transaction waits for the verdict before it returns or commits: a
+ * refusal is thrown there, so that transaction writes nothing, and again by every later
+ * transaction of the call; the call's answer is then the refusal.
  */
 export class CallGuard {
   #passed = false;
   #refusal: unknown;
+  /** The check under way, if one is: a transaction nested in (or beside) the one making it waits for its verdict. */
+  #checking: Promise<void> | undefined;
 
   /** `check` throws the refusal; it runs inside the open transaction, at its database time `now`. */
   constructor(private readonly check: (now: string) => Promise<void>) {}
@@ -20,13 +24,57 @@ export class CallGuard {
   async pass(now: string): Promise<void> {
     if (this.#passed) return;
     if (this.#refusal !== undefined) throw this.#refusal;
+    await (this.#checking ?? this.#start(now));
+  }
+
+  #start(now: string): Promise<void> {
+    const checking: Promise<void> = this.check(now).then(
+      () => {
+        this.#passed = true;
+        this.#checking = undefined;
+      },
+      (error: unknown) => {
+        if (this.#checking === checking) this.#checking = undefined;
+        if (error instanceof Refused) this.#refusal = error.refusal;
+        throw error instanceof Refused ? error.refusal : error;
+      },
+    );
+    this.#checking = checking;
+    return checking;
+  }
+
+  /**
+   * Runs `fn` (a transaction's work) with the check made beside it: the check's statements are
+   * sent first, so that `fn`'s first ones join them, and its verdict is awaited before `fn`'s
+   * answer is returned. A refusal wins over whatever `fn` answered or threw.
+   */
+  async beside<T>(now: string, fn: () => Promise<T>): Promise<T> {
+    if (this.#passed) return fn();
+    if (this.#refusal !== undefined) throw this.#refusal;
+    const own = this.#checking === undefined;
+    const checking = this.#checking ?? this.#start(now);
+    const verdict = checking.then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
+    let result: T;
     try {
-      await this.check(now);
-      this.#passed = true;
+      result = await fn();
     } catch (error) {
-      if (error instanceof Refused) this.#refusal = error.refusal;
-      throw error instanceof Refused ? error.refusal : error;
+      // A check that failed for want of a verdict (the transaction aborted by `fn`'s own failure)
+      // says nothing: `fn`'s error is the cause, and decides whether the transaction runs again.
+      await verdict;
+      if (this.#refusal !== undefined) throw this.#refusal;
+      throw error;
     }
+    const failed = await verdict;
+    if (this.#refusal !== undefined) throw this.#refusal;
+    if (failed !== undefined) {
+      if (own) throw failed.error;
+      // Another transaction's check found no verdict: this one checks on its own.
+      await this.pass(now);
+    }
+    return result;
   }
 
   /** Whether a transaction made the check (passed or refused). */
@@ -50,8 +98,8 @@ export class Refused extends Error {
 type Store = TaskStore & SqlStore;
 
 /**
- * `store` with `guard` passed at the start of every transaction opened at the top of the call
- * (nested ones join the open transaction, which has passed it).
+ * `store` with `guard` checked beside every transaction opened at the top of the call until it
+ * has passed (nested ones join the open transaction, and wait for its check's verdict).
  */
 function guardedStore(store: Store, guard: CallGuard): Store {
   const timeNow = () => store.read(async (tx) => tx.databaseNow());
@@ -62,25 +110,14 @@ function guardedStore(store: Store, guard: CallGuard): Store {
       return store.readOnly;
     },
     close: () => store.close(),
-    read: <T>(fn: (tx: StoreTx) => Promise<T>) =>
-      store.read(async (tx) => {
-        await guard.pass(tx.databaseNow());
-        return fn(tx);
-      }),
-    write: <T>(fn: (tx: StoreTx) => Promise<T>) =>
-      store.write(async (tx) => {
-        await guard.pass(tx.databaseNow());
-        return fn(tx);
-      }),
+    read: <T>(fn: (tx: StoreTx) => Promise<T>) => store.read((tx) => guard.beside(tx.databaseNow(), () => fn(tx))),
+    write: <T>(fn: (tx: StoreTx) => Promise<T>) => store.write((tx) => guard.beside(tx.databaseNow(), () => fn(tx))),
     transaction: <T>(mode: "read" | "write", fn: (db: SqlDb) => Promise<T>) =>
-      store.transaction(mode, async (db) => {
-        await guard.pass(await timeNow());
-        return fn(db);
-      }),
+      store.transaction(mode, async (db) => guard.beside(await timeNow(), () => fn(db))),
   };
 }
 
-/** The service's operations for one guarded call: every transaction it opens passes `guard` first. */
+/** The service's operations for one guarded call: every transaction it opens answers only once `guard` passed. */
 export function guardedService(service: ArbeitService, guard: CallGuard): ArbeitService {
   return new ArbeitService(guardedStore(service.store as Store, guard), { projectRoot: service.projectRoot });
 }

@@ -50,29 +50,30 @@ export function parentSessions(value: unknown): string[] {
 /**
  * Why the token may not act in these sessions (the one a caller chose, and those it says it was
  * started from), or undefined when it may: another agent's `agent:<name>` session, or a session
- * another agent has used (docs/team.md). Inside an open transaction its reads join it.
+ * another agent has used (docs/team.md). Inside an open transaction its reads join it, all sent
+ * together; the first session in order that is refused decides.
  */
 export async function sessionsRefusal(
   context: CallContext,
   token: Token,
   sessions: ReadonlyArray<string | undefined>,
 ): Promise<unknown> {
-  for (const session of sessions) {
-    if (session === undefined) continue;
+  const refusals = sessions.map((session) => {
+    if (session === undefined) return undefined;
     const refusal = sessionRefusal(token, session);
     if (refusal) return refusal;
-    if (session.startsWith("agent:")) continue;
-    const taken = await context.sessions.refusal(token, session);
-    if (taken) return taken;
-  }
-  return undefined;
+    if (session.startsWith("agent:")) return undefined;
+    return context.sessions.refusal(token, session);
+  });
+  return (await Promise.all(refusals)).find((refusal) => refusal !== undefined);
 }
 
 /**
  * Runs `run` on the service guarded for `bearer` acting in `sessions` (CallGuard): the token is
  * read again (unless this request already did) and the sessions' owners are checked inside the
- * call's first transaction, or after the call when it opened none. A token found inactive throws
- * the 401 refusal; a session refusal is the answer, whatever the call answered.
+ * call's first transaction, beside its first statements, or after the call when it opened none.
+ * A token found inactive throws the 401 refusal; a session refusal is the answer, whatever the
+ * call answered.
  */
 export async function guardedCall(
   context: CallContext,
@@ -80,9 +81,13 @@ export async function guardedCall(
   sessions: ReadonlyArray<string | undefined>,
   run: (service: ArbeitService) => Promise<Envelope>,
 ): Promise<Envelope> {
+  // The token and the sessions' owners are read together: one round trip.
   const guard = new CallGuard(async (now) => {
-    if (!bearer.verified && !(await context.gate.active(bearer, now))) throw new Refused(invalidToken(true));
-    const taken = await sessionsRefusal(context, bearer.token, sessions);
+    const [active, taken] = await Promise.all([
+      bearer.verified || context.gate.active(bearer, now),
+      sessionsRefusal(context, bearer.token, sessions),
+    ]);
+    if (!active) throw new Refused(invalidToken(true));
     if (taken) throw new Refused(taken);
   });
   let envelope = await run(guardedService(context.service, guard));

@@ -204,3 +204,41 @@ describe("webhook delivery", () => {
     }
   });
 });
+
+describe("webhook delivery with no webhook", () => {
+  let project: UiProject;
+  before(async () => {
+    project = await uiProject("sqlite");
+  });
+  after(async () => project?.close());
+
+  it("asks the store for webhooks less and less often while there is none, and delivers once one is added", async () => {
+    const hook = await receiver();
+    const service = await openProject({ cwd: project.dir });
+    const real = service.store as unknown as SqlStore;
+    let looks = 0;
+    const counted: SqlStore = {
+      dialect: real.dialect,
+      location: real.location,
+      transaction: (mode, fn) => {
+        looks++;
+        return real.transaction(mode, fn);
+      },
+    };
+    const stop = startWebhookDelivery(counted, { pollMs: 10, idleMs: 200, retryBaseMs: 40 });
+    try {
+      // A look every 10 ms would be about 100 in this second; backing off to 200 ms, under 15.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.ok(looks < 40, `${looks} looks in a second with no webhook`);
+      await project.cli(["notify", "add", hook.url]);
+      const task = (await project.cli(["task", "create", "--title", "Found later"])).task.id;
+      await project.cli(["context", "add", task, "blocker", "Anyone?"]);
+      await hook.until(1);
+      assert.equal(JSON.parse(hook.received[0]!.body).event.payload.content, "Anyone?");
+    } finally {
+      await stop();
+      await hook.close();
+      await service.close();
+    }
+  });
+});

@@ -26,7 +26,7 @@ import {
   lockKey,
 } from "./config.js";
 import { applyPostgresMigrations, listPostgresMigrations, schemaVersion } from "./migrate.js";
-import { PostgresDb, type Queryable } from "./postgres-db.js";
+import { type Corkable, PostgresDb, type Queryable } from "./postgres-db.js";
 
 /** How long a writer waits for a lock before giving up, as SQLite's busy retry budget. */
 const LOCK_TIMEOUT = "60s";
@@ -400,7 +400,8 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
         );
         begin.catch(() => {});
       };
-      const db = new PostgresDb(client as unknown as Queryable, mode === "write", open);
+      const socket = (client as unknown as { connection?: { stream?: Corkable } }).connection?.stream;
+      const db = new PostgresDb(client as unknown as Queryable, mode === "write", open, socket);
       try {
         const tx = sqlStoreTx(db, () => now, {
           lockGraph: async () => void (await db.run(this.#graphLock)),
