@@ -3,7 +3,7 @@ import { ArbeitError } from "../domain/errors.js";
 import { isTerminal, type Task } from "../domain/types.js";
 import type { ClaimInput } from "../schemas/inputs.js";
 import type { Caller } from "./caller.js";
-import { readyWithoutSharedFiles } from "./file-overlap.js";
+import { othersWork, readyWithoutSharedFiles } from "./file-overlap.js";
 import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
 import { type ReservationView, type ReserveResult, releaseFiles, reserveFiles, viewOf } from "./reservations.js";
@@ -168,21 +168,27 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
     const { tx } = w;
     const leaseSeconds = input.lease_seconds ?? DEFAULT_LEASE_SECONDS;
     // Not a task that shares files with work another session holds: that is no parallel work.
+    const sessions = [w.session, ...(caller.parents ?? [])] as const;
+    // Who else holds what, and whether any lease has run out, asked beside the best ready task.
+    const others = input.next ? othersWork(tx, new Set(sessions), w.databaseNow) : undefined;
+    others?.catch(() => {});
     const pick = () =>
       readyWithoutSharedFiles(
         tx,
         { list_id: input.list_id ?? caller.list_id, now: w.databaseNow, agent: caller.agent },
-        [w.session, ...(caller.parents ?? [])],
+        sessions,
         1,
         undefined,
         [],
+        others,
       );
-    // The best ready task is asked for beside the sweep (one round trip on Postgres), and asked
-    // again only when the sweep freed a task, which may now be the best.
-    const early = input.next ? pick() : undefined;
-    early?.catch(() => {});
-    const freed = await sweepExpiredClaims(w);
-    if (early) {
+    if (others) {
+      // One round trip on Postgres: the best ready task (locked), others' work and their files,
+      // and whether a lease ran out. Only then is there anything to sweep, and the best task is
+      // asked again only when the sweep freed one, which may now be the best.
+      const early = pick();
+      early.catch(() => {});
+      const freed = (await others).lapsed ? await sweepExpiredClaims(w) : 0;
       const [best] = freed > 0 ? await pick() : await early;
       if (!best)
         return ok({
@@ -194,6 +200,7 @@ export async function claim(deps: ServiceDeps, input: ClaimInput, caller: Caller
       return ok({ claimed: true, task, lease_expires_at: task.lease_expires_at!, renewed: false });
     }
 
+    await sweepExpiredClaims(w);
     const task = await requireTaskToChange(tx, input.task_id!);
     assertVersion(task, input.expected_version);
     const state = leaseState(task, w.session, w.databaseNow);

@@ -1,5 +1,6 @@
-import { namedPaths, patternsOverlap } from "../domain/reservations.js";
+import { namedPaths, patternsOverlap, type Reservation } from "../domain/reservations.js";
 import type { Task } from "../domain/types.js";
+import type { ReadyWithFiles } from "../store/sql/ready.js";
 import type { HeldTask } from "../store/sql/reservations.js";
 import type { ReadyFilter, StoreTx, TaskKey } from "../store/task-store.js";
 import { type ReservationView, reservationsNear, viewOf } from "./reservations.js";
@@ -61,42 +62,67 @@ export interface KeptApart {
   files: string[];
 }
 
+/** What other sessions hold now, read beside the ready tasks: their tasks and the live reservations. */
+export interface OthersWork {
+  /** Unfinished tasks another session holds a live claim on, with the files stored for each. */
+  held: HeldTask[];
+  /**
+   * Every live reservation (any session's), by id; null when there are more than are read at
+   * once: those near the candidates' files are then looked up once the candidates are known.
+   */
+  reservations: Reservation[] | null;
+  /** Some claim's lease has run out: a claim sweeps before it takes the best ready task. */
+  lapsed: boolean;
+}
+
+/** Live reservations read whole with the ready tasks; past this many, those near are looked up. */
+const RESERVATIONS_READ = 200;
+
+/**
+ * The work other sessions hold now. Both reads are sent at once and need no answer of the ready
+ * read, so on Postgres they share its round trip.
+ */
+export function othersWork(tx: StoreTx, own: ReadonlySet<string>, now: string): Promise<OthersWork> {
+  const [session] = own;
+  const heldRead = tx.heldByOthers(session!, now);
+  const liveRead = tx.liveAndLapsed(now, RESERVATIONS_READ);
+  // Both are awaited below; a failure of the second must not go unhandled while the first waits.
+  liveRead.catch(() => {});
+  return (async () => {
+    const held = (await heldRead).filter((task) => !own.has(task.claim_session));
+    const live = await liveRead;
+    return { held, reservations: live.complete ? live.reservations : null, lapsed: live.lapsed };
+  })();
+}
+
+/** A task's files from what is known of it: those stored for it and the paths its plan and description name. */
+function filesOf(task: Planned, stored: readonly string[]): string[] {
+  const files = new Set(stored);
+  for (const path of [...pathsNamed(task.plan), ...pathsNamed(task.description)]) files.add(path);
+  return [...files].sort();
+}
+
 /**
  * Of `candidates`, those that share files with work another session holds now: a task it has
  * claimed, or a live reservation of its.
  */
-/**
- * The tasks other sessions hold now, or null when nobody else holds anything (no such task, no
- * live reservation): the common case of one agent, which costs these two reads alone. Both are
- * sent at once, so on Postgres they share one round trip (and the ready read's, when started
- * beside it).
- */
-async function othersHolding(tx: StoreTx, own: ReadonlySet<string>, now: string): Promise<HeldTask[] | null> {
-  const [session] = own;
-  const heldRead = tx.heldByOthers(session!, now);
-  const anyRead = tx.anyLiveReservation(now);
-  // Both are awaited below; a failure of the second must not go unhandled while the first waits.
-  anyRead.catch(() => {});
-  const held = (await heldRead).filter((task) => !own.has(task.claim_session));
-  const anyReservation = await anyRead;
-  return held.length === 0 && !anyReservation ? null : held;
-}
-
 export async function keptApart(
   tx: StoreTx,
-  candidates: readonly Task[],
+  candidates: readonly ReadyWithFiles[],
   own: ReadonlySet<string>,
   now: string,
-  holding: Promise<HeldTask[] | null> = othersHolding(tx, own, now),
+  others: OthersWork,
 ): Promise<Map<string, KeptApart>> {
   const apart = new Map<string, KeptApart>();
   if (candidates.length === 0) return apart;
-  const held = await holding;
-  if (held === null) return apart;
-  const [heldFiles, files] = await Promise.all([plannedFiles(tx, held, now), plannedFiles(tx, candidates, now)]);
-  // One lookup for every file of every candidate: the reservations any of them could touch.
-  const nearby = await reservationsNear(tx, [...new Set([...files.values()].flat())], now);
-  for (const task of candidates) {
+  const { held } = others;
+  // Nobody else holds a task, and there is no live reservation at all: the common case of one agent.
+  if (held.length === 0 && others.reservations?.length === 0) return apart;
+  const heldFiles = new Map(held.map((task) => [task.id, filesOf(task, task.stored_files)]));
+  const files = new Map(candidates.map(({ task, stored_files }) => [task.id, filesOf(task, stored_files)]));
+  // Too many live reservations to read whole: one lookup of those any candidate's file could touch.
+  const nearby = others.reservations ?? (await reservationsNear(tx, [...new Set([...files.values()].flat())], now));
+  for (const { task } of candidates) {
     const mine = files.get(task.id) ?? [];
     if (mine.length === 0) continue;
     const clash = held.find((other) => other.id !== task.id && sharedFiles(mine, heldFiles.get(other.id)!).length > 0);
@@ -154,23 +180,26 @@ export async function readyWithoutSharedFiles(
   limit: number,
   after: TaskKey | undefined,
   apart: KeptApart[],
+  /** Who else holds what, when the caller has asked already (othersWork). */
+  others?: Promise<OthersWork>,
 ): Promise<Task[]> {
   const own = new Set(sessions);
   const out: Task[] = [];
   let from = after;
-  // Who else holds what is asked beside the first page of ready tasks, not after it.
-  const holding = othersHolding(tx, own, filter.now);
+  // Who else holds what is asked beside the first page of ready tasks, not after it; each ready
+  // task comes with its stored files, so that deciding costs no further wait.
+  const holding = others ?? othersWork(tx, own, filter.now);
   holding.catch(() => {});
   for (let round = 0; round < 5 && out.length < limit; round++) {
-    const batch = await tx.readyTasks({ ...filter, limit, offset: 0, after: from });
-    const held = await keptApart(tx, batch, own, filter.now, holding);
-    for (const task of batch) {
+    const batch = await tx.readyWithFiles({ ...filter, limit, offset: 0, after: from });
+    const held = await keptApart(tx, batch, own, filter.now, await holding);
+    for (const { task } of batch) {
       const why = held.get(task.id);
       if (why) apart.push(why);
       else if (out.length < limit) out.push(task);
     }
     if (batch.length < limit) break;
-    const last = batch.at(-1)!;
+    const last = batch.at(-1)!.task;
     from = [last.priority, last.created_at, last.id];
   }
   return out;

@@ -19,6 +19,7 @@ import type {
 } from "../domain/types.js";
 import type { MissionReads } from "./sql/mission.js";
 import type { OverviewReads } from "./sql/overview.js";
+import type { ReadyWithFiles } from "./sql/ready.js";
 import type { ReservationStatements } from "./sql/reservations.js";
 import type { NewsReads } from "./sql/session-state.js";
 
@@ -181,6 +182,8 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    * unowned or assigned to `agent`, with no live lease or (in a read) one held by `session`.
    */
   readyTasks(filter: ReadyFilter): Promise<Task[]>;
+  /** readyTasks, each with the files stored for it (written, reserved for it), in one statement. */
+  readyWithFiles(filter: ReadyFilter): Promise<ReadyWithFiles[]>;
   blockedTasks(filter: StatusFilter): Promise<Task[]>;
   blockingTasks(filter: StatusFilter): Promise<Task[]>;
   /** Unfinished tasks quiet since `updated_before`, oldest first; a page starts after `after` (updated_at, id). */

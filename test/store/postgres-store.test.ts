@@ -291,17 +291,19 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
     await store.write(async () => {
       for (let i = 0; i < 3000; i++) await service.createTask({ title: `task ${i}`, priority: i % 5 }, caller);
     });
-    const plan = async (forUpdate: boolean) => {
+    const plan = async (forUpdate: boolean, withFiles: boolean) => {
       const filter = { now: new Date().toISOString(), agent: "a", session: "s", limit: 20, offset: 0 };
-      const { sql, params } = readyStatement(postgresDialect, filter, forUpdate);
+      const { sql, params } = readyStatement(postgresDialect, filter, forUpdate, withFiles);
       const rows = await store.transaction(forUpdate ? "write" : "read", (db) => db.all(`EXPLAIN ${sql}`, ...params));
       return rows.map((row) => String(row["QUERY PLAN"])).join("\n");
     };
-    for (const forUpdate of [false, true]) {
-      const text = await plan(forUpdate);
-      assert.match(text, /idx_tasks_ready_leaves/, text);
-      assert.doesNotMatch(text, /Seq Scan on tasks/, text);
-    }
+    // As planning reads it too: each task with the files stored for it.
+    for (const forUpdate of [false, true])
+      for (const withFiles of [false, true]) {
+        const text = await plan(forUpdate, withFiles);
+        assert.match(text, /idx_tasks_ready_leaves/, text);
+        assert.doesNotMatch(text, /Seq Scan on tasks/, text);
+      }
     const ready = await service.query({ query: "ready", params: { limit: 3 } }, caller);
     assert.equal((ready.data as { tasks: unknown[] }).tasks.length, 3);
     await store.close();

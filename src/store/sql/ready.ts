@@ -3,6 +3,7 @@ import { toTask } from "../rows.js";
 import type { ReadyFilter } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
 import { type Dialect, perDialect } from "./dialect.js";
+import { storedFilesColumn, storedFilesOf } from "./reservations.js";
 import { AFTER_TASK_KEY, openEdgeInto, TASK_ORDER, taskColumns } from "./task-columns.js";
 
 /**
@@ -12,10 +13,11 @@ import { AFTER_TASK_KEY, openEdgeInto, TASK_ORDER, taskColumns } from "./task-co
  * This is the one read tuned per engine, so both forms stand here side by side.
  */
 const texts = perDialect((d) => {
-  const columns = taskColumns(d);
   const unblocked = `NOT ${openEdgeInto(d, "t")}`;
   const open = "t.deleted_at IS NULL AND t.status = 'open'";
-  const build = (byList: boolean, forUpdate: boolean, after = false) => {
+  // withFiles: each task with the files stored for it (see storedFilesColumn), for planning.
+  const build = (byList: boolean, forUpdate: boolean, after = false, withFiles = false) => {
+    const columns = withFiles ? `${taskColumns(d)}, ${storedFilesColumn(d, "t")}` : taskColumns(d);
     // A later page starts after the last task of the one before, in each source alike.
     const list = `${byList ? "AND t.list_id = ?" : ""}${after ? ` AND ${AFTER_TASK_KEY}` : ""}`;
     // open_children: a parent's work is its children (a count the schema's triggers keep).
@@ -48,29 +50,35 @@ const texts = perDialect((d) => {
        WHERE t.id IN (SELECT id FROM free UNION ALL SELECT id FROM expired${forUpdate ? "" : " UNION ALL SELECT id FROM mine"})
        ORDER BY ${TASK_ORDER} LIMIT ? OFFSET ?`;
   };
-  return {
-    all: build(false, false),
-    byList: build(true, false),
-    allAfter: build(false, false, true),
-    byListAfter: build(true, false, true),
-    allForUpdate: build(false, true),
-    byListForUpdate: build(true, true),
-  };
+  const variants = (withFiles: boolean) => ({
+    all: build(false, false, false, withFiles),
+    byList: build(true, false, false, withFiles),
+    allAfter: build(false, false, true, withFiles),
+    byListAfter: build(true, false, true, withFiles),
+    allForUpdate: build(false, true, false, withFiles),
+    byListForUpdate: build(true, true, false, withFiles),
+    allForUpdateAfter: build(false, true, true, withFiles),
+    byListForUpdateAfter: build(true, true, true, withFiles),
+  });
+  return { plain: variants(false), withFiles: variants(true) };
 });
 
-function params(d: Dialect, filter: ReadyFilter, forUpdate: boolean): SqlValue[] {
+function params(d: Dialect, filter: ReadyFilter, forUpdate: boolean, withFiles: boolean): SqlValue[] {
   const list: SqlValue[] = filter.list_id === undefined ? [] : [filter.list_id];
-  if (filter.after !== undefined && !forUpdate) list.push(...filter.after);
+  if (filter.after !== undefined) list.push(...filter.after);
   const agent = filter.agent ?? null;
   const session = filter.session ?? null;
+  // The stored_files column's one parameter, where its column stands.
+  const files = withFiles ? [filter.now] : [];
   if (d.name === "sqlite") {
-    const own = forUpdate ? [] : [session, filter.now, ...list];
-    return [agent, ...list, filter.now, ...list, ...own, filter.limit, filter.offset];
+    // Each source of the compound projects its own rows.
+    const own = forUpdate ? [] : [...files, session, filter.now, ...list];
+    return [...files, agent, ...list, ...files, filter.now, ...list, ...own, filter.limit, filter.offset];
   }
   // Each source needs no more rows than the page reaches.
   const reach = filter.limit + filter.offset;
   const own = forUpdate ? [] : [session, filter.now, ...list, reach];
-  return [agent, ...list, reach, filter.now, ...list, reach, ...own, filter.limit, filter.offset];
+  return [agent, ...list, reach, filter.now, ...list, reach, ...own, ...files, filter.limit, filter.offset];
 }
 
 /**
@@ -81,13 +89,22 @@ export function readyStatement(
   d: Dialect,
   filter: ReadyFilter,
   forUpdate: boolean,
+  withFiles = false,
 ): { sql: string; params: SqlValue[] } {
-  const sql = texts(d);
+  const sql = withFiles ? texts(d).withFiles : texts(d).plain;
   const byList = filter.list_id !== undefined;
   const after = filter.after !== undefined;
   const read = after ? (byList ? sql.byListAfter : sql.allAfter) : byList ? sql.byList : sql.all;
-  const text = forUpdate ? (byList ? sql.byListForUpdate : sql.allForUpdate) : read;
-  return { sql: text, params: params(d, filter, forUpdate) };
+  // A claim reads on past a task it may not take (one sharing files with another session's work).
+  const locked = after
+    ? byList
+      ? sql.byListForUpdateAfter
+      : sql.allForUpdateAfter
+    : byList
+      ? sql.byListForUpdate
+      : sql.allForUpdate;
+  const text = forUpdate ? locked : read;
+  return { sql: text, params: params(d, filter, forUpdate, withFiles) };
 }
 
 export function readyStatements(db: SqlDb) {
@@ -96,5 +113,17 @@ export function readyStatements(db: SqlDb) {
       const { sql, params } = readyStatement(db.dialect, filter, db.writable);
       return (await db.all(sql, ...params)).map(toTask);
     },
+
+    /** readyTasks, each with the files stored for it (written, reserved for it), in the same statement. */
+    async readyWithFiles(filter: ReadyFilter): Promise<ReadyWithFiles[]> {
+      const { sql, params } = readyStatement(db.dialect, filter, db.writable, true);
+      return (await db.all(sql, ...params)).map((row) => ({ task: toTask(row), stored_files: storedFilesOf(row) }));
+    },
   };
+}
+
+/** A ready task and the files stored for it: those it wrote, the patterns reserved for it. */
+export interface ReadyWithFiles {
+  task: Task;
+  stored_files: string[];
 }

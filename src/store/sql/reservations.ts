@@ -16,6 +16,24 @@ export function plusLease(d: Dialect, at: string, seconds: string): string {
     : `to_char((${at}::timestamptz + ${seconds} * interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
+/**
+ * The files stored for the task `alias` (those it wrote, the patterns of live reservations made
+ * for it) as a JSON array column, `stored_files`: planning (file-overlap.ts) reads them with the
+ * task in the same statement instead of asking for them once the task is known. One parameter:
+ * the time reservations are live at. Postgres aggregates no rows to NULL, SQLite to `[]`.
+ */
+export function storedFilesColumn(d: Dialect, alias: string): string {
+  return `(SELECT ${d.jsonArray("f.path", "f.path")} FROM (
+      SELECT fa.file_path AS path FROM file_associations fa WHERE fa.task_id = ${alias}.id AND fa.operation = 'write'
+      UNION SELECT rv.pattern AS path FROM reservations rv WHERE rv.task_id = ${alias}.id AND rv.expires_at > ?) f) AS stored_files`;
+}
+
+/** The stored_files column as read: its paths and patterns. */
+export function storedFilesOf(row: RawRow): string[] {
+  const text = row.stored_files as string | null | undefined;
+  return text ? (JSON.parse(text) as string[]) : [];
+}
+
 const texts = perDialect((d) => ({
   // Reservers take turns (SQLite's writer already runs alone): two sessions that each find no
   // conflict cannot both go on to insert. Renewals and releases do not wait for it.
@@ -27,11 +45,20 @@ const texts = perDialect((d) => ({
     WHERE ${d.inList("task_id")} AND operation = 'write' ORDER BY task_id, file_path`,
   reservedFor: `SELECT task_id, pattern FROM reservations WHERE ${d.inList("task_id")} AND expires_at > ?
     ORDER BY task_id, pattern`,
-  // Unfinished tasks another session holds a live lease on: the work under way elsewhere.
-  heldByOthers: `SELECT id, owner, claim_session, plan, description FROM tasks ${d.indexedBy("idx_tasks_lease")}
-    WHERE deleted_at IS NULL AND lease_expires_at IS NOT NULL AND lease_expires_at > ?
-      AND claim_session IS NOT NULL AND claim_session <> ? AND status IN ('open', 'in_progress')
-    ORDER BY lease_expires_at DESC, id LIMIT 200`,
+  // Unfinished tasks another session holds a live lease on: the work under way elsewhere, with
+  // the files stored for each.
+  heldByOthers: `SELECT t.id, t.owner, t.claim_session, t.plan, t.description, ${storedFilesColumn(d, "t")}
+    FROM tasks t ${d.indexedBy("idx_tasks_lease")}
+    WHERE t.deleted_at IS NULL AND t.lease_expires_at IS NOT NULL AND t.lease_expires_at > ?
+      AND t.claim_session IS NOT NULL AND t.claim_session <> ? AND t.status IN ('open', 'in_progress')
+    ORDER BY t.lease_expires_at DESC, t.id LIMIT 200`,
+  // The live reservations, the first `limit` by id, beside whether any claim's lease has run out
+  // (what a claim's sweep would free): one row of NULLs when there is no live reservation. A
+  // claim asks both with the ready read, so that neither costs a wait of its own.
+  liveAndLapsed: `SELECT x.lapsed, r.* FROM (SELECT EXISTS (SELECT 1 FROM tasks ${d.indexedBy("idx_tasks_lease")}
+      WHERE deleted_at IS NULL AND owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at <= ?) AS lapsed) x
+    LEFT JOIN (SELECT ${COLUMNS} FROM reservations WHERE expires_at > ? ORDER BY id LIMIT ?) r ON 1 = 1
+    ORDER BY r.id`,
   // Renewal by activity: each of the session's live reservations runs its own lease length from
   // now again; only ever forward.
   renew: `UPDATE reservations SET expires_at = ${plusLease(d, "?", "lease_seconds")}
@@ -41,10 +68,10 @@ const texts = perDialect((d) => ({
 const HELD = `SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND pattern = ?`;
 const OF_SESSION = `SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND expires_at > ? ORDER BY pattern`;
 const OF_TASK = `SELECT ${COLUMNS} FROM reservations WHERE task_id = ? ORDER BY pattern, id`;
+const ANY_LIVE = "SELECT 1 AS one FROM reservations WHERE expires_at > ? LIMIT 1";
 const LIVE = `SELECT ${COLUMNS} FROM reservations WHERE expires_at > ? AND (pattern, id) > (?, ?)
   ORDER BY pattern, id LIMIT ?`;
 const COUNT_LIVE = "SELECT COUNT(*) AS n FROM reservations WHERE expires_at > ?";
-const ANY_LIVE = "SELECT 1 AS one FROM reservations WHERE expires_at > ? LIMIT 1";
 const EXPIRED = `SELECT ${COLUMNS} FROM reservations WHERE expires_at <= ? ORDER BY expires_at, id LIMIT ?`;
 const UPDATE = `UPDATE reservations SET exclusive = ?, agent = ?, task_id = ?, lease_seconds = ?, expires_at = ?
   WHERE id = ?`;
@@ -71,6 +98,17 @@ export interface HeldTask {
   claim_session: string;
   plan: string | null;
   description: string | null;
+  /** The files it wrote and the patterns of live reservations made for it. */
+  stored_files: string[];
+}
+
+/** Others' live reservations (at most as many as asked), and whether a claim's lease ran out. */
+export interface LiveAndLapsed {
+  /** By id; `complete` is false when there were more than were asked for. */
+  reservations: Reservation[];
+  complete: boolean;
+  /** Some task still names an owner whose lease has run out (a sweep would free it). */
+  lapsed: boolean;
 }
 
 export type NewReservation = Omit<Reservation, "id"> & { prefix: string };
@@ -106,7 +144,30 @@ export function reservationStatements(db: SqlDb) {
 
     /** Unfinished tasks some session other than `session` holds a live claim on (at most 200). */
     async heldByOthers(session: string, now: string): Promise<HeldTask[]> {
-      return (await db.all(sql.heldByOthers, now, session)) as unknown as HeldTask[];
+      return (await db.all(sql.heldByOthers, now, now, session)).map((row) => ({
+        id: row.id as string,
+        owner: (row.owner as string | null) ?? null,
+        claim_session: row.claim_session as string,
+        plan: (row.plan as string | null) ?? null,
+        description: (row.description as string | null) ?? null,
+        stored_files: storedFilesOf(row),
+      }));
+    },
+
+    /** The first `limit` live reservations by id, and whether any claim's lease has run out at `now`. */
+    async liveAndLapsed(now: string, limit: number): Promise<LiveAndLapsed> {
+      const rows = await db.all(sql.liveAndLapsed, now, now, limit + 1);
+      const found = rows.filter((row) => row.id !== null && row.id !== undefined).map(toReservation);
+      return {
+        reservations: found.slice(0, limit),
+        complete: found.length <= limit,
+        lapsed: Boolean(Number(rows[0]?.lapsed ?? 0)),
+      };
+    },
+
+    /** Whether any reservation is live at `now`: most stores have none, and then nothing more is asked. */
+    async anyLiveReservation(now: string): Promise<boolean> {
+      return (await db.get(ANY_LIVE, now)) !== undefined;
     },
 
     /** Serialises this transaction with every other that reserves (a no-op where writers run alone). */
@@ -161,11 +222,6 @@ export function reservationStatements(db: SqlDb) {
       after: readonly [pattern: string, id: string] = ["", ""],
     ): Promise<Reservation[]> {
       return (await db.all(LIVE, now, after[0], after[1], limit)).map(toReservation);
-    },
-
-    /** True when any session holds a live reservation (one index probe). */
-    async anyLiveReservation(now: string): Promise<boolean> {
-      return (await db.get(ANY_LIVE, now)) !== undefined;
     },
 
     async countLiveReservations(now: string): Promise<number> {

@@ -102,6 +102,22 @@ export function readyClaimsContract(factory: StoreFactory): void {
       assert.deepEqual([none.claimed, none.task], [false, null]);
     });
 
+    it("claim next and ready pass over a task sharing files with another session's work, to the next one", async () => {
+      const held = await p().task("held", { priority: 0 });
+      await p().ok("arbeit_task_claim", { task_id: held }, alice);
+      // Files stored for the held task (a reservation made for it), and paths a plan names.
+      await p().ok("arbeit_task_claim", { task_id: held, paths: ["src/auth/**"] }, alice);
+      const sharing = await p().task("sharing", { priority: 1, plan: "Touches src/auth/session.ts" });
+      const free = await p().task("free", { priority: 2, plan: "Only docs/guide.md" });
+      const ready = await p().ok("arbeit_query", { query: "ready" }, bob);
+      assert.deepEqual(ids(ready.tasks), [free]);
+      assert.deepEqual(ready.kept_apart, [
+        { task_id: sharing, with_task: held, held_by: "alice", files: ["src/auth/session.ts"] },
+      ]);
+      // The best ready task is kept apart: the claim goes on to the one after it.
+      assert.equal((await p().ok("arbeit_task_claim", { next: true }, bob)).task.id, free);
+    });
+
     it("frees an expired lease back to the pool and records claim_expired", async () => {
       const id = await p().task("work");
       await p().ok("arbeit_task_claim", { task_id: id, lease_seconds: 60 }, alice);
