@@ -64,8 +64,12 @@ export interface KeptApart {
 
 /** What other sessions hold now, read beside the ready tasks: their tasks and the live reservations. */
 export interface OthersWork {
-  /** Unfinished tasks another session holds a live claim on, with the files stored for each. */
-  held: HeldTask[];
+  /**
+   * Unfinished tasks another session holds a live claim on, with the files stored for each. Asked
+   * with the ready read where statements travel together (Postgres); elsewhere only when some
+   * candidate has files to compare, since a task with none shares none.
+   */
+  held(): Promise<HeldTask[]>;
   /**
    * Every live reservation (any session's), by id; null when there are more than are read at
    * once: those near the candidates' files are then looked up once the candidates are known.
@@ -84,15 +88,18 @@ const RESERVATIONS_READ = 200;
  */
 export function othersWork(tx: StoreTx, own: ReadonlySet<string>, now: string): Promise<OthersWork> {
   const [session] = own;
-  const heldRead = tx.heldByOthers(session!, now);
+  let heldRead: Promise<HeldTask[]> | undefined;
+  const held = () =>
+    (heldRead ??= tx.heldByOthers(session!, now).then((tasks) => tasks.filter((task) => !own.has(task.claim_session))));
+  // Up to 200 tasks with their files: free to ask early where it shares the ready read's round
+  // trip, a millisecond or two of work where each statement runs as it is issued (SQLite).
+  if (tx.batchesStatements) held().catch(() => {});
   const liveRead = tx.liveAndLapsed(now, RESERVATIONS_READ);
-  // Both are awaited below; a failure of the second must not go unhandled while the first waits.
-  liveRead.catch(() => {});
-  return (async () => {
-    const held = (await heldRead).filter((task) => !own.has(task.claim_session));
-    const live = await liveRead;
-    return { held, reservations: live.complete ? live.reservations : null, lapsed: live.lapsed };
-  })();
+  return liveRead.then((live) => ({
+    held,
+    reservations: live.complete ? live.reservations : null,
+    lapsed: live.lapsed,
+  }));
 }
 
 /** A task's files from what is known of it: those stored for it and the paths its plan and description name. */
@@ -115,11 +122,13 @@ export async function keptApart(
 ): Promise<Map<string, KeptApart>> {
   const apart = new Map<string, KeptApart>();
   if (candidates.length === 0) return apart;
-  const { held } = others;
+  const files = new Map(candidates.map(({ task, stored_files }) => [task.id, filesOf(task, stored_files)]));
+  // A task with no files shares none: when no candidate has any, nothing else need be read.
+  if ([...files.values()].every((paths) => paths.length === 0)) return apart;
+  const held = await others.held();
   // Nobody else holds a task, and there is no live reservation at all: the common case of one agent.
   if (held.length === 0 && others.reservations?.length === 0) return apart;
   const heldFiles = new Map(held.map((task) => [task.id, filesOf(task, task.stored_files)]));
-  const files = new Map(candidates.map(({ task, stored_files }) => [task.id, filesOf(task, stored_files)]));
   // Too many live reservations to read whole: one lookup of those any candidate's file could touch.
   const nearby = others.reservations ?? (await reservationsNear(tx, [...new Set([...files.values()].flat())], now));
   for (const { task } of candidates) {

@@ -155,6 +155,12 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    * on a client's clock, so machines whose clocks disagree still agree on who holds a task.
    */
   databaseNow(): string;
+  /**
+   * True where statements issued before an answer is awaited travel together (Postgres), so a
+   * read issued early shares a round trip; false where each runs as it is issued (SQLite), so a
+   * read that may turn out unneeded is better issued late, once it is known to be needed.
+   */
+  readonly batchesStatements: boolean;
 
   // tasks
   getTask(id: string): Promise<Task | undefined>;

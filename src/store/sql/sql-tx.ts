@@ -40,6 +40,7 @@ export function sqlStoreTx(db: SqlDb, databaseNow: () => string, locks: TxLocks 
   let ordered = false;
   return {
     databaseNow,
+    batchesStatements: db.dialect.name === "postgres",
     lockGraph: locks.lockGraph,
     ...taskStatements(db),
     ...readyStatements(db),
