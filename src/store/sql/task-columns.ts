@@ -8,23 +8,26 @@ export const AFTER_TASK_KEY = "(t.priority, t.created_at, t.id) > (?, ?, ?)";
 
 export const UNFINISHED = "('open', 'in_progress')";
 
-/** A task is blocked while any live blocker is neither completed nor cancelled. */
-export function blockedExpression(alias: string): string {
-  return `EXISTS (SELECT 1 FROM relationships r JOIN tasks b ON b.id = r.from_task_id
+/** The live blockers of task `alias` that are neither completed nor cancelled: while any exists, it is blocked. */
+function unfinishedBlockers(alias: string): string {
+  return `SELECT 1 FROM relationships r JOIN tasks b ON b.id = r.from_task_id
      WHERE r.to_task_id = ${alias}.id AND r.type = 'blocks' AND r.removed_at IS NULL
-       AND b.deleted_at IS NULL AND b.status IN ${UNFINISHED})`;
+       AND b.deleted_at IS NULL AND b.status IN ${UNFINISHED}`;
+}
+
+/** A task is blocked while any live blocker is neither completed nor cancelled (a filter). */
+export function blockedExpression(alias: string): string {
+  return `EXISTS (${unfinishedBlockers(alias)})`;
 }
 
 /**
- * The same rule as blockedExpression, as a column of the task projection. Written as a scalar
- * subquery, not EXISTS: Postgres may answer an EXISTS in a select list with a hashed subplan,
- * which joins every blocks edge to every unfinished task once per statement (90 ms at 100,000
- * tasks) however few rows the statement returns; a scalar subquery is looked up per row returned.
+ * The same rule as a column of the task projection. Written as a scalar subquery, not EXISTS:
+ * Postgres may answer an EXISTS in a select list with a hashed subplan, which joins every blocks
+ * edge to every unfinished task once per statement (90 ms at 100,000 tasks) however few rows the
+ * statement returns; a scalar subquery is looked up per row returned.
  */
 function blockedColumn(alias: string): string {
-  return `(SELECT 1 FROM relationships r JOIN tasks b ON b.id = r.from_task_id
-     WHERE r.to_task_id = ${alias}.id AND r.type = 'blocks' AND r.removed_at IS NULL
-       AND b.deleted_at IS NULL AND b.status IN ${UNFINISHED} LIMIT 1) IS NOT NULL`;
+  return `(${unfinishedBlockers(alias)} LIMIT 1) IS NOT NULL`;
 }
 
 /** A task is blocking while it blocks a live task that is still unfinished. */
