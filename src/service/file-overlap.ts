@@ -90,7 +90,9 @@ export function othersWork(tx: StoreTx, own: ReadonlySet<string>, now: string): 
   const [session] = own;
   let heldRead: Promise<HeldTask[]> | undefined;
   const held = () =>
-    (heldRead ??= tx.heldByOthers(session!, now).then((tasks) => tasks.filter((task) => !own.has(task.claim_session))));
+    (heldRead ??= tx
+      .heldByOthers(session ?? null, now)
+      .then((tasks) => tasks.filter((task) => task.claim_session === null || !own.has(task.claim_session))));
   // Up to 200 tasks with their files: free to ask early where it shares the ready read's round
   // trip, a millisecond or two of work where each statement runs as it is issued (SQLite).
   if (tx.batchesStatements) held().catch(() => {});
@@ -140,7 +142,8 @@ export async function keptApart(
       apart.set(task.id, {
         task_id: task.id,
         with_task: clash.id,
-        held_by: clash.owner ?? clash.claim_session,
+        // A claim always names its owner; a session-less lease without one is another caller's.
+        held_by: clash.owner ?? clash.claim_session ?? "another caller",
         files: shared,
       });
       continue;

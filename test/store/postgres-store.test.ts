@@ -8,6 +8,7 @@ import { applyPostgresMigrations, listPostgresMigrations } from "../../src/store
 import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
 import { postgresDialect } from "../../src/store/sql/dialect.js";
 import { readyStatement } from "../../src/store/sql/ready.js";
+import { heldByOthersSql } from "../../src/store/sql/reservations.js";
 import { TASK_ORDER, taskColumns } from "../../src/store/sql/task-columns.js";
 import { listMigrations } from "../../src/store/sqlite/migrate.js";
 import { adminQuery, dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
@@ -307,6 +308,39 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
     const ready = await service.query({ query: "ready", params: { limit: 3 } }, caller);
     assert.equal((ready.data as { tasks: unknown[] }).tasks.length, 3);
     await store.close();
+  });
+
+  it("reads the work other sessions hold newest lease first, stopping at 200, however many tasks are claimed", async () => {
+    const schema = fresh();
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    try {
+      const service = new ArbeitService(store, { projectRoot: "/tmp" });
+      await store.write(async () => {
+        for (let i = 0; i < 3000; i++) await service.createTask({ title: `task ${i}` }, caller);
+      });
+      // 2,000 of them claimed by eight other sessions, leases spread over the next hour.
+      await adminQuery(`UPDATE "${schema}".tasks SET owner = 'other', claim_session = 'ses-' || (random() * 8)::int,
+          lease_expires_at = to_char((now() + random() * interval '1 hour') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+        WHERE id IN (SELECT id FROM "${schema}".tasks ORDER BY id LIMIT 2000)`);
+      await adminQuery(`ANALYZE "${schema}".tasks`);
+      const now = new Date().toISOString();
+      // As a pooled connection runs it after a few calls: one plan for any parameters.
+      const plan = await store.transaction("write", async (db) => {
+        await db.run("SET LOCAL plan_cache_mode = force_generic_plan");
+        return (await db.all(`EXPLAIN ${heldByOthersSql(postgresDialect)}`, now, now, caller.session))
+          .map((row) => String(row["QUERY PLAN"]))
+          .join("\n");
+      });
+      assert.match(plan, /Index Scan Backward using idx_tasks_lease/, plan);
+      assert.doesNotMatch(plan, /idx_tasks_claim_session|Seq Scan on tasks/, plan);
+      const held = await store.transaction("read", (db) =>
+        db.all(heldByOthersSql(postgresDialect), now, now, caller.session),
+      );
+      assert.equal(held.length, 200);
+      assert.ok(held.every((row) => row.claim_session !== caller.session));
+    } finally {
+      await store.close();
+    }
   });
 
   it("reads a listing's blocked flag per row returned, never by joining every edge to every unfinished task", async () => {

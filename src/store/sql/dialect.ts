@@ -31,6 +31,8 @@ export interface Dialect {
   forUpdate(table: string, options?: { skipLocked?: boolean }): string;
   /** The current time as an ISO-8601 UTC text with milliseconds, read from the database's clock. */
   readonly now: string;
+  /** Inequality that treats NULL as a value: `a <distinct> b` is true when exactly one is NULL. */
+  readonly distinct: string;
 }
 
 export const sqliteDialect: Dialect = {
@@ -49,6 +51,7 @@ export const sqliteDialect: Dialect = {
   idParam: "?",
   forUpdate: () => "",
   now: "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+  distinct: "IS NOT",
 };
 
 export const postgresDialect: Dialect = {
@@ -64,6 +67,7 @@ export const postgresDialect: Dialect = {
   idParam: `?::text COLLATE "C"`,
   forUpdate: (table, options) => ` FOR UPDATE OF ${table}${options?.skipLocked ? " SKIP LOCKED" : ""}`,
   now: `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  distinct: "IS DISTINCT FROM",
 };
 
 /**

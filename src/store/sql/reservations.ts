@@ -45,12 +45,15 @@ const texts = perDialect((d) => ({
     WHERE ${d.inList("task_id")} AND operation = 'write' ORDER BY task_id, file_path`,
   reservedFor: `SELECT task_id, pattern FROM reservations WHERE ${d.inList("task_id")} AND expires_at > ?
     ORDER BY task_id, pattern`,
-  // Unfinished tasks another session holds a live lease on: the work under way elsewhere, with
-  // the files stored for each.
+  // Unfinished tasks held under a live lease by anyone but the caller's session (a lease taken
+  // without a session included): the work under way elsewhere, with the files stored for each,
+  // the newest leases first. The session test is null-safe on purpose: a plain `<>` implies the
+  // session is set, which lets Postgres walk idx_tasks_claim_session through every claimed task
+  // and sort them, where reading idx_tasks_lease backwards stops at the 200th.
   heldByOthers: `SELECT t.id, t.owner, t.claim_session, t.plan, t.description, ${storedFilesColumn(d, "t")}
     FROM tasks t ${d.indexedBy("idx_tasks_lease")}
     WHERE t.deleted_at IS NULL AND t.lease_expires_at IS NOT NULL AND t.lease_expires_at > ?
-      AND t.claim_session IS NOT NULL AND t.claim_session <> ? AND t.status IN ('open', 'in_progress')
+      AND t.claim_session ${d.distinct} ? AND t.status IN ('open', 'in_progress')
     ORDER BY t.lease_expires_at DESC, t.id LIMIT 200`,
   // The live reservations, the first `limit` by id, beside whether any claim's lease has run out
   // (what a claim's sweep would free): one row of NULLs when there is no live reservation. A
@@ -64,6 +67,11 @@ const texts = perDialect((d) => ({
   renew: `UPDATE reservations SET expires_at = ${plusLease(d, "?", "lease_seconds")}
     WHERE session_id = ? AND expires_at > ? AND expires_at < ${plusLease(d, "?", "lease_seconds")}`,
 }));
+
+/** The read of the tasks held elsewhere, as sent. Exported for EXPLAIN (a test checks its plan). */
+export function heldByOthersSql(d: Dialect): string {
+  return texts(d).heldByOthers;
+}
 
 const HELD = `SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND pattern = ?`;
 const OF_SESSION = `SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND expires_at > ? ORDER BY pattern`;
@@ -95,7 +103,8 @@ function toReservation(row: RawRow): Reservation {
 export interface HeldTask {
   id: string;
   owner: string | null;
-  claim_session: string;
+  /** Null for a lease taken without a session. */
+  claim_session: string | null;
   plan: string | null;
   description: string | null;
   /** The files it wrote and the patterns of live reservations made for it. */
@@ -142,12 +151,12 @@ export function reservationStatements(db: SqlDb) {
       }>;
     },
 
-    /** Unfinished tasks some session other than `session` holds a live claim on (at most 200). */
-    async heldByOthers(session: string, now: string): Promise<HeldTask[]> {
+    /** Unfinished tasks held under a live claim by anyone but `session` (at most 200). */
+    async heldByOthers(session: string | null, now: string): Promise<HeldTask[]> {
       return (await db.all(sql.heldByOthers, now, now, session)).map((row) => ({
         id: row.id as string,
         owner: (row.owner as string | null) ?? null,
-        claim_session: row.claim_session as string,
+        claim_session: (row.claim_session as string | null) ?? null,
         plan: (row.plan as string | null) ?? null,
         description: (row.description as string | null) ?? null,
         stored_files: storedFilesOf(row),
