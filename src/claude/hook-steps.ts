@@ -56,7 +56,14 @@ const additionalContext = (hookEventName: string, context: string): HookAnswer =
  */
 function oneTransaction<T>(service: ArbeitService, access: Access, fn: () => Promise<T>): Promise<T> {
   if (service.store.readOnly !== undefined) return fn();
-  return access === "read-only" ? service.store.read(() => fn()) : service.atomically(fn);
+  if (access === "read-only") return service.store.read(() => fn());
+  // The hook's own code issues no statement: each part does, in a call that joins the transaction
+  // as a part of its own, so the COMMIT may leave with the last part's final wave (StoreTx.finalWave).
+  return service.store.write((tx) => {
+    const parts = fn();
+    tx.finalWave();
+    return parts;
+  });
 }
 
 /**

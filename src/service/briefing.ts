@@ -80,6 +80,8 @@ export async function getTask(
     const sessionsRead = read(include.has("sessions"), () => tx.sessionsOf(id));
     const eventsRead = read(include.has("recent_events"), () => tx.recentEvents(id, RECENT_EVENTS_LIMIT));
     const commitsRead = read(include.has("commits"), () => commitsOf(tx, id));
+    // In a write it joined (a hook's), the transaction may commit beside these reads.
+    tx.finalWave();
 
     const task = await taskRead;
     const briefing: Briefing = { task };
