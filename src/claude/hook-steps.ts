@@ -54,9 +54,18 @@ const additionalContext = (hookEventName: string, context: string): HookAnswer =
  * trips and it commits once. A write transaction, unless the caller may only read; on a store
  * that cannot be written each part runs as it would alone (the writes fail, the reads answer).
  */
-function oneTransaction<T>(service: ArbeitService, access: Access, fn: () => Promise<T>): Promise<T> {
-  if (service.store.readOnly !== undefined) return fn();
-  return access === "read-only" ? service.store.read(() => fn()) : service.atomically(fn);
+function oneTransaction<T>(
+  service: ArbeitService,
+  access: Access,
+  fn: (finalWave: () => void) => Promise<T>,
+): Promise<T> {
+  const none = () => {};
+  if (service.store.readOnly !== undefined) return fn(none);
+  if (access === "read-only") return service.store.read(() => fn(none));
+  // `finalWave`: the hook's own code, which issues no statement itself, says that every part that
+  // writes has settled and what still runs only reads (StoreTx.finalWave). Each part is a call
+  // that joined the transaction, and says so of itself.
+  return service.store.write((tx) => fn(() => tx.finalWave()));
 }
 
 /**
@@ -99,12 +108,16 @@ export const sessionStart: HostStep<{ source?: string }, HookAnswer> = {
   async run(service, input, caller, access) {
     const trigger = RETROSPECTIVE_SOURCES[input.source as keyof typeof RETROSPECTIVE_SOURCES];
     const offers = trigger !== undefined && access === "read-write" && caller.session !== undefined;
-    const [start, offer] = await oneTransaction(service, access, () =>
-      together(
-        sessionStartContext(service, caller, access === "read-only" ? { advanceNews: false } : {}),
-        offers ? service.offerRetrospective(trigger, caller).then((answer) => answer.data.text) : Promise.resolve(null),
-      ),
-    );
+    const [start, offer] = await oneTransaction(service, access, (finalWave) => {
+      const news = service.sessionNews(caller, { advance: access !== "read-only" });
+      const offered = offers
+        ? service.offerRetrospective(trigger, caller).then((answer) => answer.data.text)
+        : Promise.resolve(null);
+      // The news' cursor and the offer's mark are the hook's writes: once both have settled, the
+      // briefing and the resume only read, and the COMMIT may leave with their last reads.
+      Promise.allSettled([news, offered]).then(finalWave);
+      return together(sessionStartContext(service, caller, { news }), offered);
+    });
     return additionalContext("SessionStart", offer ? `${start.text}\n\n${offer}` : start.text);
   },
 };

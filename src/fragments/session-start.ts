@@ -90,14 +90,18 @@ const memoryLines = (packet: ResumePacket) =>
 export async function sessionStartContext(
   service: ArbeitService,
   caller: Caller,
-  options: { advanceNews?: NewsOptions["advance"] } = {},
+  options: {
+    advanceNews?: NewsOptions["advance"];
+    /** The session's news, when the caller has asked for it already (advanceNews then does not apply). */
+    news?: ReturnType<ArbeitService["sessionNews"]>;
+  } = {},
 ): Promise<{ text: string; seq: number }> {
   // Three reads that do not depend on each other, asked side by side: in a hook's one transaction
   // their statements travel together. Each is awaited before a failure is thrown.
   const asked = [
     service.resume({ max_tokens: SESSION_START_TOKENS, peek: true }, caller),
     sessionTaskText(service, caller),
-    service.sessionNews(caller, { advance: options.advanceNews ?? true }),
+    options.news ?? service.sessionNews(caller, { advance: options.advanceNews ?? true }),
   ] as const;
   const settled = await Promise.allSettled(asked);
   for (const answer of settled) if (answer.status === "rejected") throw answer.reason;

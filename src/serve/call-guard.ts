@@ -46,13 +46,18 @@ export class CallGuard {
   /**
    * Runs `fn` (a transaction's work) with the check made beside it: the check's statements are
    * sent first, so that `fn`'s first ones join them, and its verdict is awaited before `fn`'s
-   * answer is returned. A refusal wins over whatever `fn` answered or threw.
+   * answer is returned. A refusal wins over whatever `fn` answered or threw. `passed` is called
+   * once the check has passed (at once if it had), and only then.
    */
-  async beside<T>(now: string, fn: () => Promise<T>): Promise<T> {
-    if (this.#passed) return fn();
+  async beside<T>(now: string, fn: () => Promise<T>, passed: () => void = () => {}): Promise<T> {
+    if (this.#passed) {
+      passed();
+      return fn();
+    }
     if (this.#refusal !== undefined) throw this.#refusal;
     const own = this.#checking === undefined;
     const checking = this.#checking ?? this.#start(now);
+    checking.then(passed, () => {});
     const verdict = checking.then(
       () => undefined,
       (error: unknown) => ({ error }),
@@ -99,7 +104,10 @@ type Store = TaskStore & SqlStore;
 
 /**
  * `store` with `guard` checked beside every transaction opened at the top of the call until it
- * has passed (nested ones join the open transaction, and wait for its check's verdict).
+ * has passed (nested ones join the open transaction, and wait for its check's verdict). The
+ * call's work runs as a part of the transaction of its own, and the check's part says its final
+ * wave is issued only once the check has passed (StoreTx.finalWave): a COMMIT that leaves with
+ * the call's final wave never leaves before the verdict, so a refused call writes nothing.
  */
 function guardedStore(store: Store, guard: CallGuard): Store {
   const timeNow = () => store.read(async (tx) => tx.databaseNow());
@@ -110,8 +118,22 @@ function guardedStore(store: Store, guard: CallGuard): Store {
       return store.readOnly;
     },
     close: () => store.close(),
-    read: <T>(fn: (tx: StoreTx) => Promise<T>) => store.read((tx) => guard.beside(tx.databaseNow(), () => fn(tx))),
-    write: <T>(fn: (tx: StoreTx) => Promise<T>) => store.write((tx) => guard.beside(tx.databaseNow(), () => fn(tx))),
+    read: <T>(fn: (tx: StoreTx) => Promise<T>) =>
+      store.read((tx) =>
+        guard.beside(
+          tx.databaseNow(),
+          () => store.read(fn),
+          () => tx.finalWave(),
+        ),
+      ),
+    write: <T>(fn: (tx: StoreTx) => Promise<T>) =>
+      store.write((tx) =>
+        guard.beside(
+          tx.databaseNow(),
+          () => store.write(fn),
+          () => tx.finalWave(),
+        ),
+      ),
     transaction: <T>(mode: "read" | "write", fn: (db: SqlDb) => Promise<T>) =>
       store.transaction(mode, async (db) => guard.beside(await timeNow(), () => fn(db))),
   };

@@ -80,6 +80,10 @@ export async function getTask(
     const sessionsRead = read(include.has("sessions"), () => tx.sessionsOf(id));
     const eventsRead = read(include.has("recent_events"), () => tx.recentEvents(id, RECENT_EVENTS_LIMIT));
     const commitsRead = read(include.has("commits"), () => commitsOf(tx, id));
+    // In a write it joined (SessionStart's), the transaction may commit beside these reads: a
+    // task not found is then reported with the hook's other writes kept, which only a deletion
+    // between two of the hook's statements can cause (the hook read the task's id a wave before).
+    tx.finalWave();
 
     const task = await taskRead;
     const briefing: Briefing = { task };

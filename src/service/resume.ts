@@ -300,6 +300,15 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
       { scope: "agent" as const, scope_id: agent },
       ...(task ? [{ scope: "task" as const, scope_id: task.id }] : []),
     ];
+    // The cursor and focus are known now: written before the last reads, so that the COMMIT
+    // leaves with them (StoreTx.finalWave) rather than a round trip after their answers.
+    if (!input.peek) {
+      await tx.saveSessionState(
+        session,
+        { agent: caller.agent, cursor_seq: current, focus_task_id: task?.id ?? null },
+        now,
+      );
+    }
     const allContextRead = started(task ? tx.contextOf(task.id, true) : Promise.resolve([]));
     const parentRead = started(task?.parent_id ? tx.getTask(task.parent_id) : Promise.resolve(undefined));
     const answersRead = started(task ? answersSince(tx, task.id, session, cursor) : Promise.resolve([]));
@@ -308,7 +317,9 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const filesRead = started(task ? tx.filesOf(task.id) : Promise.resolve([]));
     const memoryRead = started(tx.memoryList({ scopes: memoryScopes, now, limit: MEMORY_READ, order: "strength" }));
     const reservationsRead = started(reservationsConcerning(tx, session, task, dbNow));
-    const events = await tx.eventsForTasks(caredAbout(task, claims), cursor, EVENTS_FETCHED, task?.id);
+    const eventsRead = tx.eventsForTasks(caredAbout(task, claims), cursor, EVENTS_FETCHED, task?.id);
+    tx.finalWave();
+    const events = await eventsRead;
     const allContext = await allContextRead;
     const parent = await parentRead;
     const progress = await progressRead;
@@ -339,13 +350,6 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     };
     const reservations = await reservationsRead;
     if (reservations.length > 0) packet.reservations = reservations;
-    if (!input.peek) {
-      await tx.saveSessionState(
-        session,
-        { agent: caller.agent, cursor_seq: current, focus_task_id: task?.id ?? null },
-        now,
-      );
-    }
     return ok(fitToBudget(packet, maxTokens));
   };
   return input.peek ? deps.store.read(run) : deps.store.write(run);

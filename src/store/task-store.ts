@@ -161,6 +161,19 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    * read that may turn out unneeded is better issued late, once it is known to be needed.
    */
   readonly batchesStatements: boolean;
+  /**
+   * Says that this part of the transaction (the function given to read or write, or a call that
+   * joined it) has issued every write it makes, and that the reads it issues now, before it waits
+   * for an answer, are the last it needs inside the transaction. Where statements travel together
+   * (Postgres), once every running part of a write transaction has said so, its COMMIT leaves
+   * with those reads rather than a round trip later: if a statement before it fails, nothing
+   * commits and the error reaches the caller as it would have. A read issued after that (one that
+   * needed an answer of the wave) runs after the COMMIT, in a read-only transaction of its own on
+   * its own snapshot, as every statement of a read-committed write does; a write is refused. What
+   * the part wrote may have committed by the time it sees its answers, so it must not fail after
+   * this for reasons of its own. Where each statement runs as it is issued (SQLite) it does nothing.
+   */
+  finalWave(): void;
 
   // tasks
   getTask(id: string): Promise<Task | undefined>;

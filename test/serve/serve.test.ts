@@ -141,6 +141,23 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.ok(!titles.includes("After the revocation"));
     });
 
+    it("a revoked token's resume is refused and leaves the session's cursor where it was", async () => {
+      const resumer = await makeToken(project, ["--agent", "resumer"]);
+      const resume = () => apiCall(service, resumer, { tool: "arbeit_resume", args: {}, session: "resumer-1" });
+      const first = await resume();
+      assert.equal(first.body.success, true, JSON.stringify(first.body));
+      const cursor = first.body.data.cursor.current;
+      // Events after that cursor, which a resume would move it past.
+      await project.cli(["call", "arbeit_task_create", '{"title": "Made while the resumer was away"}']);
+      assert.equal((await runCli(["token", "revoke", "resumer"], { cwd: project.dir, env: project.env })).code, 0);
+      const refused = await resume();
+      assert.equal(refused.status, 401);
+      const peek = await project.cli(["call", "arbeit_resume", '{"peek": true}', "--session", "resumer-1"]);
+      assert.equal(peek.cursor.previous, cursor);
+      const newest = Math.max(...(await events()).map((event: { seq: number }) => event.seq));
+      assert.ok(newest > cursor, `events up to ${newest}, none after the cursor ${cursor}`);
+    });
+
     it("every tool works over POST /api/call", async () => {
       const seen = await everyTool(async (tool, args) => {
         const answer = await apiCall(service, alice, { tool, args, session: "laptop-1" });

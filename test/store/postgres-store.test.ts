@@ -6,6 +6,7 @@ import { ArbeitService } from "../../src/service/arbeit-service.js";
 import { lockKey } from "../../src/store/postgres/config.js";
 import { applyPostgresMigrations, listPostgresMigrations } from "../../src/store/postgres/migrate.js";
 import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
+import type { SqlDb } from "../../src/store/sql/database.js";
 import { postgresDialect } from "../../src/store/sql/dialect.js";
 import { readyStatement } from "../../src/store/sql/ready.js";
 import { heldByOthersSql } from "../../src/store/sql/reservations.js";
@@ -431,6 +432,105 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
     } finally {
       await store.close();
     }
+  });
+
+  describe("a write whose COMMIT leaves with its final wave (StoreTx.finalWave)", () => {
+    const at = "2025-01-01T00:00:00.000Z";
+    const insert = "INSERT INTO tasks (id, title, status, priority, created_at, updated_at) VALUES (?, ?, ?, 2, ?, ?)";
+    const ids = async (schema: string) =>
+      (await adminQuery(`SELECT id FROM "${schema}".tasks WHERE id LIKE 'tkt-wave%' ORDER BY id`)).rows.map(
+        (row: { id: string }) => row.id,
+      );
+    /**
+     * `fn` as the one part of a write that says its final wave is issued, with the raw connection:
+     * the write's own function issues nothing and says so at once.
+     */
+    const finalWrite = <T>(store: PostgresTaskStore, fn: (db: SqlDb, finalWave: () => void) => Promise<T>) =>
+      store.write((tx) => {
+        const part = store.transaction("write", (db) => fn(db, () => tx.finalWave()));
+        tx.finalWave();
+        return part;
+      });
+
+    it("commits before its function returns; a read after the wave runs on the schema, a write after it is refused", async () => {
+      const schema = fresh();
+      const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+      try {
+        const seen = await finalWrite(store, async (db, finalWave) => {
+          db.later(insert, "tkt-wave001", "written before the final wave", "open", at, at);
+          const read = db.get("SELECT count(*)::int AS n FROM tasks");
+          finalWave();
+          await read;
+          // Run after the COMMIT: when it answers, the COMMIT is done.
+          const after = await db.get("SELECT id FROM tasks WHERE id = ?", "tkt-wave001");
+          await assert.rejects(db.run(insert, "tkt-wave002", "after the COMMIT", "open", at, at), /final wave/);
+          return { after, committed: await ids(schema) };
+        });
+        assert.deepEqual(seen, { after: { id: "tkt-wave001" }, committed: ["tkt-wave001"] });
+        assert.deepEqual(await ids(schema), ["tkt-wave001"]);
+        // The connection is clean for the next transaction.
+        await store.transaction("write", async (db) => void db.later(insert, "tkt-wave003", "next", "open", at, at));
+        assert.deepEqual(await ids(schema), ["tkt-wave001", "tkt-wave003"]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("commits nothing when a statement of the final wave fails, and reports that statement's error", async () => {
+      const schema = fresh();
+      const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+      try {
+        await assert.rejects(
+          finalWrite(store, async (db, finalWave) => {
+            db.later(insert, "tkt-wave001", "written before the final wave", "open", at, at);
+            const read = db.get("SELECT 1 / (SELECT count(*) FROM tasks WHERE id = 'none')::int AS x");
+            finalWave();
+            await read;
+          }),
+          /division by zero/,
+        );
+        // Caught by the caller, the failure still undoes the write: the COMMIT only rolled back.
+        await assert.rejects(
+          finalWrite(store, async (db, finalWave) => {
+            db.later(insert, "tkt-wave002", "written before the final wave", "open", at, at);
+            const read = db.get("SELECT 1 / (SELECT count(*) FROM tasks WHERE id = 'none')::int AS x");
+            finalWave();
+            return read.catch(() => undefined);
+          }),
+          /division by zero/,
+        );
+        assert.deepEqual(await ids(schema), []);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("waits for every part of the transaction: a part still running writes after the others' final wave", async () => {
+      const schema = fresh();
+      const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+      try {
+        await store.write(async (tx) => {
+          const done = Promise.all([
+            store.transaction("write", async (db) => {
+              db.later(insert, "tkt-wave001", "the part that is done first", "open", at, at);
+              const read = db.get("SELECT 1 AS one");
+              tx.finalWave();
+              await read;
+            }),
+            store.transaction("write", async (db) => {
+              await db.get("SELECT 1 AS one");
+              await db.get("SELECT 2 AS two");
+              db.later(insert, "tkt-wave002", "the part that writes last", "open", at, at);
+            }),
+          ]);
+          tx.finalWave();
+          await done;
+        });
+        assert.deepEqual(await ids(schema), ["tkt-wave001", "tkt-wave002"]);
+      } finally {
+        await store.close();
+      }
+    });
   });
 
   it("refuses to be used after close", async () => {

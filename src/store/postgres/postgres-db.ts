@@ -7,13 +7,23 @@ export interface Queryable {
   query(
     config: string | { name?: string; text: string; values?: unknown[] },
     values?: unknown[],
-  ): Promise<{ rows: RawRow[]; rowCount: number | null }>;
+  ): Promise<{ rows: RawRow[]; rowCount: number | null; command?: string }>;
 }
 
 /** What the connection's socket offers to batch writes (a net.Socket or tls.TLSSocket). */
 export interface Corkable {
   cork(): void;
   uncork(): void;
+}
+
+/**
+ * A part of a write transaction: the function it runs, or a call that joined it (StoreTx.finalWave).
+ * `final` when the part has issued every write it makes and its last reads; `end` when its
+ * function has settled.
+ */
+export interface TxPart {
+  final(): void;
+  end(): void;
 }
 
 const prepared = new Map<string, { name: string; text: string }>();
@@ -57,11 +67,21 @@ export class PostgresDb implements SqlDb {
   readonly #socket: Corkable | undefined;
   #corked = false;
 
-  constructor(client: Queryable, writable: boolean, open: () => void = () => {}, socket?: Corkable) {
+  /** What opens the read-only transaction that reads issued after an early COMMIT run in. */
+  readonly #followUpBegin: string | undefined;
+
+  constructor(
+    client: Queryable,
+    writable: boolean,
+    open: () => void = () => {},
+    socket?: Corkable,
+    followUpBegin?: string,
+  ) {
     this.#client = client;
     this.writable = writable;
     this.#open = open;
     this.#socket = socket;
+    this.#followUpBegin = followUpBegin;
   }
 
   /**
@@ -117,9 +137,80 @@ export class PostgresDb implements SqlDb {
     return sent;
   }
 
-  #query(sql: string, params: SqlValue[]) {
+  /** The first statement that failed before the COMMIT left: what a COMMIT that rolled back reports. */
+  #failure: unknown;
+
+  #query(sql: string, params: SqlValue[], write = false) {
+    if (this.#commitSent !== undefined && !this.#finished) {
+      // A write after the COMMIT would commit on its own: refused. A read runs in a read-only
+      // transaction of its own, with the store's settings, on its own snapshot (as each statement
+      // of a read-committed transaction does).
+      if (write || this.#followUpBegin === undefined)
+        return Promise.reject(new Error("The transaction committed with its final wave: no write may follow."));
+      if (!this.#followingUp) {
+        this.#followingUp = true;
+        const begin = this.#followUpBegin;
+        this.#send(() => this.#client.query(begin)).catch(() => {});
+      }
+    }
     const { name, text } = preparedStatement(sql);
-    return this.#send(() => this.#client.query({ name, text, values: params as unknown[] }));
+    const sent = this.#send(() => this.#client.query({ name, text, values: params as unknown[] }));
+    if (this.#commitSent === undefined)
+      sent.catch((error: unknown) => {
+        this.#failure ??= error;
+      });
+    return sent;
+  }
+
+  /** The parts of the transaction still running, each with whether it said its final wave is issued. */
+  readonly #parts = new Set<{ final: boolean }>();
+  #commitSoon = false;
+  /** The COMMIT, once sent: with the final wave (see part), or by commit. */
+  #commitSent: Promise<{ command?: string }> | undefined;
+  /** Whether a read issued after the COMMIT opened a read-only transaction, which the caller ends. */
+  #followingUp = false;
+
+  /**
+   * Registers a part of the transaction. Once every running part has said its final wave is issued
+   * (and at least one still runs, so the transaction's own function has not settled), the COMMIT
+   * leaves behind that wave: when the code issuing it yields, after the microtasks queued now
+   * have run, so that a part that joins meanwhile (started by an answer of the same wave) counts.
+   */
+  part(): TxPart {
+    const part = { final: false };
+    this.#parts.add(part);
+    return {
+      final: () => {
+        part.final = true;
+        this.#commitWithWave();
+      },
+      end: () => {
+        if (this.#parts.delete(part)) this.#commitWithWave();
+      },
+    };
+  }
+
+  #commitWithWave(): void {
+    if (!this.writable || this.#commitSoon || this.#commitSent !== undefined) return;
+    this.#commitSoon = true;
+    process.nextTick(() => {
+      this.#commitSoon = false;
+      if (this.#commitSent !== undefined || this.#finished || !this.#opened || this.#parts.size === 0) return;
+      for (const part of this.#parts) if (!part.final) return;
+      this.#sendCommit();
+    });
+  }
+
+  #sendCommit(): Promise<{ command?: string }> {
+    const sent = this.#send(() => this.#client.query("COMMIT"));
+    sent.catch(() => {});
+    this.#commitSent = sent;
+    return sent;
+  }
+
+  /** Whether reads issued after an early COMMIT left a read-only transaction open, for the caller to end. */
+  get followingUp(): boolean {
+    return this.#followingUp;
   }
 
   /**
@@ -142,7 +233,7 @@ export class PostgresDb implements SqlDb {
   }
 
   async run(sql: string, ...params: SqlValue[]): Promise<number> {
-    return (await this.#query(sql, params)).rowCount ?? 0;
+    return (await this.#query(sql, params, true)).rowCount ?? 0;
   }
 
   /** Writes whose answers no one waits for: checked at COMMIT, which travels with them. */
@@ -150,7 +241,7 @@ export class PostgresDb implements SqlDb {
   #laterError: unknown;
 
   later(sql: string, ...params: SqlValue[]): Promise<RawRow | undefined> {
-    const sent = this.#query(sql, params).then(
+    const sent = this.#query(sql, params, true).then(
       (answer) => answer.rows[0],
       (error: unknown) => {
         this.#laterError ??= error;
@@ -162,16 +253,19 @@ export class PostgresDb implements SqlDb {
   }
 
   /**
-   * Commits: COMMIT goes out behind the writes sent with `later`, in the same round trip. A
-   * failed one aborted the transaction (whose COMMIT then only rolls back): its error is thrown.
+   * Commits: COMMIT goes out behind the writes sent with `later`, in the same round trip, unless it
+   * left already with the final wave. A failed write aborted the transaction (whose COMMIT then
+   * only rolls back): its error is thrown, and so is the first failed statement's when the COMMIT
+   * rolled back for any other reason (a failure its caller caught).
    */
   async commit(): Promise<void> {
     if (!this.#opened) return;
-    const committed = this.#send(() => this.#client.query("COMMIT"));
-    committed.catch(() => {});
+    const committed = this.#commitSent ?? this.#sendCommit();
     await Promise.all(this.#later);
     if (this.#laterError !== undefined) throw this.#laterError;
-    await committed;
+    const answer = await committed;
+    if (answer.command === "ROLLBACK")
+      throw this.#failure ?? new Error("The transaction was rolled back: a statement in it failed.");
   }
 
   /** The error of a write sent with `later`, once every such write has answered. */

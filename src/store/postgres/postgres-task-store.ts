@@ -26,7 +26,7 @@ import {
   lockKey,
 } from "./config.js";
 import { applyPostgresMigrations, listPostgresMigrations, schemaVersion } from "./migrate.js";
-import { type Corkable, PostgresDb, type Queryable } from "./postgres-db.js";
+import { type Corkable, PostgresDb, type Queryable, type TxPart } from "./postgres-db.js";
 
 /** How long a writer waits for a lock before giving up, as SQLite's busy retry budget. */
 const LOCK_TIMEOUT = "60s";
@@ -90,7 +90,9 @@ export interface PostgresStoreOptions {
 interface OpenTransaction {
   mode: "read" | "write";
   tx: StoreTx;
-  db: SqlDb;
+  db: PostgresDb;
+  /** The part of the transaction running in this async context (StoreTx.finalWave). */
+  part: TxPart;
 }
 
 /**
@@ -130,8 +132,10 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
   readonly #eventLock: string;
   readonly #writeBegin: string;
   readonly #readBegin: string;
+  /** Opens the read-only transaction of reads issued after a write's early COMMIT (see PostgresDb). */
+  readonly #followUpBegin: string;
   /** The transaction open in this async context on this store, if any: nested calls join it. */
-  #openHere(): OpenTransaction | undefined {
+  #openHere(): (OpenTransaction & { store: object }) | undefined {
     const open = OPEN_TRANSACTION.getStore();
     return open?.store === this ? open : undefined;
   }
@@ -182,6 +186,7 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
     const settings = `SET LOCAL search_path TO "${schema}"; SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`;
     this.#writeBegin = `BEGIN; ${settings}`;
     this.#readBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${settings}`;
+    this.#followUpBegin = `BEGIN READ ONLY; ${settings}`;
   }
 
   /**
@@ -321,14 +326,14 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
    */
   write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     const open = this.#openHere();
-    if (open?.mode === "write") return fn(open.tx);
+    if (open?.mode === "write") return joined(open, () => fn(open.tx));
     if (open?.mode === "read") return Promise.reject(new Error("A write cannot start inside a read transaction."));
     return this.#transaction("write", fn);
   }
 
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     const open = this.#openHere();
-    if (open !== undefined) return fn(open.tx);
+    if (open !== undefined) return joined(open, () => fn(open.tx));
     return this.#transaction("read", (tx) => fn(tx));
   }
 
@@ -338,7 +343,7 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
       if (mode === "write" && open.mode === "read") {
         return Promise.reject(new Error("A write cannot start inside a read transaction."));
       }
-      return fn(open.db);
+      return joined(open, () => fn(open.db));
     }
     return this.#transaction(mode, (_tx, db) => fn(db));
   }
@@ -401,13 +406,17 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
         begin.catch(() => {});
       };
       const socket = (client as unknown as { connection?: { stream?: Corkable } }).connection?.stream;
-      const db = new PostgresDb(client as unknown as Queryable, mode === "write", open, socket);
+      const db = new PostgresDb(client as unknown as Queryable, mode === "write", open, socket, this.#followUpBegin);
       try {
         const tx = sqlStoreTx(db, () => now, {
           lockGraph: async () => void (await db.run(this.#graphLock)),
           orderEvents: this.#eventLock,
+          finalWave: () => this.#openHere()?.part.final(),
         });
-        const result = await OPEN_TRANSACTION.run({ store: this, mode, tx, db }, () => fn(tx, db));
+        const part = db.part();
+        const result = await OPEN_TRANSACTION.run({ store: this, mode, tx, db, part }, () =>
+          fn(tx, db).finally(() => part.end()),
+        );
         if (mode === "read") {
           // A guarded read's answer counts only once the guard passed (its answer came first).
           if (guarded) await begin;
@@ -422,6 +431,11 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
           // BEGIN's answer came long ago, or comes in the same round trip as the COMMIT's.
           await Promise.all([begin, db.commit()]);
           if (!db.opened && openRead !== undefined) this.#commitLater(client);
+          // Reads made after a COMMIT sent with the final wave: their read-only transaction ends as a read's.
+          if (db.followingUp) {
+            if (this.#deferReadCommit) this.#commitLater(client);
+            else (client.query("COMMIT") as unknown as Promise<unknown>).catch(() => {});
+          }
         }
         return result;
       } catch (thrown) {
@@ -465,6 +479,21 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
         if (!released) client.release(broken);
       }
     }
+  }
+}
+
+/**
+ * Runs `fn`, a call that joins the open transaction, as a part of it of its own: the
+ * transaction's COMMIT does not leave with a final wave while the part runs, unless it says that
+ * its own final wave is issued (StoreTx.finalWave).
+ */
+function joined<T>(open: OpenTransaction & { store: object }, fn: () => Promise<T>): Promise<T> {
+  const part = open.db.part();
+  try {
+    return OPEN_TRANSACTION.run({ ...open, part }, fn).finally(() => part.end());
+  } catch (error) {
+    part.end();
+    throw error;
   }
 }
 

@@ -26,6 +26,8 @@ export interface TxLocks {
    * cursors never skip one committed late. Run as part of the first event's insert.
    */
   orderEvents?: string;
+  /** See StoreTx.finalWave: where statements run as they are issued, there is nothing to do. */
+  finalWave?: () => void;
 }
 
 /** Where every writer already runs alone (SQLite's BEGIN IMMEDIATE), there is nothing more to take. */
@@ -42,6 +44,7 @@ export function sqlStoreTx(db: SqlDb, databaseNow: () => string, locks: TxLocks 
     databaseNow,
     batchesStatements: db.dialect.name === "postgres",
     lockGraph: locks.lockGraph,
+    finalWave: locks.finalWave ?? (() => {}),
     ...taskStatements(db),
     ...readyStatements(db),
     ...hierarchyStatements(db),
