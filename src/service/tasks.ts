@@ -165,9 +165,10 @@ export async function createTask(
         created_at: now,
       });
     }
-    // A task with no edges is exactly what was written: no need to read it back.
-    const linked = input.parent_id !== undefined || blockers.length > 0;
-    const task = linked ? await requireTask(tx, id) : newTask(id, row);
+    // A task is exactly what was written, its parent (checked live under the graph lock, which
+    // a deletion also takes) included: only whether its blockers leave it blocked needs reading.
+    const written = { ...newTask(id, row), parent_id: input.parent_id ?? null };
+    const task = blockers.length > 0 ? await requireTask(tx, id) : written;
     await w.emit({ event_type: "task_created", entity_type: "task", entity_id: id, task_id: id, payload: { task } });
     return ok(withRecommendations(task, input.template), await statusWarnings(tx, task, null));
   });

@@ -70,6 +70,7 @@ export const COUNTING_DELAY_MS = 20;
 export const ROUND_TRIP_BUDGETS: Record<string, { budget: number; goal: number }> = {
   task_get: { budget: 1, goal: 1 },
   task_create: { budget: 1, goal: 1 },
+  task_create_subtask: { budget: 2, goal: 2 },
   task_update: { budget: 2, goal: 2 },
   context_add: { budget: 2, goal: 2 },
   ready: { budget: 1, goal: 1 },
@@ -137,6 +138,11 @@ export async function networkProject(url = TEST_DATABASE_URL): Promise<NetworkPr
   const calls: NetworkCall[] = [
     { name: "task_get", label: "`arbeit task get`", args: ["task", "get", other] },
     { name: "task_create", label: "`arbeit task create`", args: ["task", "create", "Counted"] },
+    {
+      name: "task_create_subtask",
+      label: "`arbeit task create --parent-id`",
+      args: ["task", "create", "Counted subtask", "--parent-id", other],
+    },
     { name: "task_update", label: "`arbeit task update`", args: ["task", "update", other, "--priority", "1"] },
     { name: "context_add", label: "`arbeit context add`", args: ["context", "add", other, "note", "Counted note"] },
     { name: "ready", label: "`arbeit query ready`", args: ["query", "ready"] },
