@@ -120,11 +120,11 @@ const TABLES: Record<string, z.ZodObject> = {
     claimed_at: timestamp.nullable(),
     claim_session: identityName.nullable(),
     open_children: count,
-    open_blockers: count,
     risk: z.enum(RISK_LEVELS).nullable(),
     impact: z.enum(RISK_LEVELS).nullable(),
     claim_lease_seconds: z.number().int().min(1).max(MAX_LEASE_SECONDS).nullable(),
     metadata: jsonText(metadata).nullable(),
+    open_blockers: count,
   }),
   reservations: z.strictObject({
     id: id("reservation"),
