@@ -30,3 +30,11 @@ CREATE TRIGGER trg_open_blocker_changed AFTER UPDATE ON relationships
   EXECUTE FUNCTION arbeit_open_blockers_changed();
 CREATE TRIGGER trg_open_blocker_deleted AFTER DELETE ON relationships
   FOR EACH ROW WHEN (OLD.open_edge = 1) EXECUTE FUNCTION arbeit_open_blockers_changed();
+
+-- Ready work leaves out a task with an open blocker that is no hub without reading it, as on
+-- SQLite: claims take the head of this index, so the blocked tasks gather there, and a claim
+-- stepped over each of them (a thousand, 1 ms, after 1,200 claims at 100,000 tasks).
+DROP INDEX idx_tasks_ready_leaves;
+CREATE INDEX idx_tasks_ready_leaves ON tasks (priority, created_at, id, owner)
+  WHERE deleted_at IS NULL AND status = 'open' AND lease_expires_at IS NULL AND open_children = 0
+    AND open_blockers = 0;
