@@ -124,6 +124,7 @@ const TABLES: Record<string, z.ZodObject> = {
     impact: z.enum(RISK_LEVELS).nullable(),
     claim_lease_seconds: z.number().int().min(1).max(MAX_LEASE_SECONDS).nullable(),
     metadata: jsonText(metadata).nullable(),
+    open_blockers: count,
   }),
   reservations: z.strictObject({
     id: id("reservation"),

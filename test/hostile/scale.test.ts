@@ -50,9 +50,9 @@ async function insertRows(
 
 /**
  * Rows written straight into the store, as the service would leave them, a thousand to a
- * statement. SQLite's triggers keep open_edge and open_children up to date as the rows go in;
- * Postgres runs its triggers as statements per row, minutes for this many rows, so there they are
- * held off and the two columns written directly.
+ * statement. SQLite's triggers keep open_edge, open_children and open_blockers up to date as the
+ * rows go in; Postgres runs its triggers as statements per row, minutes for this many rows, so
+ * there they are held off and the three columns written directly.
  */
 async function seed(project: HostileProject): Promise<void> {
   const store = project.service.store as unknown as SqlStore;
@@ -90,6 +90,8 @@ async function seed(project: HostileProject): Promise<void> {
       await db.run("ALTER TABLE relationships ENABLE TRIGGER USER");
       await db.run(`UPDATE tasks SET open_children = c.n FROM (SELECT from_task_id, COUNT(*) AS n FROM relationships
           WHERE type = 'parent_of' GROUP BY from_task_id) c WHERE tasks.id = c.from_task_id`);
+      await db.run(`UPDATE tasks SET open_blockers = c.n FROM (SELECT to_task_id, COUNT(*) AS n FROM relationships
+          WHERE open_edge = 1 GROUP BY to_task_id) c WHERE tasks.id = c.to_task_id`);
     }
   });
   // A real store this size has had autovacuum analyse it; plan the reads as it would.

@@ -88,7 +88,7 @@ export function analysisStatements(db: SqlDb) {
       // The count and the rows are asked together (one round trip on Postgres).
       const rowsRead = db.all(
         `${scope.cte}SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_ready_leaves")}
-         WHERE t.deleted_at IS NULL AND t.status = 'open' AND t.lease_expires_at IS NULL AND t.open_children = 0 ${scope.clause}
+         WHERE t.deleted_at IS NULL AND t.status = 'open' AND t.lease_expires_at IS NULL AND t.open_children = 0 AND t.open_blockers = 0 ${scope.clause}
            AND NOT ${openEdgeInto(d, "t")}
          ORDER BY ${TASK_ORDER} LIMIT ?`,
         ...head,

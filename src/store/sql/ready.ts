@@ -20,8 +20,10 @@ const texts = perDialect((d) => {
     const columns = withFiles ? `${taskColumns(d)}, ${storedFilesColumn(d, "t")}` : taskColumns(d);
     // A later page starts after the last task of the one before, in each source alike.
     const list = `${byList ? "AND t.list_id = ?" : ""}${after ? ` AND ${AFTER_TASK_KEY}` : ""}`;
-    // open_children: a parent's work is its children (a count the schema's triggers keep).
-    const free = `${open} AND t.lease_expires_at IS NULL AND t.open_children = 0 AND (t.owner IS NULL OR t.owner = ?) ${list} AND ${unblocked}`;
+    // open_children: a parent's work is its children; open_blockers: its open blockers that are
+    // no hubs (counts the schema's triggers keep). Both are conditions of idx_tasks_ready_leaves,
+    // so a blocked task is not in it to be stepped over; `unblocked` still reads hub blockers.
+    const free = `${open} AND t.lease_expires_at IS NULL AND t.open_children = 0 AND t.open_blockers = 0 AND (t.owner IS NULL OR t.owner = ?) ${list} AND ${unblocked}`;
     const expired = `${open} AND t.lease_expires_at IS NOT NULL AND t.lease_expires_at <= ? AND t.open_children = 0 ${list} AND ${unblocked}`;
     const mine = `${open} AND t.claim_session = ? AND t.lease_expires_at > ? AND t.open_children = 0 ${list} AND ${unblocked}`;
     if (d.name === "sqlite") {

@@ -70,6 +70,66 @@ export function readyClaimsContract(factory: StoreFactory): void {
       assert.equal((await p().ok("arbeit_task_claim", { next: true }, bob)).task.id, epic);
     });
 
+    it("follows a blocker as it finishes, reopens, is deleted, loses and regains its edge, and becomes a hub and stops being one", async () => {
+      const other = await p().task("other", { priority: 1 });
+      const first = await p().task("first blocker", { priority: 2 });
+      const target = await p().task("target", { priority: 0, blocked_by: [first] });
+      const head = async (): Promise<string[]> =>
+        ids((await p().ok("arbeit_query", { query: "ready", params: { limit: 3 } })).tasks);
+      const status = (task_id: string, status: string) => p().ok("arbeit_task_update", { task_id, status });
+      const edge = (action: "add" | "remove", from: string, to: string) =>
+        p().ok("arbeit_relationship", { action, from_task_id: from, to_task_id: to, type: "blocks" });
+
+      assert.deepEqual(await head(), [other, first]);
+      await status(first, "completed");
+      assert.deepEqual(await head(), [target, other]);
+      await status(first, "open");
+      assert.deepEqual(await head(), [other, first]);
+      await status(first, "in_progress");
+      assert.deepEqual(await head(), [other]);
+      await p().ok("arbeit_task_delete", { task_id: first });
+      assert.deepEqual(await head(), [target, other]);
+
+      const second = await p().task("second blocker", { priority: 2 });
+      await edge("add", second, target);
+      assert.deepEqual(await head(), [other, second]);
+      await edge("remove", second, target);
+      assert.deepEqual(await head(), [target, other, second]);
+      await edge("add", second, target);
+      assert.deepEqual(await head(), [other, second]);
+
+      // Over 100 tasks blocked by it, the second blocker is a hub; the target has a blocker
+      // that is no hub as well, so finishing the hub alone does not make it ready.
+      const third = await p().task("third blocker", { priority: 3 });
+      await edge("add", third, target);
+      const dependants: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        p().clock.advance(1);
+        dependants.push(await p().task(`dependant ${i}`, { priority: 4, blocked_by: [second] }));
+      }
+      assert.deepEqual(await head(), [other, second, third]);
+      await status(second, "completed");
+      assert.deepEqual(await head(), [other, third, dependants[0]!]);
+      await status(third, "completed");
+      assert.deepEqual(await head(), [target, other, dependants[0]!]);
+      await status(third, "open");
+      await status(second, "open");
+      assert.deepEqual(await head(), [other, second, third]);
+
+      // Back to 100 edges: no hub, and its edges carry its state again.
+      await edge("remove", second, dependants[99]!);
+      assert.deepEqual(await head(), [other, second, third]);
+      await status(third, "cancelled");
+      await status(second, "completed");
+      assert.deepEqual(await head(), [target, other, dependants[0]!]);
+      await status(second, "open");
+      assert.deepEqual(await head(), [other, second, dependants[99]!]);
+      await p().ok("arbeit_task_delete", { task_id: second });
+      assert.equal((await p().ok("arbeit_task_claim", { next: true }, bob)).task.id, target);
+      assert.equal((await p().ok("arbeit_task_claim", { next: true }, bob)).task.id, other);
+      assert.equal((await p().ok("arbeit_task_claim", { next: true }, bob)).task.id, dependants[0]);
+    });
+
     it("says so when nothing is ready", async () => {
       const next = await p().ok("arbeit_query", { query: "next" });
       assert.equal(next.task, null);
