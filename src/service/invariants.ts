@@ -25,8 +25,26 @@ export async function requireTaskToChange(tx: StoreTx, id: string): Promise<Task
 }
 
 /** Checks that `parentId` may become the parent of `childId` (null for a task not yet created). */
+/**
+ * Takes the graph lock (StoreTx.lockGraph) and runs `checks` under it, without waiting for the
+ * lock's answer before sending their reads: a connection's statements run in the order sent, so
+ * on Postgres the reads still run once the lock is held, in the same round trip. A lock that
+ * could not be taken is the error reported, not the reads it aborted.
+ */
+export async function underGraphLock<T>(tx: StoreTx, checks: () => Promise<T>): Promise<T> {
+  const locked = tx.lockGraph();
+  locked.catch(() => {});
+  const checked = checks();
+  checked.catch(() => {});
+  await locked;
+  return checked;
+}
+
 export async function assertCanParent(tx: StoreTx, parentId: string, childId: string | null): Promise<void> {
   if (childId !== null && parentId === childId) throw circular("parent_of", parentId, childId);
+  // The parent's depth is asked beside the parent: one wait, not two.
+  const levelRead = tx.level(parentId);
+  levelRead.catch(() => {});
   const parent = await tx.getTask(parentId);
   if (parent === undefined) {
     throw new ArbeitError("PARENT_NOT_FOUND", `Parent task ${parentId} does not exist (or was deleted).`, {
@@ -37,7 +55,7 @@ export async function assertCanParent(tx: StoreTx, parentId: string, childId: st
     throw circular("parent_of", parentId, childId);
   }
   const height = childId === null ? 1 : await tx.subtreeHeight(childId);
-  assertDepth(await tx.level(parentId), height, childId ?? "the new task");
+  assertDepth(await levelRead, height, childId ?? "the new task");
 }
 
 /** Checks a whole blocked_by list for `taskId` (null for a task not yet created). */

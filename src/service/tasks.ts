@@ -24,6 +24,7 @@ import {
   assertVersion,
   requireTask,
   requireTaskToChange,
+  underGraphLock,
 } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
 import { blockersWarning } from "./warnings.js";
@@ -127,9 +128,11 @@ export async function createTask(
   return mutate(deps, caller, async (w) => {
     const { tx, now } = w;
     const blockers = input.blocked_by ?? [];
-    if (input.parent_id || blockers.length > 0) await tx.lockGraph();
-    if (input.parent_id) await assertCanParent(tx, input.parent_id, null);
-    await assertBlockerList(tx, null, blockers);
+    if (input.parent_id || blockers.length > 0)
+      await underGraphLock(tx, async () => {
+        if (input.parent_id) await assertCanParent(tx, input.parent_id, null);
+        await assertBlockerList(tx, null, blockers);
+      });
     const row = {
       list_id: input.list_id ?? caller.list_id ?? DEFAULT_LIST_ID,
       title: input.title,

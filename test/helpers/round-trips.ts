@@ -75,7 +75,7 @@ export const ROUND_TRIP_BUDGETS: Record<string, { budget: number; goal: number }
   context_add: { budget: 2, goal: 2 },
   ready: { budget: 1, goal: 1 },
   claim_next: { budget: 2, goal: 2 },
-  resume: { budget: 2, goal: 1 },
+  resume: { budget: 2, goal: 2 },
   hook_post_tool_use: { budget: 2, goal: 2 },
   hook_user_prompt_submit: { budget: 2, goal: 2 },
   hook_session_start: { budget: 2, goal: 2 },
