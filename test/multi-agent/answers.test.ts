@@ -110,9 +110,9 @@ describe("a person's answers", () => {
     it("read after every tool call write nothing until there is something to tell", async () => {
       // The session's own changes are not news: the read leaves every row as it was.
       await project.ok("arbeit_context_add", { task_id: id, type: "note", content: "my own note" }, worker);
-      const before = footprint(project);
+      const before = await footprint(project);
       assert.deepEqual(await news("when-told"), []);
-      assert.deepEqual(footprint(project), before);
+      assert.deepEqual(await footprint(project), before);
       await answer(await ask("Which DB?"), "Use Postgres.");
       assert.deepEqual(await news("when-told"), [
         `human:alice answered the question on ${id} ("Which DB?"): Use Postgres.`,
@@ -125,7 +125,7 @@ describe("a person's answers", () => {
     it("read after every tool call move the cursor when more events came than one read takes", async () => {
       for (let i = 0; i < 101; i++)
         await project.ok("arbeit_context_add", { task_id: id, type: "note", content: `own note ${i}` }, worker);
-      const seq = footprint(project).seq;
+      const seq = (await footprint(project)).seq;
       assert.deepEqual(await news("when-told"), []);
       const state = await project.store.read((tx) => tx.sessionState(worker.session));
       assert.equal(state?.cursor_seq, seq);
