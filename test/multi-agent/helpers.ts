@@ -1,19 +1,28 @@
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
-import type { ArbeitService } from "../../src/service/arbeit-service.js";
+import { ArbeitService } from "../../src/service/arbeit-service.js";
+import type { Caller } from "../../src/service/caller.js";
 import { openProject } from "../../src/service/project.js";
+import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
+import type { SqlStore, SqlValue } from "../../src/store/sql/database.js";
+import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
+import type { TaskStore } from "../../src/store/task-store.js";
 import { runCli } from "../helpers/cli.js";
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
-import type { TestProject } from "../helpers/service.js";
+import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
+import { catalogueCaller, openTestProject, TestClock, type TestProject } from "../helpers/service.js";
 import { tempDir } from "../helpers/temp.js";
 
 /** Creates a task and returns its id. */
-export async function task(project: TestProject, title: string, extra: Record<string, unknown> = {}): Promise<string> {
+export async function task(
+  project: Pick<TestProject, "ok">,
+  title: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   return (await project.ok("arbeit_task_create", { title, ...extra })).task.id;
 }
 
 /**
- * Everything a write could leave behind, read straight from the database file: every row of
+ * Everything a write could leave behind, read through the store's own connection: every row of
  * every table, plus the newest event seq and each task's version spelled out so a failure names
  * them. "Writes nothing" is checked against this, so a second run that rewrites a row in place
  * (a version bump, a lease pushed forward, a cursor moved, a value put back) shows as plainly as
@@ -25,26 +34,25 @@ export interface Footprint {
   rows: Record<string, string[]>;
 }
 
-export function footprint(project: TestProject): Footprint {
-  const driver = project.store.driver;
-  const tables = driver
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-    .all<{ name: string }>();
-  const rows: Record<string, string[]> = {};
-  for (const { name } of tables)
-    rows[name] = driver
-      .prepare(`SELECT * FROM ${name}`)
-      .all<Record<string, unknown>>()
-      .map((row) => JSON.stringify(row))
-      .sort();
-  const seq = Number(driver.prepare("SELECT COALESCE(MAX(seq), 0) AS n FROM events").get<{ n: number }>()!.n);
-  const versions = Object.fromEntries(
-    driver
-      .prepare("SELECT id, version FROM tasks ORDER BY id")
-      .all<{ id: string; version: number }>()
-      .map((task) => [task.id, Number(task.version)]),
-  );
-  return { seq, versions, rows };
+/** The tables of the store's database (on Postgres, of its schema), by name. */
+const TABLES = {
+  sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+  postgres:
+    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",
+} as const;
+
+export function footprint(project: { store: SqlStore }): Promise<Footprint> {
+  return project.store.transaction("read", async (db) => {
+    const tables = await db.all(TABLES[db.dialect.name]);
+    const rows: Record<string, string[]> = {};
+    for (const { name } of tables)
+      rows[String(name)] = (await db.all(`SELECT * FROM ${name}`)).map((row) => JSON.stringify(row)).sort();
+    const seq = Number((await db.get("SELECT COALESCE(MAX(seq), 0) AS n FROM events"))!.n);
+    const versions = Object.fromEntries(
+      (await db.all("SELECT id, version FROM tasks ORDER BY id")).map((task) => [task.id, Number(task.version)]),
+    );
+    return { seq, versions, rows };
+  });
 }
 
 export const alice = { agent: "alice", session: "ses-alice" };
@@ -52,7 +60,7 @@ export const bob = { agent: "bob", session: "ses-bob" };
 
 /** project.call, read without narrowing: tests inspect `error` and `data` directly. */
 export function callAny(
-  project: TestProject,
+  project: Pick<TestProject, "call">,
   tool: string,
   args: unknown,
   caller?: Record<string, unknown>,
@@ -90,6 +98,69 @@ export function sharedStore(engine: "sqlite" | "postgres", prefix: string) {
     get service(): ArbeitService {
       assert.ok(service, "the store is open only inside the describe's tests");
       return service;
+    },
+  };
+}
+
+export const ENGINES = ["sqlite", "postgres"] as const;
+export type Engine = (typeof ENGINES)[number];
+
+/** The describe options for a suite on `engine`: on Postgres, skipped (saying why) when it is unreachable, never under CI. */
+export async function onEngine(engine: Engine): Promise<{ skip?: string | false }> {
+  return engine === "postgres" ? { skip: await postgresSkip() } : {};
+}
+
+/**
+ * A project on `engine` opened through the real service, as openTestProject opens one on SQLite:
+ * the same test clock drives the service and the store (leases), and on Postgres the store gets
+ * a schema of its own, dropped on close.
+ */
+export interface EngineProject extends Omit<TestProject, "store" | "dbPath"> {
+  engine: Engine;
+  store: TaskStore & SqlStore;
+  /** Rows of a query run through the store's own connection (`?` placeholders on both engines). */
+  rows(sql: string, ...params: SqlValue[]): Promise<Record<string, unknown>[]>;
+  /** A second store on the same database, as a restarted process would open it. */
+  reopen(): Promise<TaskStore & SqlStore>;
+}
+
+export async function openEngineProject(engine: Engine, options: { clock?: TestClock } = {}): Promise<EngineProject> {
+  if (engine === "sqlite") {
+    const project = await openTestProject(options);
+    return {
+      ...project,
+      engine,
+      rows: (sql, ...params) => project.store.transaction("read", (db) => db.all(sql, ...params)),
+      reopen: () => SqliteTaskStore.open(project.dbPath, { clock: project.clock.now }),
+    };
+  }
+  const { dir, cleanup } = tempDir();
+  const schema = uniqueSchema("arbeit_ma");
+  const clock = options.clock ?? new TestClock();
+  const open = () => PostgresTaskStore.open(TEST_DATABASE_URL, { schema, clock: clock.now });
+  const store = await open();
+  const service = new ArbeitService(store, { projectRoot: dir, now: clock.now });
+  const caller: Caller = { session: "ses-test", agent: "tester" };
+  const call = catalogueCaller(service, caller, dir);
+  return {
+    engine,
+    dir,
+    service,
+    store,
+    clock,
+    caller,
+    call,
+    async ok(tool, args, override) {
+      const envelope = await call(tool, args, override);
+      if (!envelope.success) throw new Error(`${tool} failed: ${JSON.stringify(envelope.error)}`);
+      return envelope.data;
+    },
+    rows: (sql, ...params) => store.transaction("read", (db) => db.all(sql, ...params)),
+    reopen: open,
+    async close() {
+      await store.close();
+      await dropSchema(schema);
+      cleanup();
     },
   };
 }
