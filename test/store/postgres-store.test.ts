@@ -284,6 +284,28 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
     await eventually("Postgres counted the deadlock in pg_stat_database", async () => (await deadlocks()) > before);
   });
 
+  it("plans each statement once per connection, not again at every call", async () => {
+    const schema = fresh();
+    // One connection, so every call below runs on the connection asked about afterwards.
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema, maxConnections: 1 });
+    try {
+      const service = new ArbeitService(store, { projectRoot: "/tmp" });
+      for (let i = 0; i < 3; i++) await service.createTask({ title: `task ${i}` }, caller);
+      for (let i = 0; i < 8; i++) await service.query({ query: "ready", params: { limit: 20 } }, caller);
+      const plans = await store.transaction("read", (db) =>
+        db.all(`SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements
+          WHERE statement LIKE '%WITH free AS%' AND statement NOT LIKE '%pg_prepared_statements%'`),
+      );
+      assert.ok(plans.length > 0, "the ready read is a prepared statement of the connection");
+      for (const plan of plans) {
+        assert.equal(Number(plan.custom_plans), 0, `planned per call: ${String(plan.statement).slice(0, 80)}`);
+        assert.ok(Number(plan.generic_plans) >= 8, "its one plan served every call");
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   it("plans ready from the ready index on a freshly filled schema, with no statistics gathered since", async () => {
     const schema = fresh();
     const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
