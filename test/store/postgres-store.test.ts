@@ -306,6 +306,23 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
     }
   });
 
+  it("compiles no statement with JIT, which would cost more than running it", async () => {
+    const schema = fresh();
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    try {
+      const plan = await store.transaction("read", async (db) => {
+        // Any cost would pass the threshold: only the store's own setting keeps JIT out.
+        await db.run("SET LOCAL jit_above_cost = 0");
+        return (await db.all("EXPLAIN (ANALYZE) SELECT COUNT(*) AS n FROM tasks"))
+          .map((row) => String(row["QUERY PLAN"]))
+          .join("\n");
+      });
+      assert.doesNotMatch(plan, /JIT:/, plan);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("plans ready from the ready index on a freshly filled schema, with no statistics gathered since", async () => {
     const schema = fresh();
     const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
