@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { ArbeitService } from "../../src/service/arbeit-service.js";
 import type { Caller } from "../../src/service/caller.js";
 import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
+import type { TaskStore } from "../../src/store/task-store.js";
 import { findTool } from "../../src/tools/catalogue.js";
 import type { ToolContext } from "../../src/tools/define.js";
 import { type Envelope, invokeTool } from "../../src/tools/envelope.js";
@@ -54,25 +55,35 @@ export async function openTestProject(
   const clock = options.clock ?? new TestClock();
   // One machine, one clock: the database's time (leases) moves with the service's.
   const store = await SqliteTaskStore.open(dbPath, { clock: clock.now });
-  const service = new ArbeitService(store, { projectRoot: dir, now: clock.now });
-  const caller: Caller = { session: "ses-test", agent: "tester", ...options.caller };
-  const call = catalogueCaller(service, caller, dir);
   return {
-    dir,
+    ...serviceOn(store, dir, clock, options.caller),
     dbPath,
-    service,
-    store,
-    clock,
-    caller,
-    call,
-    async ok(tool, args, override) {
-      const envelope = await call(tool, args, override);
-      if (!envelope.success) throw new Error(`${tool} failed: ${JSON.stringify(envelope.error)}`);
-      return envelope.data;
-    },
     async close() {
       await store.close();
       cleanup();
+    },
+  };
+}
+
+/**
+ * The real service over `store` in `dir`, on `clock`, called through the catalogue as the test
+ * caller (or as one given per call): what a test project offers whatever its engine.
+ */
+export function serviceOn<S extends TaskStore>(store: S, dir: string, clock: TestClock, caller?: Partial<Caller>) {
+  const service = new ArbeitService(store, { projectRoot: dir, now: clock.now });
+  const defaultCaller: Caller = { session: "ses-test", agent: "tester", ...caller };
+  const call = catalogueCaller(service, defaultCaller, dir);
+  return {
+    dir,
+    service,
+    store,
+    clock,
+    caller: defaultCaller,
+    call,
+    async ok(tool: string, args: unknown, override?: Partial<Caller>): Promise<any> {
+      const envelope = await call(tool, args, override);
+      if (!envelope.success) throw new Error(`${tool} failed: ${JSON.stringify(envelope.error)}`);
+      return envelope.data;
     },
   };
 }

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
-import { ArbeitService } from "../../src/service/arbeit-service.js";
-import type { Caller } from "../../src/service/caller.js";
+import type { ArbeitService } from "../../src/service/arbeit-service.js";
 import { openProject } from "../../src/service/project.js";
 import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
 import type { SqlStore, SqlValue } from "../../src/store/sql/database.js";
@@ -9,7 +8,7 @@ import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
 import type { TaskStore } from "../../src/store/task-store.js";
 import { runCli } from "../helpers/cli.js";
 import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
-import { catalogueCaller, openTestProject, TestClock, type TestProject } from "../helpers/service.js";
+import { openTestProject, serviceOn, TestClock, type TestProject } from "../helpers/service.js";
 import { tempDir } from "../helpers/temp.js";
 
 /** Creates a task and returns its id. */
@@ -139,22 +138,9 @@ export async function openEngineProject(engine: Engine, options: { clock?: TestC
   const clock = options.clock ?? new TestClock();
   const open = () => PostgresTaskStore.open(TEST_DATABASE_URL, { schema, clock: clock.now });
   const store = await open();
-  const service = new ArbeitService(store, { projectRoot: dir, now: clock.now });
-  const caller: Caller = { session: "ses-test", agent: "tester" };
-  const call = catalogueCaller(service, caller, dir);
   return {
+    ...serviceOn(store, dir, clock),
     engine,
-    dir,
-    service,
-    store,
-    clock,
-    caller,
-    call,
-    async ok(tool, args, override) {
-      const envelope = await call(tool, args, override);
-      if (!envelope.success) throw new Error(`${tool} failed: ${JSON.stringify(envelope.error)}`);
-      return envelope.data;
-    },
     rows: (sql, ...params) => store.transaction("read", (db) => db.all(sql, ...params)),
     reopen: open,
     async close() {
