@@ -20,6 +20,7 @@ export async function addContext(
   return mutate(deps, caller, async (w) => {
     const { tx, now } = w;
     const task = await requireTask(tx, input.task_id);
+    w.read(task);
     await assertNotFenced(w, task);
     let old: ContextEntry | undefined;
     if (input.supersede_entry_id !== undefined) {

@@ -1,5 +1,6 @@
+import { leaseState } from "../domain/claims.js";
 import { agentSession } from "../domain/identity.js";
-import type { ArbeitEvent, EntityType, EventType, Warning } from "../domain/types.js";
+import type { ArbeitEvent, EntityType, EventType, Task, Warning } from "../domain/types.js";
 import type { StoreTx, TaskStore } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
 
@@ -55,6 +56,12 @@ export interface WriteContext {
    * a lease that session holds there is renewed.
    */
   touched(taskId: string, holder?: string): void;
+  /**
+   * The task as this mutation read it: where it shows no live lease of the session's, the
+   * mutation's activity sends no renewal for it. A lease is only ever given by a claim, which
+   * sets a fresh one (and is never renewed by activity), so nothing could come to need one.
+   */
+  read(task: Pick<Task, "id" | "claim_session" | "lease_expires_at">): void;
 }
 
 type NewServiceEvent = {
@@ -78,6 +85,7 @@ export function writeContext(
   const session = caller.session ?? agentSession(caller.agent);
   const active = new Map<string, string>();
   const claimed = new Set<string>();
+  const read = new Map<string, Pick<Task, "claim_session" | "lease_expires_at">>();
   const stamp = (event: NewServiceEvent) => {
     if (event.task_id !== null) {
       if (CLAIM_EVENTS.has(event.event_type)) claimed.add(event.task_id);
@@ -101,6 +109,7 @@ export function writeContext(
       return appended;
     },
     touched: (taskId, holder = session) => void active.set(taskId, holder),
+    read: (task) => void read.set(task.id, task),
     /**
      * The holder's activity keeps its claim and its file reservations: every task this mutation
      * wrote to (or the session touched a file for) whose lease the session holds runs its own
@@ -111,7 +120,11 @@ export function writeContext(
     async renewLeases() {
       if (active.size === 0) return;
       // Sent without waiting for an answer: they travel with the transaction's COMMIT.
-      for (const [id, holder] of active) if (!claimed.has(id)) tx.renewLease(id, holder, databaseNow);
+      for (const [id, holder] of active) {
+        const seen = read.get(id);
+        if (claimed.has(id) || (seen !== undefined && leaseState(seen, holder, databaseNow) !== "mine")) continue;
+        tx.renewLease(id, holder, databaseNow);
+      }
       for (const holder of new Set(active.values())) tx.renewReservationsLater(holder, databaseNow);
     },
   };

@@ -130,17 +130,28 @@ function caredAbout(focus: Task | null, claims: readonly Task[]): string[] {
  */
 export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePacket {
   const cut: string[] = [];
-  const size = () => estimateTokens({ ...packet, budget: { max_tokens: maxTokens, estimated_tokens: 99999, cut } });
-  const over = () => size() > maxTokens;
+  const sized = () => ({ ...packet, budget: { max_tokens: maxTokens, estimated_tokens: 99999, cut } });
+  const over = () => estimateTokens(sized()) > maxTokens;
+  /**
+   * Drops entries of `list` (a part of the packet) from one end while the packet is over budget.
+   * The packet is serialized once; each entry dropped takes its own text and a comma off that
+   * length (an entry serializes alone as it does inside its array), so a long list costs one
+   * serialization, not one per entry.
+   */
+  const dropWhileOver = (list: unknown[], from: "shift" | "pop"): number => {
+    let length = JSON.stringify(sized()).length;
+    let dropped = 0;
+    while (Math.ceil(length / 3) > maxTokens && list.length > 0) {
+      length -= JSON.stringify(list[from]()).length + (list.length > 0 ? 1 : 0);
+      dropped++;
+    }
+    return dropped;
+  };
   if (over() && packet.context_history.length > 0) {
     cut.push(`superseded context (${packet.context_history.length} entries)`);
     packet.context_history = [];
   }
-  let droppedEvents = 0;
-  while (over() && packet.events.shown.length > 0) {
-    packet.events.shown.shift();
-    droppedEvents++;
-  }
+  const droppedEvents = dropWhileOver(packet.events.shown, "shift");
   if (droppedEvents > 0) cut.push(`oldest events (${droppedEvents})`);
   // Long text is cut to 600, then 200 characters; each step is listed only when it cut something.
   const truncate = (limit: number, fields: readonly TextField[]): boolean => {
@@ -176,11 +187,7 @@ export function fitToBudget(packet: ResumePacket, maxTokens: number): ResumePack
     ["files", "files", "shift"],
     ["oldest live context", "context", "shift"],
   ] as const) {
-    let dropped = 0;
-    while (over() && (packet[list] as unknown[]).length > 0) {
-      (packet[list] as unknown[])[drop]();
-      dropped++;
-    }
+    const dropped = dropWhileOver(packet[list], drop);
     if (dropped > 0) cut.push(`${name} (${dropped})`);
   }
   if (packet.progress && over() && packet.progress.remaining_items.length > 3) {

@@ -188,6 +188,7 @@ export async function updateTask(
   return mutate(deps, caller, async (w) => {
     if (input.parent_id !== undefined || input.blocked_by !== undefined) await w.tx.lockGraph();
     let current = await requireTaskToChange(w.tx, input.task_id);
+    w.read(current);
     assertVersion(current, input.expected_version);
     if (!input.force) await assertNotFenced(w, current);
     assertIntentKept(current, input.intent);

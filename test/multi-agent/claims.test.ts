@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
+import { ArbeitService } from "../../src/service/arbeit-service.js";
+import type { TaskStore } from "../../src/store/task-store.js";
 import { alice, bob, callAny, ENGINES, type EngineProject, onEngine, openEngineProject, task } from "./helpers.js";
 
 const MINUTE = 60_000;
@@ -269,6 +271,41 @@ for (const engine of ENGINES)
         (await project.ok("arbeit_task_get", { task_id: id })).task.lease_expires_at,
         "2026-01-01T00:45:00.000Z",
       );
+    });
+
+    it("sends a renewal only for a task the acting session holds", async () => {
+      const held = await task(project, "Held");
+      const free = await task(project, "Free");
+      await project.ok("arbeit_task_claim", { task_id: held }, alice);
+      // The real store, with each renewal the service asks of a write transaction noted.
+      const renewals: string[] = [];
+      const noting: TaskStore = {
+        ...project.store,
+        read: (fn) => project.store.read(fn),
+        close: () => project.store.close(),
+        write: (fn) =>
+          project.store.write((tx) =>
+            fn(
+              new Proxy(tx, {
+                get(target, key) {
+                  const value = Reflect.get(target, key, target);
+                  if (key !== "renewLease" || typeof value !== "function") return value;
+                  return (id: string, ...rest: unknown[]) => {
+                    renewals.push(id);
+                    return value.call(target, id, ...rest);
+                  };
+                },
+              }),
+            ),
+          ),
+      };
+      const service = new ArbeitService(noting, { projectRoot: project.dir, now: project.clock.now });
+      for (const id of [held, free]) {
+        await service.updateTask({ task_id: id, description: "changed" }, alice);
+        await service.addContext({ task_id: id, type: "note", content: "seen" }, alice);
+        await service.addContext({ task_id: id, type: "note", content: "seen" }, bob);
+      }
+      assert.deepEqual(renewals, [held, held]);
     });
 
     it("never shortens a longer lease by renewing it", async () => {
