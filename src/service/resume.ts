@@ -237,25 +237,22 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
       read.catch(() => {});
       return read;
     };
-    // The tasks the session's rows name, its claims and the newest seq go out with those rows,
-    // and with the sweep's read: when the sweep frees nothing they are as after it.
-    const stateRead = started(tx.sessionState(session));
-    const activeRead = started(tx.activeWork(session));
-    const lastRead = started(tx.lastWorkedTask(session));
-    const candidatesRead = started(tx.sessionTasks(session));
+    // The session's rows with the tasks they name, its claims and (for a resume that moves the
+    // cursor) the newest seq go out with the sweep's read: when the sweep frees nothing they are
+    // as after it. A peek reports the cursor where it was, so it needs no newest seq.
+    const startRead = started(tx.sessionStart(session));
     const dbNow = tx.databaseNow();
     let claimsRead = started(tx.claimsOf(session, dbNow));
-    let currentRead = started(tx.maxEventSeq());
+    const newest = () => (input.peek ? Promise.resolve(0) : started(tx.maxEventSeq()));
+    let currentRead = newest();
     const swept = input.peek ? 0 : await sweepExpiredClaims(writeContext(tx, deps, caller));
     const now = deps.now();
-    const state = await stateRead;
-    const workingId = (await activeRead)?.task_id;
-    const lastId = await lastRead;
+    const { state, working: workingId, last: lastId, tasks: named } = await startRead;
     // Claims the sweep freed change those tasks, the claims and the log: all are read again.
-    const candidates = swept === 0 ? await candidatesRead : new Map<string, Task | undefined>();
+    const candidates = swept === 0 ? named : new Map<string, Task | undefined>();
     if (swept > 0) {
       claimsRead = started(tx.claimsOf(session, dbNow));
-      currentRead = started(tx.maxEventSeq());
+      currentRead = newest();
     }
     const tasks = new Map<string, Promise<Task | undefined>>();
     for (const id of [state?.focus_task_id, workingId, lastId]) {

@@ -355,10 +355,10 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    */
   newsReads(session: string, after: number, limit: number): Promise<NewsReads>;
   /**
-   * The live tasks a session's resume starts from, by id: its focus, the task it works on, the
-   * task it last started work on; a candidate that names a deleted task maps to undefined.
+   * Where a session's resume starts, in one read: its state, the task of its live work, the live
+   * task it last started work on, and those tasks by id (a deleted one maps to undefined).
    */
-  sessionTasks(session: string): Promise<Map<string, Task | undefined>>;
+  sessionStart(session: string): Promise<SessionStart>;
   maxEventSeq(): Promise<number>;
 
   // memory
@@ -458,6 +458,15 @@ export interface ExpiredClaim {
   owner: string;
   claim_session: string | null;
   lease_expires_at: string;
+}
+
+export interface SessionStart {
+  state: SessionState | undefined;
+  /** The task the session's live active work names (live or not). */
+  working: string | undefined;
+  /** The live task the session most recently started work on. */
+  last: string | undefined;
+  tasks: Map<string, Task | undefined>;
 }
 
 export interface SessionState {

@@ -1,6 +1,6 @@
 import type { FileAssociation, FileOperation, SessionLink, Task } from "../../domain/types.js";
 import { toFile, toSessionLink, toTask } from "../rows.js";
-import type { ActiveWork } from "../task-store.js";
+import type { ActiveWork, SessionStart } from "../task-store.js";
 import type { SqlDb } from "./database.js";
 import { type Dialect, perDialect } from "./dialect.js";
 import { insertWithId } from "./insert.js";
@@ -34,12 +34,16 @@ const ACTIVE_FILE_SEEN = `SELECT w.task_id, EXISTS (SELECT 1 FROM file_associati
   FROM active_work w WHERE w.session_id = ? AND w.stopped_at IS NULL`;
 
 const texts = perDialect((d) => ({
-  // The candidate ids, each with its task's row when the task is live.
-  sessionTasks: `SELECT c.id AS candidate_id, ${taskColumns(d)} FROM (
-      SELECT s.focus_task_id AS id FROM session_state s WHERE s.session_id = ?
-      UNION SELECT w.task_id FROM active_work w WHERE w.session_id = ? AND w.stopped_at IS NULL
-      UNION SELECT lw.task_id FROM (${LAST_WORKED}) lw
-    ) c LEFT JOIN tasks t ON t.id = c.id AND t.deleted_at IS NULL WHERE c.id IS NOT NULL`,
+  // Where a session's resume starts, one row each: its state (with the focus it names), its live
+  // work and the task it last started work on, each with its task's row when the task is live.
+  sessionStart: `SELECT c.role, c.id AS candidate_id, c.state_agent, c.cursor_seq, c.state_updated_at,
+      ${taskColumns(d)} FROM (
+      SELECT 'state' AS role, s.focus_task_id AS id, s.agent AS state_agent, s.cursor_seq,
+        s.updated_at AS state_updated_at FROM session_state s WHERE s.session_id = ?
+      UNION ALL SELECT 'working', w.task_id, NULL, NULL, NULL FROM active_work w
+        WHERE w.session_id = ? AND w.stopped_at IS NULL
+      UNION ALL SELECT 'last', lw.task_id, NULL, NULL, NULL FROM (${LAST_WORKED}) lw
+    ) c LEFT JOIN tasks t ON t.id = c.id AND t.deleted_at IS NULL`,
   tasksForFile: tasksForFile(d, ""),
   // Newest first, then by id: the next page is older, or as old with a later id.
   tasksForFileAfter: tasksForFile(d, "AND (f.last_at < ? OR (f.last_at = ? AND t.id > ?))"),
@@ -117,10 +121,25 @@ export function workStatements(db: SqlDb) {
       return row ? { task_id: row.task_id as string, seen: Boolean(Number(row.seen)) } : undefined;
     },
 
-    /** The live tasks a session's resume starts from (see StoreTx.sessionTasks). */
-    async sessionTasks(sessionId: string): Promise<Map<string, Task | undefined>> {
-      const rows = await db.all(sql.sessionTasks, sessionId, sessionId, sessionId);
-      return new Map(rows.map((row) => [row.candidate_id as string, row.id == null ? undefined : toTask(row)]));
+    /** Where a session's resume starts (see StoreTx.sessionStart). */
+    async sessionStart(session: string): Promise<SessionStart> {
+      const rows = await db.all(sql.sessionStart, session, session, session);
+      const start: SessionStart = { state: undefined, working: undefined, last: undefined, tasks: new Map() };
+      for (const row of rows) {
+        const id = (row.candidate_id as string | null) ?? null;
+        if (row.role === "state") {
+          start.state = {
+            session_id: session,
+            agent: (row.state_agent as string | null) ?? null,
+            cursor_seq: Number(row.cursor_seq),
+            focus_task_id: id,
+            updated_at: String(row.state_updated_at),
+          };
+        } else if (row.role === "working") start.working = id ?? undefined;
+        else start.last = id ?? undefined;
+        if (id !== null) start.tasks.set(id, row.id == null ? undefined : toTask(row));
+      }
+      return start;
     },
 
     async filesOf(taskId: string): Promise<FileAssociation[]> {
