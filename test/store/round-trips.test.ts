@@ -295,6 +295,11 @@ describe("round trips arbeit serve makes to Postgres per call", { skip: await po
       ["arbeit_task_get", { task_id: project.other }, reading],
       ["arbeit_query", { query: "ready" }, undefined],
       ["arbeit_context_add", { task_id: project.other, type: "note", content: "Counted" }, undefined],
+      // Writes whose COMMIT leaves with their final wave in process: the token's check must not hold it back.
+      ["arbeit_task_create", { title: "Counted" }, undefined],
+      ["arbeit_task_update", { task_id: project.other, priority: 1 }, undefined],
+      ["arbeit_resume", {}, undefined],
+      ["arbeit_resume", {}, { session: "ses-counted-resuming" }],
     ] as const) {
       const local = await exchanges(() =>
         invokeTool(findTool(tool)!, args, {
