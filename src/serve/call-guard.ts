@@ -3,15 +3,6 @@ import type { SqlDb, SqlStore } from "../store/sql/database.js";
 import type { StoreTx, TaskStore } from "../store/task-store.js";
 
 /**
- * What one request's call must pass before its answer counts or anything it wrote commits: its
- * token still active, the sessions it acts in its own. The check is made inside the first
- * transaction the call opens, beside the call's own first statements (on Postgres they travel in
- * the same round trip), so it costs the call no transaction and no wait of its own, and sees the
- * same snapshot as the call. The transaction waits for the verdict before it returns or commits
- * (unless the check is asserted, see Check): a refusal is thrown there, so that transaction writes
- * nothing, and again by every later transaction of the call; the call's answer is then the refusal.
- */
-/**
  * A check under way: its verdict, and whether it is asserted, that is made by statements that
  * abort the transaction they run in unless it passes (as `SELECT 1 / 0` does on Postgres). An
  * asserted check needs no wait before the transaction commits: a COMMIT sent before its answer
@@ -23,6 +14,15 @@ export interface Check {
   asserted: boolean;
 }
 
+/**
+ * What one request's call must pass before its answer counts or anything it wrote commits: its
+ * token still active, the sessions it acts in its own. The check is made inside the first
+ * transaction the call opens, beside the call's own first statements (on Postgres they travel in
+ * the same round trip), so it costs the call no transaction and no wait of its own, and sees the
+ * same snapshot as the call. The transaction waits for the verdict before it returns or commits
+ * (unless the check is asserted, see Check): a refusal is thrown there, so that transaction writes
+ * nothing, and again by every later transaction of the call; the call's answer is then the refusal.
+ */
 export class CallGuard {
   #passed = false;
   #refusal: unknown;
