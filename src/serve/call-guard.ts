@@ -3,13 +3,25 @@ import type { SqlDb, SqlStore } from "../store/sql/database.js";
 import type { StoreTx, TaskStore } from "../store/task-store.js";
 
 /**
+ * A check under way: its verdict, and whether it is asserted, that is made by statements that
+ * abort the transaction they run in unless it passes (as `SELECT 1 / 0` does on Postgres). An
+ * asserted check needs no wait before the transaction commits: a COMMIT sent before its answer
+ * commits nothing when it fails. Where an aborted statement does not abort the transaction
+ * (SQLite), nothing commits before the transaction's function returns, which is after the verdict.
+ */
+export interface Check {
+  verdict: Promise<void>;
+  asserted: boolean;
+}
+
+/**
  * What one request's call must pass before its answer counts or anything it wrote commits: its
  * token still active, the sessions it acts in its own. The check is made inside the first
  * transaction the call opens, beside the call's own first statements (on Postgres they travel in
  * the same round trip), so it costs the call no transaction and no wait of its own, and sees the
- * same snapshot as the call. The transaction waits for the verdict before it returns or commits: a
- * refusal is thrown there, so that transaction writes nothing, and again by every later
- * transaction of the call; the call's answer is then the refusal.
+ * same snapshot as the call. The transaction waits for the verdict before it returns or commits
+ * (unless the check is asserted, see Check): a refusal is thrown there, so that transaction writes
+ * nothing, and again by every later transaction of the call; the call's answer is then the refusal.
  */
 export class CallGuard {
   #passed = false;
@@ -17,18 +29,25 @@ export class CallGuard {
   /** The check under way, if one is: a transaction nested in (or beside) the one making it waits for its verdict. */
   #checking: Promise<void> | undefined;
 
-  /** `check` throws the refusal; it runs inside the open transaction, at its database time `now`. */
-  constructor(private readonly check: (now: string) => Promise<void>) {}
+  /** `check`'s verdict throws the refusal; it runs inside the open transaction, at its database time `now`. */
+  constructor(private readonly check: (now: string) => Check) {}
 
   /** Checks once (again only after an error that was no verdict, such as a lost connection). */
   async pass(now: string): Promise<void> {
     if (this.#passed) return;
     if (this.#refusal !== undefined) throw this.#refusal;
-    await (this.#checking ?? this.#start(now));
+    await (this.#checking ?? this.#start(now).checking);
   }
 
-  #start(now: string): Promise<void> {
-    const checking: Promise<void> = this.check(now).then(
+  /** Starts the check: its verdict, once passed or refused here, and whether it is asserted (see Check). */
+  #start(now: string): { checking: Promise<void>; asserted: boolean } {
+    let check: Check;
+    try {
+      check = this.check(now);
+    } catch (error) {
+      check = { verdict: Promise.reject(error), asserted: false };
+    }
+    const checking: Promise<void> = check.verdict.then(
       () => {
         this.#passed = true;
         this.#checking = undefined;
@@ -40,14 +59,15 @@ export class CallGuard {
       },
     );
     this.#checking = checking;
-    return checking;
+    return { checking, asserted: check.asserted };
   }
 
   /**
    * Runs `fn` (a transaction's work) with the check made beside it: the check's statements are
    * sent first, so that `fn`'s first ones join them, and its verdict is awaited before `fn`'s
    * answer is returned. A refusal wins over whatever `fn` answered or threw. `passed` is called
-   * once the check has passed (at once if it had), and only then.
+   * once the check has passed (at once if it had), and only then; or, when this transaction made
+   * an asserted check (see Check), as soon as the check's statements are sent.
    */
   async beside<T>(now: string, fn: () => Promise<T>, passed: () => void = () => {}): Promise<T> {
     if (this.#passed) {
@@ -56,8 +76,10 @@ export class CallGuard {
     }
     if (this.#refusal !== undefined) throw this.#refusal;
     const own = this.#checking === undefined;
-    const checking = this.#checking ?? this.#start(now);
-    checking.then(passed, () => {});
+    // A check another transaction made is asserted in that one only: this one waits for its verdict.
+    const { checking, asserted } = this.#checking ? { checking: this.#checking, asserted: false } : this.#start(now);
+    if (asserted) passed();
+    else checking.then(passed, () => {});
     const verdict = checking.then(
       () => undefined,
       (error: unknown) => ({ error }),
@@ -106,8 +128,9 @@ type Store = TaskStore & SqlStore;
  * `store` with `guard` checked beside every transaction opened at the top of the call until it
  * has passed (nested ones join the open transaction, and wait for its check's verdict). The
  * call's work runs as a part of the transaction of its own, and the check's part says its final
- * wave is issued only once the check has passed (StoreTx.finalWave): a COMMIT that leaves with
- * the call's final wave never leaves before the verdict, so a refused call writes nothing.
+ * wave is issued only once the check has passed (StoreTx.finalWave), or once its statements are
+ * sent when they assert it: a COMMIT that leaves with the call's final wave never leaves before
+ * the verdict unless the verdict aborts the transaction itself, so a refused call writes nothing.
  */
 function guardedStore(store: Store, guard: CallGuard): Store {
   const timeNow = () => store.read(async (tx) => tx.databaseNow());

@@ -47,6 +47,18 @@ export function parentSessions(value: unknown): string[] {
   return value;
 }
 
+/** The verdict on one session reached without a read, or undefined when its owner must be read. */
+function unreadVerdict(
+  context: CallContext,
+  token: Token,
+  session: string | undefined,
+): { refusal: unknown } | undefined {
+  if (session === undefined) return { refusal: undefined };
+  const refusal = sessionRefusal(token, session);
+  if (refusal || session.startsWith("agent:")) return { refusal };
+  return context.sessions.remembered(token, session);
+}
+
 /**
  * Why the token may not act in these sessions (the one a caller chose, and those it says it was
  * started from), or undefined when it may: another agent's `agent:<name>` session, or a session
@@ -59,11 +71,8 @@ export async function sessionsRefusal(
   sessions: ReadonlyArray<string | undefined>,
 ): Promise<unknown> {
   const refusals = sessions.map((session) => {
-    if (session === undefined) return undefined;
-    const refusal = sessionRefusal(token, session);
-    if (refusal) return refusal;
-    if (session.startsWith("agent:")) return undefined;
-    return context.sessions.refusal(token, session);
+    const verdict = unreadVerdict(context, token, session);
+    return verdict ? verdict.refusal : context.sessions.refusal(token, session as string);
   });
   return (await Promise.all(refusals)).find((refusal) => refusal !== undefined);
 }
@@ -74,6 +83,11 @@ export async function sessionsRefusal(
  * call's first transaction, beside its first statements, or after the call when it opened none.
  * A token found inactive throws the 401 refusal; a session refusal is the answer, whatever the
  * call answered.
+ *
+ * When the sessions are decided without a read and allowed (the caller's own `agent:` session, or
+ * ones whose owner is remembered), only the token is left to check: a statement that aborts the
+ * transaction unless it is active asserts it, so a write's COMMIT leaves with its final wave, as
+ * in process, and not a round trip later behind the check's answer.
  */
 export async function guardedCall(
   context: CallContext,
@@ -81,14 +95,25 @@ export async function guardedCall(
   sessions: ReadonlyArray<string | undefined>,
   run: (service: ArbeitService) => Promise<Envelope>,
 ): Promise<Envelope> {
-  // The token and the sessions' owners are read together: one round trip.
-  const guard = new CallGuard(async (now) => {
-    const [active, taken] = await Promise.all([
+  const inactive = () => new Refused(invalidToken(true));
+  const guard = new CallGuard((now) => {
+    const unread = sessions.map((session) => unreadVerdict(context, bearer.token, session));
+    if (!bearer.verified && unread.every((verdict) => verdict !== undefined && verdict.refusal === undefined))
+      return {
+        asserted: true,
+        verdict: context.gate.asserted(bearer, now).then((active) => {
+          if (!active) throw inactive();
+        }),
+      };
+    // The token and the sessions' owners are read together: one round trip.
+    const verdict = Promise.all([
       bearer.verified || context.gate.active(bearer, now),
       sessionsRefusal(context, bearer.token, sessions),
-    ]);
-    if (!active) throw new Refused(invalidToken(true));
-    if (taken) throw new Refused(taken);
+    ]).then(([active, taken]) => {
+      if (!active) throw inactive();
+      if (taken) throw new Refused(taken);
+    });
+    return { asserted: false, verdict };
   });
   let envelope = await run(guardedService(context.service, guard));
   if (!guard.checked) {

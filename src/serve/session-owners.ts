@@ -15,10 +15,16 @@ export class SessionOwners {
   readonly #owner = new Map<string, string>();
   constructor(private readonly store: SqlStore) {}
 
+  /** The verdict on `session` when its owner is remembered (no read needed), else undefined. */
+  remembered(token: Token, session: string): { refusal: ArbeitError | undefined } | undefined {
+    const known = this.#owner.get(session);
+    return known === undefined ? undefined : { refusal: sessionOwnerRefusal(token, session, [known]) };
+  }
+
   async refusal(token: Token, session: string): Promise<ArbeitError | undefined> {
     const agent = actingAgent(token);
-    const known = this.#owner.get(session);
-    if (known !== undefined) return sessionOwnerRefusal(token, session, [known]);
+    const remembered = this.remembered(token, session);
+    if (remembered) return remembered.refusal;
     const agents = await sessionAgents(this.store, session);
     const refusal = sessionOwnerRefusal(token, session, agents);
     if (!refusal && agents.length > 0) {

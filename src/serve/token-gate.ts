@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { SqlStore } from "../store/sql/database.js";
 import type { TaskStore } from "../store/task-store.js";
 import type { Token } from "../team/token-rules.js";
-import { activeToken, markUsed, secretHash } from "../team/tokens.js";
+import { activeToken, assertActiveToken, markUsed, secretHash } from "../team/tokens.js";
 import { Refusal } from "./http.js";
 
 /** A request's token: who it is, the secret it came with, and whether it was found active on this request. */
@@ -89,6 +89,17 @@ export class TokenGate {
     const token = await this.#activeToken(bearer.secret, now);
     if (!token) this.#known.delete(secretHash(bearer.secret));
     return token !== undefined;
+  }
+
+  /**
+   * Whether the bearer's token is still active, asked in the transaction open now (at its database
+   * time `now`) by a statement that aborts it unless the token is (assertActiveToken), so the
+   * transaction may commit before the answer comes. A token found inactive is forgotten.
+   */
+  async asserted(bearer: Bearer, now: string): Promise<boolean> {
+    const active = await assertActiveToken(this.store, bearer.secret, now);
+    if (!active) this.#known.delete(secretHash(bearer.secret));
+    return active;
   }
 
   /** Whether the token behind `secret` still works (revocation reaches open MCP sessions so). */

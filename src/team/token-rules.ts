@@ -28,6 +28,7 @@ export type TokenState = "active" | "expired" | "revoked";
 
 const PERSON_PREFIX = "human:";
 
+/** The one definition of a token's state; ASSERT_ACTIVE in src/store/sql/tokens.ts asks the same of a stored token. */
 export function tokenState(token: Pick<Token, "expires_at" | "revoked_at">, now: string): TokenState {
   if (token.revoked_at !== null) return "revoked";
   if (token.expires_at !== null && token.expires_at <= now) return "expired";

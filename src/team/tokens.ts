@@ -3,7 +3,7 @@ import { ArbeitError } from "../domain/errors.js";
 import { newId } from "../domain/ids.js";
 import type { SqlDb, SqlStore } from "../store/sql/database.js";
 import { eventStatements } from "../store/sql/events.js";
-import { tokenStatements } from "../store/sql/tokens.js";
+import { isDivisionByZero, tokenStatements } from "../store/sql/tokens.js";
 import { type Token, type TokenKind, tokenNameProblem, tokenState } from "./token-rules.js";
 
 /**
@@ -127,6 +127,29 @@ export async function activeToken(store: SqlStore, secret: string, now?: string)
     const token = await tokenStatements(db).tokenByHash(secretHash(secret));
     return token && tokenState(token, now ?? (await databaseNow(db))) === "active" ? token : undefined;
   });
+}
+
+/**
+ * Whether the token whose secret this is is active at `now`, asked inside the open transaction by
+ * a statement that fails unless it is (ASSERT_ACTIVE): on Postgres that aborts the transaction,
+ * so nothing it wrote commits, and its COMMIT may leave before the answer comes. The statement's
+ * part of the transaction ends once it is sent, so it holds no COMMIT back (StoreTx.finalWave).
+ * Any other failure (the transaction aborted already) is thrown: it is no verdict.
+ */
+export async function assertActiveToken(store: SqlStore, secret: string, now: string): Promise<boolean> {
+  if (!secret.startsWith(SECRET_PREFIX) || secret.length > 200) return false;
+  let answer: Promise<boolean> = Promise.resolve(false);
+  await store.transaction("read", async (db) => {
+    answer = tokenStatements(db)
+      .assertTokenActive(secretHash(secret), now)
+      .catch((error: unknown) => {
+        if (isDivisionByZero(error)) return false;
+        throw error;
+      });
+    // Awaited once this part has ended; a failure meanwhile is no unhandled rejection.
+    answer.catch(() => {});
+  });
+  return answer;
 }
 
 /** Records that the token was used at the database's time now. */

@@ -141,6 +141,23 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.ok(!titles.includes("After the revocation"));
     });
 
+    it("a token revoked between two calls has its next task create refused, and the task is not created", async () => {
+      const quick = await makeToken(project, ["--agent", "quick"]);
+      // In the agent's own session: nothing but the token is left to check, and the write's COMMIT
+      // may leave before the check's answer (on Postgres): the check must undo the write itself.
+      const create = (title: string) => apiCall(service, quick, { tool: "arbeit_task_create", args: { title } });
+      assert.equal((await create("Quick before")).body.success, true);
+      assert.equal((await runCli(["token", "revoke", "quick"], { cwd: project.dir, env: project.env })).code, 0);
+      const refused = await create("Quick after the revocation");
+      assert.equal(refused.status, 401);
+      assert.deepEqual(refused.body.error.code, "UNAUTHORIZED");
+      const titles = (
+        await project.cli(["call", "arbeit_query", '{"query": "tasks", "params": {"limit": 500}}'])
+      ).tasks.map((task: { title: string }) => task.title);
+      assert.ok(titles.includes("Quick before"));
+      assert.ok(!titles.includes("Quick after the revocation"), "the refused create wrote its task");
+    });
+
     it("a revoked token's resume is refused and leaves the session's cursor where it was", async () => {
       const resumer = await makeToken(project, ["--agent", "resumer"]);
       const resume = () => apiCall(service, resumer, { tool: "arbeit_resume", args: {}, session: "resumer-1" });

@@ -280,9 +280,11 @@ describe("round trips arbeit serve makes to Postgres per call", { skip: await po
       // A read's COMMIT is sent as its answer is in and not waited for: counted once it is answered.
       await new Promise((resolve) => setTimeout(resolve, 5 * COUNTING_DELAY_MS));
       const counts = proxy.counts();
-      assert.equal(counts.connections, 0, "a warm pool opens no connection");
-      fewest = Math.min(fewest, counts.exchanges);
+      // A pool closes a connection left idle 10 s, and opens one again when the service's own work
+      // overlaps a call: that run says nothing of the call's own cost.
+      if (counts.connections === 0) fewest = Math.min(fewest, counts.exchanges);
     }
+    assert.ok(Number.isFinite(fewest), "a warm pool opens no connection for the call");
     return fewest;
   }
 
@@ -295,6 +297,11 @@ describe("round trips arbeit serve makes to Postgres per call", { skip: await po
       ["arbeit_task_get", { task_id: project.other }, reading],
       ["arbeit_query", { query: "ready" }, undefined],
       ["arbeit_context_add", { task_id: project.other, type: "note", content: "Counted" }, undefined],
+      // Writes whose COMMIT leaves with their final wave in process: the token's check must not hold it back.
+      ["arbeit_task_create", { title: "Counted" }, undefined],
+      ["arbeit_task_update", { task_id: project.other, priority: 1 }, undefined],
+      ["arbeit_resume", {}, undefined],
+      ["arbeit_resume", {}, { session: "ses-counted-resuming" }],
     ] as const) {
       const local = await exchanges(() =>
         invokeTool(findTool(tool)!, args, {

@@ -19,11 +19,11 @@ export interface Corkable {
 /**
  * A part of a write transaction: the function it runs, or a call that joined it (StoreTx.finalWave).
  * `final` when the part has issued every write it makes and its last reads; `end` when its
- * function has settled.
+ * function has settled, `failed` when it threw.
  */
 export interface TxPart {
   final(): void;
-  end(): void;
+  end(failed?: boolean): void;
 }
 
 const prepared = new Map<string, { name: string; text: string }>();
@@ -165,6 +165,7 @@ export class PostgresDb implements SqlDb {
   /** The parts of the transaction still running, each with whether it said its final wave is issued. */
   readonly #parts = new Set<{ final: boolean }>();
   #commitSoon = false;
+  #partFailed = false;
   /** The COMMIT, once sent: with the final wave (see part), or by commit. */
   #commitSent: Promise<{ command?: string }> | undefined;
   /** Whether a read issued after the COMMIT opened a read-only transaction, which the caller ends. */
@@ -184,18 +185,22 @@ export class PostgresDb implements SqlDb {
         part.final = true;
         this.#commitWithWave();
       },
-      end: () => {
+      end: (failed = false) => {
+        // A part that threw may have written half of what it meant to: whoever catches its error
+        // decides, so the COMMIT no longer leaves with a final wave (only by commit, if at all).
+        if (failed) this.#partFailed = true;
         if (this.#parts.delete(part)) this.#commitWithWave();
       },
     };
   }
 
   #commitWithWave(): void {
-    if (!this.writable || this.#commitSoon || this.#commitSent !== undefined) return;
+    if (!this.writable || this.#partFailed || this.#commitSoon || this.#commitSent !== undefined) return;
     this.#commitSoon = true;
     process.nextTick(() => {
       this.#commitSoon = false;
-      if (this.#commitSent !== undefined || this.#finished || !this.#opened || this.#parts.size === 0) return;
+      if (this.#commitSent !== undefined || this.#finished || !this.#opened || this.#partFailed) return;
+      if (this.#parts.size === 0) return;
       for (const part of this.#parts) if (!part.final) return;
       this.#sendCommit();
     });

@@ -423,9 +423,7 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
           finalWave: () => this.#openHere()?.part.final(),
         });
         const part = db.part();
-        const result = await OPEN_TRANSACTION.run({ store: this, mode, tx, db, part }, () =>
-          fn(tx, db).finally(() => part.end()),
-        );
+        const result = await OPEN_TRANSACTION.run({ store: this, mode, tx, db, part }, () => ended(fn(tx, db), part));
         if (mode === "read") {
           // A guarded read's answer counts only once the guard passed (its answer came first).
           if (guarded) await begin;
@@ -499,11 +497,25 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
 function joined<T>(open: OpenTransaction & { store: object }, fn: () => Promise<T>): Promise<T> {
   const part = open.db.part();
   try {
-    return OPEN_TRANSACTION.run({ ...open, part }, fn).finally(() => part.end());
+    return ended(OPEN_TRANSACTION.run({ ...open, part }, fn), part);
   } catch (error) {
-    part.end();
+    part.end(true);
     throw error;
   }
+}
+
+/** `running`, ending `part` as it settles (PostgresDb.part). */
+function ended<T>(running: Promise<T>, part: TxPart): Promise<T> {
+  return running.then(
+    (result) => {
+      part.end();
+      return result;
+    },
+    (error: unknown) => {
+      part.end(true);
+      throw error;
+    },
+  );
 }
 
 /** A transaction-scoped advisory lock; the key is two 32-bit integers made here, never user text. */

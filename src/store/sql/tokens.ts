@@ -6,6 +6,14 @@ const COLUMNS = "id, name, kind, read_only, created_at, expires_at, revoked_at, 
 const INSERT = `INSERT INTO tokens (id, name, kind, read_only, hash, created_at, expires_at)
   VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`;
 const BY_HASH = `SELECT ${COLUMNS} FROM tokens WHERE hash = ?`;
+/**
+ * Whether the token with this hash is active at the given time, as tokenState has it (not revoked,
+ * not expired at that time), asserted: the statement fails with a division by zero (SQLSTATE
+ * 22012), aborting the transaction it runs in, unless the token is active. SQLite answers NULL
+ * instead of failing, so its answer is read too (1 when active).
+ */
+const ASSERT_ACTIVE = `SELECT 1 / (CASE WHEN EXISTS (SELECT 1 FROM tokens WHERE hash = ? AND revoked_at IS NULL
+  AND (expires_at IS NULL OR expires_at > ?)) THEN 1 ELSE 0 END) AS active`;
 const LIST = `SELECT ${COLUMNS} FROM tokens ORDER BY created_at, id`;
 /** A token by id, or the live tokens of that name (a name may have several). */
 const FIND = `SELECT ${COLUMNS} FROM tokens WHERE id = ? OR (name = ? AND revoked_at IS NULL) ORDER BY created_at, id`;
@@ -55,6 +63,13 @@ export function tokenStatements(db: SqlDb) {
       const row = await db.get(BY_HASH, hash);
       return row && toToken(row);
     },
+    /**
+     * Sends ASSERT_ACTIVE: true when the token is active at `now`, false when SQLite answers that it
+     * is not; on Postgres an inactive token fails the statement (see isDivisionByZero).
+     */
+    assertTokenActive(hash: string, now: string): Promise<boolean> {
+      return db.get(ASSERT_ACTIVE, hash, now).then((row) => Number(row?.active) === 1);
+    },
     async listTokens(): Promise<Token[]> {
       return (await db.all(LIST)).map(toToken);
     },
@@ -72,4 +87,9 @@ export function tokenStatements(db: SqlDb) {
       await db.run(TOUCH, at, id);
     },
   };
+}
+
+/** Whether `error` is the failure of an asserting statement such as ASSERT_ACTIVE (Postgres's division by zero). */
+export function isDivisionByZero(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "22012";
 }
