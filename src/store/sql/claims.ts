@@ -38,9 +38,10 @@ const texts = perDialect((d) => ({
   // An owner without a live lease is an assignment (a lapsed claim leaves one too). An agent's
   // tasks are mostly held by its live sessions, so the read seeks the two unheld ranges of
   // idx_tasks_owner (owner, lease_expires_at), no lease and a lapsed one, instead of fetching
-  // every task the agent owns. Each engine needs its own spelling for that: Postgres combines
-  // the two arms of the OR (each naming the owner) as two index scans, even in its one plan for
-  // any parameters; SQLite turns that OR into a range over every owner, so it takes the rows of
+  // every task the agent owns. Each engine needs its own spelling for that. Postgres: the owner
+  // is named only inside the two arms of the OR, so that its one plan for any parameters takes
+  // them as two index scans (with `owner = ?` beside the OR it read every row of the owner and
+  // filtered them). SQLite turns that OR into a range over every owner, so it takes the rows of
   // the two searches by rowid. Parameters: agent, agent, now, limit.
   assignedTo:
     d.name === "postgres"
