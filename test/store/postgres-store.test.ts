@@ -6,6 +6,7 @@ import { ArbeitService } from "../../src/service/arbeit-service.js";
 import { lockKey } from "../../src/store/postgres/config.js";
 import { applyPostgresMigrations, listPostgresMigrations } from "../../src/store/postgres/migrate.js";
 import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
+import { assignedToSql } from "../../src/store/sql/claims.js";
 import type { SqlDb } from "../../src/store/sql/database.js";
 import { postgresDialect } from "../../src/store/sql/dialect.js";
 import { readyStatement } from "../../src/store/sql/ready.js";
@@ -378,6 +379,75 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
       );
       assert.equal(held.length, 200);
       assert.ok(held.every((row) => row.claim_session !== caller.session));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("reads an agent's unheld assignments from the owner index by lease, not by fetching every task the agent owns", async () => {
+    const schema = fresh();
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    try {
+      // A project as the benchmark's: 20,000 tasks, of which eight agents own 60 each, all held
+      // by their sessions; of the caller's agent's, one more has no lease and one a lapsed lease.
+      // (With few leases among many tasks the planner would read every owned row, as it did.)
+      const at = (offset: string) => `to_char((now() + ${offset}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+      await adminQuery(
+        `INSERT INTO "${schema}".tasks (id, title, priority, status, owner, claim_session, lease_expires_at, created_at, updated_at)
+          SELECT 'tkt-' || lpad(k::text, 6, '0'), 'task ' || k, k % 5, CASE WHEN k <= 480 THEN 'in_progress' ELSE 'open' END,
+            CASE WHEN k > 480 THEN NULL WHEN k % 8 = 0 THEN $1 ELSE 'agent-' || k % 8 END,
+            CASE WHEN k <= 480 THEN 'ses-' || k END, CASE WHEN k <= 480 THEN ${at("random() * interval '1 hour'")} END,
+            ${at("k * interval '1 millisecond'")}, ${at("k * interval '1 millisecond'")}
+          FROM generate_series(1, 20000) AS k`,
+        [caller.agent],
+      );
+      const unheld = ["tkt-019999", "tkt-020000"];
+      await adminQuery(`UPDATE "${schema}".tasks SET owner = $1, priority = 0 WHERE id = $2`, [
+        caller.agent,
+        unheld[0],
+      ]);
+      await adminQuery(
+        `UPDATE "${schema}".tasks SET owner = $1, priority = 1, claim_session = 'gone', lease_expires_at = ${at("- interval '1 minute'")}
+          WHERE id = $2`,
+        [caller.agent, unheld[1]],
+      );
+      await adminQuery(`ANALYZE "${schema}".tasks`);
+      const now = new Date().toISOString();
+      const params = [caller.agent, caller.agent, now, 5];
+      // As the store runs it: one plan for any parameters, made before their values are known
+      // (EXPLAIN of a statement with bound values would plan for those values).
+      let n = 0;
+      const text = assignedToSql(postgresDialect).replace(/\?/g, () => `$${++n}`);
+      const plan = await store.transaction("read", async (db) => {
+        await db.run("SET LOCAL plan_cache_mode = force_generic_plan");
+        await db.run(`PREPARE assigned_probe AS ${text}`);
+        try {
+          const values = `'${caller.agent}', '${caller.agent}', '${now}', 5`;
+          return (await db.all(`EXPLAIN EXECUTE assigned_probe(${values})`))
+            .map((row) => String(row["QUERY PLAN"]))
+            .join("\n");
+        } finally {
+          await db.run("DEALLOCATE assigned_probe");
+        }
+      });
+      // Both ends of the unheld ranges are conditions of the index scans: a filter over the
+      // fetched rows would mean reading every task the agent owns, held or not.
+      assert.match(
+        plan,
+        /Index Scan on idx_tasks_owner\s+\(.*\)\s+Index Cond: \([^\n]*lease_expires_at IS NULL\)/,
+        plan,
+      );
+      assert.match(
+        plan,
+        /Index Scan on idx_tasks_owner\s+\(.*\)\s+Index Cond: \([^\n]*lease_expires_at <= \$3\)/,
+        plan,
+      );
+      assert.doesNotMatch(plan, /Filter: [^\n]*lease_expires_at|Seq Scan on tasks/, plan);
+      const assigned = await store.transaction("read", (db) => db.all(assignedToSql(postgresDialect), ...params));
+      assert.deepEqual(
+        assigned.map((row) => row.id),
+        unheld,
+      );
     } finally {
       await store.close();
     }

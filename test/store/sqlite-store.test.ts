@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { ArbeitError } from "../../src/domain/errors.js";
+import { assignedToSql } from "../../src/store/sql/claims.js";
+import { sqliteDialect } from "../../src/store/sql/dialect.js";
 import { listMigrations, schemaVersion } from "../../src/store/sqlite/migrate.js";
 import { openDriver } from "../../src/store/sqlite/open-driver.js";
 import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
@@ -76,6 +78,27 @@ describe(`SQLite store under ${runtime}`, () => {
     );
     const tasks = await store.read((tx) => tx.listTasks({ limit: 10, offset: 0 }));
     assert.deepEqual(tasks, []);
+    await store.close();
+  });
+
+  it("reads an agent's unheld assignments by searching the owner index for no lease and a lapsed one", async () => {
+    const store = await SqliteTaskStore.open(":memory:");
+    const now = new Date().toISOString();
+    const plan = (
+      store.driver.prepare(`EXPLAIN QUERY PLAN ${assignedToSql(sqliteDialect)}`).all("a", "a", now, 5) as Array<{
+        detail: string;
+      }>
+    ).map((row) => row.detail);
+    // Both ends of the unheld ranges are search terms: an agent's held tasks are never read.
+    assert.ok(
+      plan.includes("SEARCH tasks USING INDEX idx_tasks_owner (owner=? AND lease_expires_at=?)"),
+      plan.join("\n"),
+    );
+    assert.ok(
+      plan.includes("SEARCH tasks USING INDEX idx_tasks_owner (owner=? AND lease_expires_at<?)"),
+      plan.join("\n"),
+    );
+    assert.ok(!plan.some((line) => /^SCAN (t|tasks)\b/.test(line)), plan.join("\n"));
     await store.close();
   });
 });

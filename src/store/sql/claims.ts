@@ -3,9 +3,9 @@ import type { Task } from "../../domain/types.js";
 import { toTask } from "../rows.js";
 import type { ExpiredClaim } from "../task-store.js";
 import type { SqlDb } from "./database.js";
-import { perDialect } from "./dialect.js";
+import { type Dialect, perDialect } from "./dialect.js";
 import { plusLease } from "./reservations.js";
-import { TASK_ORDER, taskColumns } from "./task-columns.js";
+import { TASK_ORDER, taskColumns, UNFINISHED } from "./task-columns.js";
 
 const SET = `UPDATE tasks SET owner = ?, claim_session = ?, lease_expires_at = ?, claim_lease_seconds = ?,
   claimed_at = COALESCE(?, claimed_at), version = version + 1, updated_at = ? WHERE id = ?`;
@@ -35,12 +35,35 @@ const texts = perDialect((d) => ({
   claimsOf: `SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_claim_session")}
     WHERE t.deleted_at IS NULL AND t.claim_session = ? AND t.lease_expires_at > ?
     ORDER BY t.claimed_at DESC NULLS LAST, t.id`,
-  // An owner without a live lease is an assignment (a lapsed claim leaves one too).
-  assignedTo: `SELECT ${taskColumns(d)} FROM tasks t ${d.indexedBy("idx_tasks_owner")}
-    WHERE t.deleted_at IS NULL AND t.owner = ? AND t.status IN ('open', 'in_progress')
-      AND (t.lease_expires_at IS NULL OR t.lease_expires_at <= ?)
+  // An owner without a live lease is an assignment (a lapsed claim leaves one too). An agent's
+  // tasks are mostly held by its live sessions, so the read seeks the two unheld ranges of
+  // idx_tasks_owner (owner, lease_expires_at), no lease and a lapsed one, instead of fetching
+  // every task the agent owns. Each engine needs its own spelling for that. Postgres: the owner
+  // is named only inside the two arms of the OR, so that its one plan for any parameters takes
+  // them as two index scans (with `owner = ?` beside the OR it read every row of the owner and
+  // filtered them). SQLite turns that OR into a range over every owner, so it takes the rows of
+  // the two searches by rowid. Parameters: agent, agent, now, limit.
+  assignedTo:
+    d.name === "postgres"
+      ? `SELECT ${taskColumns(d)} FROM tasks t
+    WHERE t.deleted_at IS NULL AND t.owner IS NOT NULL AND t.status IN ${UNFINISHED}
+      AND ((t.owner = ? AND t.lease_expires_at IS NULL) OR (t.owner = ? AND t.lease_expires_at <= ?))
+    ORDER BY ${TASK_ORDER} LIMIT ?`
+      : `SELECT ${taskColumns(d)} FROM tasks t
+    WHERE t.rowid IN (
+        SELECT rowid FROM tasks ${d.indexedBy("idx_tasks_owner")}
+          WHERE deleted_at IS NULL AND owner = ? AND lease_expires_at IS NULL
+        UNION ALL
+        SELECT rowid FROM tasks ${d.indexedBy("idx_tasks_owner")}
+          WHERE deleted_at IS NULL AND owner = ? AND lease_expires_at <= ?)
+      AND t.status IN ${UNFINISHED}
     ORDER BY ${TASK_ORDER} LIMIT ?`,
 }));
+
+/** The read of an agent's unheld assignments, as sent. Exported for EXPLAIN (tests check its plan). */
+export function assignedToSql(d: Dialect): string {
+  return texts(d).assignedTo;
+}
 
 /** Claims: the session holding a task, its agent (`owner`), and the lease that keeps it. */
 export function claimStatements(db: SqlDb) {
@@ -86,7 +109,7 @@ export function claimStatements(db: SqlDb) {
 
     /** Unfinished tasks assigned to `agent` that no session holds at `now`, best first. */
     async assignedTo(agent: string, now: string, limit: number): Promise<Task[]> {
-      return (await db.all(sql.assignedTo, agent, now, limit)).map(toTask);
+      return (await db.all(sql.assignedTo, agent, agent, now, limit)).map(toTask);
     },
 
     /** The session's live claims, most recently claimed first. */

@@ -200,6 +200,25 @@ export function readyClaimsContract(factory: StoreFactory): void {
       assert.equal(events.events[0].payload.owner, "alice");
     });
 
+    it("reads an agent's assignments no session holds, best first: unleased or lapsed, never held, finished or another's", async () => {
+      const unleased = await p().task("unleased", { priority: 2, owner: "alice" });
+      const lapsed = await p().task("lapsed", { priority: 1 });
+      p().clock.advance(1000);
+      const later = await p().task("later", { priority: 1, owner: "alice" });
+      const held = await p().task("held", { priority: 0 });
+      await p().task("bob's", { priority: 0, owner: "bob" });
+      const done = await p().task("done", { priority: 0, owner: "alice" });
+      await p().ok("arbeit_task_update", { task_id: done, status: "completed" }, alice);
+      await p().ok("arbeit_task_claim", { task_id: lapsed, lease_seconds: 60 }, alice);
+      await p().ok("arbeit_task_claim", { task_id: held }, { session: "ses-alice-2", agent: "alice" });
+      // A lease that ends at this very moment holds nothing.
+      p().clock.advance(60_000);
+      const now = p().clock.now().toISOString();
+      assert.deepEqual(ids(await p().read((tx) => tx.assignedTo("alice", now, 10))), [lapsed, later, unleased]);
+      assert.deepEqual(ids(await p().read((tx) => tx.assignedTo("alice", now, 2))), [lapsed, later]);
+      assert.deepEqual(await p().read((tx) => tx.assignedTo("carol", now, 10)), []);
+    });
+
     it("renews from now, releases only the caller's own claim", async () => {
       const id = await p().task("work");
       await p().ok("arbeit_task_claim", { task_id: id }, alice);
