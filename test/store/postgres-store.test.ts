@@ -324,6 +324,26 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
     }
   });
 
+  it("starts no parallel workers, which cost more than any of its statements runs", async () => {
+    const schema = fresh();
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    try {
+      const service = new ArbeitService(store, { projectRoot: "/tmp" });
+      for (let i = 0; i < 3; i++) await service.createTask({ title: `task ${i}` }, caller);
+      const plan = await store.transaction("read", async (db) => {
+        // Parallel plans made as cheap as they can be: only the store's own setting keeps them out.
+        for (const setting of ["parallel_setup_cost", "parallel_tuple_cost", "min_parallel_table_scan_size"])
+          await db.run(`SET LOCAL ${setting} = 0`);
+        return (await db.all("EXPLAIN SELECT COUNT(*) AS n FROM tasks WHERE title <> ''"))
+          .map((row) => String(row["QUERY PLAN"]))
+          .join("\n");
+      });
+      assert.doesNotMatch(plan, /Gather|Parallel/, plan);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("plans ready from the ready index on a freshly filled schema, with no statistics gathered since", async () => {
     const schema = fresh();
     const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
