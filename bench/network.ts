@@ -302,10 +302,19 @@ async function serviceRoundTrips(project: NetworkProject, url: string): Promise<
     const count = async (name: string, label: string, send: (n: number) => Promise<any>) => {
       const warm = await send(1);
       if (!warm.success) throw new Error(`${label} through the service: ${JSON.stringify(warm).slice(0, 300)}`);
-      proxy.reset();
-      const again = await send(2);
-      if (!again.success) throw new Error(`${label} through the service: ${JSON.stringify(again).slice(0, 300)}`);
-      const counts = proxy.counts();
+      // The service also talks to Postgres on its own (its webhook deliverer looks for work twice
+      // a second), which only adds: the fewest of three runs is the call's own count. Each run
+      // starts once what the last one set going without waiting (a read's COMMIT) has ended.
+      let fewest: { exchanges: number; connections: number } | undefined;
+      for (let run = 2; run <= 4; run++) {
+        await new Promise((resolve) => setTimeout(resolve, 5 * COUNTING_DELAY_MS));
+        proxy.reset();
+        const again = await send(run);
+        if (!again.success) throw new Error(`${label} through the service: ${JSON.stringify(again).slice(0, 300)}`);
+        const counts = proxy.counts();
+        if (fewest === undefined || counts.exchanges < fewest.exchanges) fewest = counts;
+      }
+      const counts = fewest!;
       rows.push({ name, tool: label, roundTrips: counts.exchanges, connections: counts.connections });
       log(`  through arbeit serve, ${label}: ${counts.exchanges} round trips to Postgres`);
     };
