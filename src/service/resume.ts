@@ -245,6 +245,16 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     let claimsRead = started(tx.claimsOf(session, dbNow));
     const newest = () => (input.peek ? Promise.resolve(0) : started(tx.maxEventSeq()));
     let currentRead = newest();
+    // Assignments and the best ready task matter only to a session with nothing of its own. Where
+    // statements travel together (Postgres) they are asked with the first reads, so such a session
+    // costs no round trip more; elsewhere only once found needed.
+    const workRead = () => ({
+      assigned: started(caller.agent ? tx.assignedTo(caller.agent, dbNow, 5) : Promise.resolve([])),
+      ready: started(
+        tx.readyTasks({ list_id: scopeList, now: dbNow, agent: caller.agent, session, limit: 1, offset: 0 }),
+      ),
+    });
+    let workReads = tx.batchesStatements ? workRead() : undefined;
     const swept = input.peek ? 0 : await sweepExpiredClaims(writeContext(tx, deps, caller));
     const now = deps.now();
     const { state, working: workingId, last: lastId, tasks: named } = await startRead;
@@ -253,6 +263,7 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     if (swept > 0) {
       claimsRead = started(tx.claimsOf(session, dbNow));
       currentRead = newest();
+      workReads = undefined;
     }
     const tasks = new Map<string, Promise<Task | undefined>>();
     for (const id of [state?.focus_task_id, workingId, lastId]) {
@@ -265,23 +276,14 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const lastStarted = await taskOf(lastId);
     const claims = await claimsRead;
     const known = { session, now: dbNow, previous, working, lastStarted, claims };
-    // Assignments and ready work are read only when the session has nothing of its own.
     let focus: { task: Task | null; reason: FocusReason; note?: string } = selectFocus({
       ...known,
       assigned: [],
       ready: [],
     });
     if (focus.task === null) {
-      const assignedRead = started(caller.agent ? tx.assignedTo(caller.agent, dbNow, 5) : Promise.resolve([]));
-      const ready = await tx.readyTasks({
-        list_id: scopeList,
-        now: dbNow,
-        agent: caller.agent,
-        session,
-        limit: 1,
-        offset: 0,
-      });
-      focus = selectFocus({ ...known, assigned: await assignedRead, ready });
+      const { assigned, ready } = workReads ?? workRead();
+      focus = selectFocus({ ...known, assigned: await assigned, ready: await ready });
       // A list with nothing to do is not the end of the work: the rest of the project is offered.
       if (focus.task === null && scopeList !== undefined) {
         const [best] = await tx.readyTasks({ now: dbNow, agent: caller.agent, session, limit: 1, offset: 0 });

@@ -316,6 +316,23 @@ describe("round trips arbeit serve makes to Postgres per call", { skip: await po
       assert.ok(served <= local, `${what}: ${served} round trips through the service, ${local} in process`);
     }
   });
+
+  it("a resume in a session with nothing of its own is two round trips, as one with work is: the best ready task is asked with its first reads", async () => {
+    const inProcess = new ArbeitService(store, { projectRoot: project.dir });
+    const count = await exchanges(() =>
+      invokeTool(
+        findTool("arbeit_resume")!,
+        {},
+        {
+          caller: { agent: "counted-idle", session: "ses-counted-idle" },
+          cwd: project.dir,
+          db: undefined,
+          service: async () => inProcess,
+        },
+      ),
+    );
+    assert.ok(count <= 2, `the resume took ${count} round trips`);
+  });
 });
 
 describe("a store that checks its schema with the first transaction", { skip: await postgresSkip() }, () => {
