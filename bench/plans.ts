@@ -50,6 +50,10 @@ async function main(): Promise<void> {
         note(params);
         return statement.all<T>(...params);
       },
+      values: (...params: SqlValue[]) => {
+        note(params);
+        return statement.values(...params);
+      },
     };
   };
   const only = process.argv.slice(2);

@@ -110,19 +110,32 @@ export function criticalPath(
 /**
  * Dependency layers: layer 0 has no unfinished blocker; a task in layer k waits only on tasks in
  * layers below k, so each layer's tasks can run side by side. Only tasks on some edge appear.
+ * Gives how deep the layers go, how many tasks have a blocker (are in layer 1 or deeper), and the
+ * tasks of layers 0 to `upTo`: a long chain makes a layer per task, so the deeper layers are only
+ * counted.
  */
-export function dependencyLayers(edges: readonly Edge[]): Map<string, number> {
+export function dependencyLayers(
+  edges: readonly Edge[],
+  upTo: number,
+): { deepest: number; blocked: number; layers: string[][] } {
   const graph = build(edges);
   const layer = new Int32Array(graph.ids.length);
+  let deepest = 0;
   for (const node of topologicalOrder(graph)) {
+    const next = layer[node]! + 1;
     for (let k = graph.offsets[node]!; k < graph.offsets[node + 1]!; k++) {
-      const next = graph.targets[k]!;
-      if (layer[next]! < layer[node]! + 1) layer[next] = layer[node]! + 1;
+      const target = graph.targets[k]!;
+      if (layer[target]! < next) layer[target] = next;
     }
+    if (layer[node]! > deepest) deepest = layer[node]!;
   }
-  const layers = new Map<string, number>();
-  for (let i = 0; i < graph.ids.length; i++) layers.set(graph.ids[i]!, layer[i]!);
-  return layers;
+  const layers: string[][] = Array.from({ length: Math.min(upTo, deepest) + 1 }, () => []);
+  let blocked = 0;
+  for (let i = 0; i < layer.length; i++) {
+    if (layer[i]! > 0) blocked++;
+    layers[layer[i]!]?.push(graph.ids[i]!);
+  }
+  return { deepest, blocked, layers };
 }
 
 export interface Bottleneck {

@@ -285,32 +285,26 @@ export const QUERIES = {
       const show = shownAs(p);
       const shown = p.limit ?? 20;
       const filter = graphScope(ctx, p);
-      // The edges, the count and the best tasks to start are asked together.
-      const edges = ctx.tx.blockEdges(filter);
-      edges.catch(() => {});
-      const firstRead = ctx.tx.unblockedUnfinished({ ...filter, limit: shown, edges });
+      // The edges, the count and the best tasks to start are asked together. A long chain makes a
+      // layer per task: the first layers are shown, and how many there are is said.
+      const layering = ctx.tx.blockEdges(filter).then((edges) => dependencyLayers(edges, MAX_LAYERS_SHOWN - 1));
+      layering.catch(() => {});
+      const blocked = layering.then((layered) => layered.blocked);
+      blocked.catch(() => {});
+      const firstRead = ctx.tx.unblockedUnfinished({ ...filter, limit: shown, blocked });
       firstRead.catch(() => {});
-      const layers = dependencyLayers(await edges);
+      const { deepest, layers } = await layering;
       const first = await firstRead;
-      const byLayer = new Map<number, string[]>();
-      for (const [id, layer] of layers) {
-        if (layer === 0) continue;
-        const members = byLayer.get(layer);
-        if (members) members.push(id);
-        else byLayer.set(layer, [id]);
-      }
-      const later = [...byLayer.keys()].sort((a, b) => a - b);
-      // A long chain makes a layer per task: show the first layers, and say how many there are.
-      const shownLayers = later.slice(0, MAX_LAYERS_SHOWN - 1);
-      const sample = new Map(shownLayers.map((layer) => [layer, byLayer.get(layer)!.sort().slice(0, shown)]));
+      const shownLayers = layers.slice(1).map((ids, i) => ({ layer: i + 1, count: ids.length, ids }));
+      const sample = new Map(shownLayers.map(({ layer, ids }) => [layer, ids.sort().slice(0, shown)]));
       const tasks = new Map((await ctx.tx.getTasks([...sample.values()].flat())).map((task) => [task.id, task]));
       const groups = [{ layer: 0, count: first.total, tasks: first.tasks.map(show) }];
-      for (const layer of shownLayers) {
+      for (const { layer, count } of shownLayers) {
         const members = sample.get(layer)!.flatMap((id) => tasks.get(id) ?? []);
         members.sort(
           (a, b) => a.priority - b.priority || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
         );
-        groups.push({ layer, count: byLayer.get(layer)!.length, tasks: members.map(show) });
+        groups.push({ layer, count, tasks: members.map(show) });
       }
       // Tasks of one layer that share files cannot both be edited at once: say which and why.
       const shownTasks = [...first.tasks, ...tasks.values()];
@@ -320,7 +314,7 @@ export const QUERIES = {
         const pairs = pairsSharingFiles(ids, files);
         return pairs.length > 0 ? { ...group, kept_apart: pairs } : group;
       });
-      return ok({ layers_total: later.length + 1, groups: withApart });
+      return ok({ layers_total: deepest + 1, groups: withApart });
     },
   }),
   bottlenecks: define({

@@ -420,10 +420,10 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
     under?: string;
     limit: number;
     /**
-     * The whole store's open edges (blockEdges), when the caller reads them anyway: the tasks
-     * they point into are then counted from them instead of by a second read of every edge.
+     * How many tasks the whole store's open edges point into, when the caller reads those edges
+     * anyway (blockEdges) and counts them: then not counted by a second read of every edge.
      */
-    edges?: Promise<Array<[string, string]>>;
+    blocked?: Promise<number>;
   }): Promise<{ total: number; tasks: Task[] }>;
   /** Unfinished tasks in scope with a risk or an impact set, in task order. */
   assessedUnfinished(filter: { list_id?: string; under?: string }): Promise<Task[]>;

@@ -39,19 +39,41 @@ describe("critical path", () => {
 });
 
 describe("dependency layers", () => {
+  const sorted = ({ deepest, blocked, layers }: ReturnType<typeof dependencyLayers>) => ({
+    deepest,
+    blocked,
+    layers: layers.map((ids) => [...ids].sort()),
+  });
   it("puts each task one layer after its latest blocker", () => {
-    assert.deepEqual(Object.fromEntries(dependencyLayers(diamond)), { a: 0, b: 1, c: 1, d: 2, e: 3 });
+    assert.deepEqual(sorted(dependencyLayers(diamond, 10)), {
+      deepest: 3,
+      blocked: 4,
+      layers: [["a"], ["b", "c"], ["d"], ["e"]],
+    });
   });
   it("layers independent chains side by side", () => {
-    assert.deepEqual(
-      Object.fromEntries(
-        dependencyLayers([
-          ["a", "b"],
-          ["x", "y"],
-        ]),
-      ),
-      { a: 0, b: 1, x: 0, y: 1 },
-    );
+    const chains: Edge[] = [
+      ["a", "b"],
+      ["x", "y"],
+    ];
+    assert.deepEqual(sorted(dependencyLayers(chains, 10)), {
+      deepest: 1,
+      blocked: 2,
+      layers: [
+        ["a", "x"],
+        ["b", "y"],
+      ],
+    });
+  });
+  it("lists the tasks of the first layers only, and says how deep the rest go", () => {
+    const chain: Edge[] = Array.from({ length: 99 }, (_, i) => [`t${i}`, `t${i + 1}`]);
+    const { deepest, blocked, layers } = dependencyLayers(chain, 3);
+    assert.equal(deepest, 99);
+    assert.equal(blocked, 99);
+    assert.deepEqual(layers, [["t0"], ["t1"], ["t2"], ["t3"]]);
+  });
+  it("has one empty layer 0 without edges", () => {
+    assert.deepEqual(dependencyLayers([], 5), { deepest: 0, blocked: 0, layers: [[]] });
   });
 });
 

@@ -5,7 +5,7 @@ import { postgresDialect } from "../sql/dialect.js";
 /** The one thing the query layer needs from a pg client: run a (named, prepared) query. */
 export interface Queryable {
   query(
-    config: string | { name?: string; text: string; values?: unknown[] },
+    config: string | { name?: string; text: string; values?: unknown[]; rowMode?: "array" },
     values?: unknown[],
   ): Promise<{ rows: RawRow[]; rowCount: number | null; command?: string }>;
 }
@@ -140,7 +140,7 @@ export class PostgresDb implements SqlDb {
   /** The first statement that failed before the COMMIT left: what a COMMIT that rolled back reports. */
   #failure: unknown;
 
-  #query(sql: string, params: SqlValue[], write = false) {
+  #query(sql: string, params: SqlValue[], write = false, rowMode?: "array") {
     if (this.#commitSent !== undefined && !this.#finished) {
       // A write after the COMMIT would commit on its own: refused. A read runs in a read-only
       // transaction of its own, with the store's settings, on its own snapshot (as each statement
@@ -154,7 +154,9 @@ export class PostgresDb implements SqlDb {
       }
     }
     const { name, text } = preparedStatement(sql);
-    const sent = this.#send(() => this.#client.query({ name, text, values: params as unknown[] }));
+    const sent = this.#send(() =>
+      this.#client.query({ name, text, values: params as unknown[], ...(rowMode ? { rowMode } : {}) }),
+    );
     if (this.#commitSent === undefined)
       sent.catch((error: unknown) => {
         this.#failure ??= error;
@@ -235,6 +237,10 @@ export class PostgresDb implements SqlDb {
 
   async get(sql: string, ...params: SqlValue[]): Promise<RawRow | undefined> {
     return (await this.#query(sql, params)).rows[0];
+  }
+
+  async tuples(sql: string, ...params: SqlValue[]): Promise<unknown[][]> {
+    return (await this.#query(sql, params, false, "array")).rows as unknown as unknown[][];
   }
 
   async run(sql: string, ...params: SqlValue[]): Promise<number> {

@@ -67,13 +67,14 @@ export function analysisStatements(db: SqlDb) {
     /** Live blocks edges between unfinished tasks, optionally within a list or under a parent. */
     async blockEdges(filter: Scope): Promise<Array<[string, string]>> {
       const list = filter.list_id === undefined ? [] : [filter.list_id, filter.list_id];
+      // Each row is already the pair (from, to): tens of thousands of them, read as arrays.
       const rows =
         filter.under !== undefined
-          ? await db.all(list.length > 0 ? sql.edgesUnderInList : sql.edgesUnder, filter.under, ...list)
+          ? db.tuples(list.length > 0 ? sql.edgesUnderInList : sql.edgesUnder, filter.under, ...list)
           : list.length > 0
-            ? await db.all(sql.edgesInList, ...list)
-            : await db.all(sql.allEdges);
-      return rows.map((row) => [row.a as string, row.b as string]);
+            ? db.tuples(sql.edgesInList, ...list)
+            : db.tuples(sql.allEdges);
+      return (await rows) as Array<[string, string]>;
     },
 
     /**
@@ -81,7 +82,7 @@ export function analysisStatements(db: SqlDb) {
      * now (open, unclaimed and without unfinished children, as ready has them, in ready order).
      */
     async unblockedUnfinished(
-      filter: Scope & { limit: number; edges?: Promise<Array<[string, string]>> },
+      filter: Scope & { limit: number; blocked?: Promise<number> },
     ): Promise<{ total: number; tasks: Task[] }> {
       const scope = scoped(d, filter, "t");
       const head: SqlValue[] = filter.under !== undefined ? [filter.under] : [];
@@ -99,11 +100,9 @@ export function analysisStatements(db: SqlDb) {
       let total: number;
       if (filter.list_id === undefined && filter.under === undefined) {
         const unfinished = db.get(sql.unfinished);
-        // The tasks an open edge points into: counted from the caller's edges when it read them
-        // anyway (the same edges, so the same count) rather than reading every edge again.
-        const blocked = filter.edges
-          ? filter.edges.then((edges) => new Set(edges.map(([, b]) => b)).size)
-          : db.get(sql.blockedCount).then((row) => Number(row?.n ?? 0));
+        // The tasks an open edge points into: the caller's count when it read the edges anyway
+        // (the same edges, so the same count) rather than reading every edge again.
+        const blocked = filter.blocked ?? db.get(sql.blockedCount).then((row) => Number(row?.n ?? 0));
         blocked.catch(() => {});
         total = Number((await unfinished)?.n ?? 0) - (await blocked);
       } else {

@@ -6,6 +6,7 @@ declare module "bun:sqlite" {
     run(...params: Param[]): { changes: number; lastInsertRowid: number | bigint };
     get(...params: Param[]): unknown;
     all(...params: Param[]): unknown[];
+    values(...params: Param[]): unknown[][];
   }
   export class Database {
     constructor(path: string, options?: { create?: boolean; readonly?: boolean; strict?: boolean });

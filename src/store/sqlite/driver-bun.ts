@@ -23,6 +23,7 @@ export function openBunDriver(path: string, mode: DriverMode = {}): SqlDriver {
         // bun:sqlite answers a missing row with null; the interface promises undefined.
         get: <T>(...params: SqlValue[]) => (statement.get(...params) ?? undefined) as T | undefined,
         all: <T>(...params: SqlValue[]) => statement.all(...params) as T[],
+        values: (...params: SqlValue[]) => statement.values(...params) as unknown[][],
       };
     },
     exec: (sql: string) => {

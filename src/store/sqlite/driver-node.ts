@@ -53,6 +53,15 @@ export function openNodeDriver(path: string, mode: DriverMode = {}): SqlDriver {
         run: (...params: SqlValue[]) => ({ changes: statement.run(...params).changes }),
         get: <T>(...params: SqlValue[]) => statement.get(...params) as T | undefined,
         all: <T>(...params: SqlValue[]) => statement.all(...params) as T[],
+        // raw() is a mode of the statement: set for this read only, so all() and get() keep objects.
+        values: (...params: SqlValue[]) => {
+          statement.raw(true);
+          try {
+            return statement.all(...params) as unknown[][];
+          } finally {
+            statement.raw(false);
+          }
+        },
       };
     },
     exec: (sql: string) => {

@@ -9,6 +9,8 @@ export interface SqlStatement {
   run(...params: SqlValue[]): { changes: number };
   get<T = Record<string, unknown>>(...params: SqlValue[]): T | undefined;
   all<T = Record<string, unknown>>(...params: SqlValue[]): T[];
+  /** The rows as arrays of column values, in column order. */
+  values(...params: SqlValue[]): unknown[][];
 }
 
 export interface SqlDriver {

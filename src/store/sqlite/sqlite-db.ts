@@ -45,6 +45,14 @@ export class SqliteDb implements SqlDb {
     }
   }
 
+  tuples(sql: string, ...params: SqlValue[]): Promise<unknown[][]> {
+    try {
+      return Promise.resolve(this.#stmt(sql).values(...(params as DriverValue[])));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   run(sql: string, ...params: SqlValue[]): Promise<number> {
     try {
       return Promise.resolve(this.#stmt(sql).run(...(params as DriverValue[])).changes);
