@@ -1,5 +1,5 @@
 import { namedPaths, patternsOverlap, type Reservation } from "../domain/reservations.js";
-import type { Task } from "../domain/types.js";
+import type { FileAssociation, Task } from "../domain/types.js";
 import type { ReadyWithFiles } from "../store/sql/ready.js";
 import type { HeldTask } from "../store/sql/reservations.js";
 import type { ReadyFilter, StoreTx, TaskKey } from "../store/task-store.js";
@@ -219,24 +219,24 @@ export async function readyWithoutSharedFiles(
 
 /**
  * The reservations a briefing names for the session's task: the session's own, and other
- * sessions' covering files the task wrote, reserved or plans to touch.
+ * sessions' covering files the task wrote, reserved or plans to touch. `written` is the task's
+ * file associations, which the briefing reads anyway.
  */
 export async function reservationsConcerning(
   tx: StoreTx,
   session: string,
   task: Planned | null,
+  written: Promise<readonly FileAssociation[]>,
   now: string,
 ): Promise<ReservationView[]> {
-  // The session's own and the task's files are asked together (one round trip on Postgres).
-  const ownRead = tx.reservationsOfSession(session, now);
-  if (task === null) return (await ownRead).map(viewOf);
-  ownRead.catch(() => {});
-  const anyRead = tx.anyLiveReservation(now);
-  anyRead.catch(() => {});
-  const files = (await plannedFiles(tx, [task], now)).get(task.id) ?? [];
-  const own = await ownRead;
+  const { anyLive, own, othersForTask } = await tx.reservationsAround(session, task?.id ?? null, now);
   // No live reservation anywhere: none covers the task's files, and nothing more is asked.
-  if (!(await anyRead)) return own.map(viewOf);
+  if (task === null || !anyLive) return own.map(viewOf);
+  const stored = [
+    ...(await written).flatMap((file) => (file.operation === "write" ? [file.file_path] : [])),
+    ...[...own, ...othersForTask].flatMap((r) => (r.task_id === task.id ? [r.pattern] : [])),
+  ];
+  const files = filesOf(task, stored);
   const seen = new Set(own.map((r) => r.id));
   const others = (await reservationsNear(tx, files, now)).filter(
     (r) => !seen.has(r.id) && files.some((path) => patternsOverlap(path, r.pattern)),

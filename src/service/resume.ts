@@ -322,7 +322,7 @@ export async function resume(deps: ServiceDeps, input: ResumeInput, caller: Call
     const progressRead = started(task ? tx.progressOf(task.id) : Promise.resolve(undefined));
     const filesRead = started(task ? tx.filesOf(task.id) : Promise.resolve([]));
     const memoryRead = started(tx.memoryList({ scopes: memoryScopes, now, limit: MEMORY_READ, order: "strength" }));
-    const reservationsRead = started(reservationsConcerning(tx, session, task, dbNow));
+    const reservationsRead = started(reservationsConcerning(tx, session, task, filesRead, dbNow));
     const eventsRead = tx.eventsForTasks(caredAbout(task, claims), cursor, EVENTS_FETCHED, task?.id);
     tx.finalWave();
     const events = await eventsRead;

@@ -88,6 +88,20 @@ for (const engine of ENGINES)
       );
     });
 
+    it("a briefing names others' reservations over the files its task wrote, and only those", async () => {
+      const task = await create("Auth, no plan");
+      await ok("arbeit_task_start_work", { task_id: task }, bob);
+      await project().service.trackFile({ path: "src/auth/written.ts", operation: "write" }, bob);
+      await ok("arbeit_task_claim", { paths: ["src/auth/*.ts"], shared: true }, alice);
+      await ok("arbeit_task_claim", { paths: ["docs/**"], shared: true }, alice);
+      const brief = await ok("arbeit_resume", {}, bob);
+      assert.equal(brief.focus.task.id, task);
+      assert.deepEqual(
+        brief.reservations.map((r: any) => [r.pattern, r.agent]),
+        [["src/auth/*.ts", "alice"]],
+      );
+    });
+
     it("start_work reserve: the task's planned files are reserved for it, all or nothing", async () => {
       const task = await create("Auth", "Rework src/auth/session.ts and src/auth/token.ts");
       const started = await ok("arbeit_task_start_work", { task_id: task, reserve: true }, alice);

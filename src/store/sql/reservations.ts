@@ -64,6 +64,12 @@ const texts = perDialect((d) => ({
     ORDER BY r.id`,
   // Renewal by activity: each of the session's live reservations runs its own lease length from
   // now again; only ever forward.
+  // What a briefing names (the session's own live reservations, others' made for its task) beside
+  // whether any reservation is live at all: one row of NULLs when none of the first kind is.
+  concerning: `SELECT x.any_live, r.* FROM (SELECT EXISTS (SELECT 1 FROM reservations WHERE expires_at > ?) AS any_live) x
+    LEFT JOIN (SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND expires_at > ?
+      UNION ALL SELECT ${COLUMNS} FROM reservations WHERE task_id = ? AND session_id <> ? AND expires_at > ?) r ON 1 = 1
+    ORDER BY r.pattern, r.id`,
   renew: `UPDATE reservations SET expires_at = ${plusLease(d, "?", "lease_seconds")}
     WHERE session_id = ? AND expires_at > ? AND expires_at < ${plusLease(d, "?", "lease_seconds")}`,
 }));
@@ -76,7 +82,6 @@ export function heldByOthersSql(d: Dialect): string {
 const HELD = `SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND pattern = ?`;
 const OF_SESSION = `SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND expires_at > ? ORDER BY pattern`;
 const OF_TASK = `SELECT ${COLUMNS} FROM reservations WHERE task_id = ? ORDER BY pattern, id`;
-const ANY_LIVE = "SELECT 1 AS one FROM reservations WHERE expires_at > ? LIMIT 1";
 const LIVE = `SELECT ${COLUMNS} FROM reservations WHERE expires_at > ? AND (pattern, id) > (?, ?)
   ORDER BY pattern, id LIMIT ?`;
 const COUNT_LIVE = "SELECT COUNT(*) AS n FROM reservations WHERE expires_at > ?";
@@ -118,6 +123,15 @@ export interface LiveAndLapsed {
   complete: boolean;
   /** Some task still names an owner whose lease has run out (a sweep would free it). */
   lapsed: boolean;
+}
+
+/** What a briefing asks of the reservations at once (reservationsAround). */
+export interface ReservationsAround {
+  anyLive: boolean;
+  /** The session's own live reservations, by pattern. */
+  own: Reservation[];
+  /** Other sessions' live reservations made for the task. */
+  othersForTask: Reservation[];
 }
 
 export type NewReservation = Omit<Reservation, "id"> & { prefix: string };
@@ -174,9 +188,19 @@ export function reservationStatements(db: SqlDb) {
       };
     },
 
-    /** Whether any reservation is live at `now`: most stores have none, and then nothing more is asked. */
-    async anyLiveReservation(now: string): Promise<boolean> {
-      return (await db.get(ANY_LIVE, now)) !== undefined;
+    /**
+     * The session's live reservations, other sessions' live reservations made for `taskId`, and
+     * whether any reservation is live at all (most stores have none, and then nothing more is
+     * asked): one statement.
+     */
+    async reservationsAround(session: string, taskId: string | null, now: string): Promise<ReservationsAround> {
+      const rows = await db.all(sql.concerning, now, session, now, taskId, session, now);
+      const found = rows.filter((row) => row.id !== null && row.id !== undefined).map(toReservation);
+      return {
+        anyLive: Boolean(Number(rows[0]?.any_live ?? 0)),
+        own: found.filter((r) => r.session_id === session),
+        othersForTask: found.filter((r) => r.session_id !== session),
+      };
     },
 
     /** Serialises this transaction with every other that reserves (a no-op where writers run alone). */
