@@ -55,6 +55,18 @@ for (const engine of ENGINES)
       );
     });
 
+    it("a task another session holds keeps apart the tasks sharing files reserved for it", async () => {
+      const api = await create("API", "Rework the handlers");
+      const client = await create("Client", "Regenerate src/api/client.ts");
+      await ok("arbeit_task_start_work", { task_id: api }, alice);
+      await ok("arbeit_task_claim", { paths: ["src/api/**"] }, alice);
+      const ready = await ok("arbeit_query", { query: "ready" }, bob);
+      assert.deepEqual(ids(ready.tasks), []);
+      assert.deepEqual(ready.kept_apart, [
+        { task_id: client, with_task: api, held_by: "alice", files: ["src/api/client.ts"] },
+      ]);
+    });
+
     it("a reservation made for no task keeps apart the tasks whose files it covers", async () => {
       const ui = await create("UI", "Change src/ui/button.tsx");
       await ok("arbeit_task_claim", { paths: ["src/ui/**"] }, alice);

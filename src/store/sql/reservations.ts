@@ -23,9 +23,26 @@ export function plusLease(d: Dialect, at: string, seconds: string): string {
  * the time reservations are live at. Postgres aggregates no rows to NULL, SQLite to `[]`.
  */
 export function storedFilesColumn(d: Dialect, alias: string): string {
+  return filesColumn(d, alias, true);
+}
+
+/**
+ * The files the task `alias` wrote, as stored_files (no parameter). Tasks other sessions hold are
+ * read with these only: the live reservations made for them are read whole beside them (or
+ * looked up near the candidates' files), so reading them per held task again cost a lookup
+ * each for nothing.
+ */
+function writtenFilesColumn(d: Dialect, alias: string): string {
+  return filesColumn(d, alias, false);
+}
+
+function filesColumn(d: Dialect, alias: string, reserved: boolean): string {
+  const reservedFor = reserved
+    ? `UNION SELECT rv.pattern AS path FROM reservations rv WHERE rv.task_id = ${alias}.id AND rv.expires_at > ?`
+    : "";
   return `(SELECT ${d.jsonArray("f.path", "f.path")} FROM (
       SELECT fa.file_path AS path FROM file_associations fa WHERE fa.task_id = ${alias}.id AND fa.operation = 'write'
-      UNION SELECT rv.pattern AS path FROM reservations rv WHERE rv.task_id = ${alias}.id AND rv.expires_at > ?) f) AS stored_files`;
+      ${reservedFor}) f) AS stored_files`;
 }
 
 /** The stored_files column as read: its paths and patterns. */
@@ -50,7 +67,7 @@ const texts = perDialect((d) => ({
   // the newest leases first. The session test is null-safe on purpose: a plain `<>` implies the
   // session is set, which lets Postgres walk idx_tasks_claim_session through every claimed task
   // and sort them, where reading idx_tasks_lease backwards stops at the 200th.
-  heldByOthers: `SELECT t.id, t.owner, t.claim_session, t.plan, t.description, ${storedFilesColumn(d, "t")}
+  heldByOthers: `SELECT t.id, t.owner, t.claim_session, t.plan, t.description, ${writtenFilesColumn(d, "t")}
     FROM tasks t ${d.indexedBy("idx_tasks_lease")}
     WHERE t.deleted_at IS NULL AND t.lease_expires_at IS NOT NULL AND t.lease_expires_at > ?
       AND t.claim_session ${d.distinct} ? AND t.status IN ('open', 'in_progress')
@@ -62,14 +79,14 @@ const texts = perDialect((d) => ({
       WHERE deleted_at IS NULL AND owner IS NOT NULL AND lease_expires_at IS NOT NULL AND lease_expires_at <= ?) AS lapsed) x
     LEFT JOIN (SELECT ${COLUMNS} FROM reservations WHERE expires_at > ? ORDER BY id LIMIT ?) r ON 1 = 1
     ORDER BY r.id`,
-  // Renewal by activity: each of the session's live reservations runs its own lease length from
-  // now again; only ever forward.
   // What a briefing names (the session's own live reservations, others' made for its task) beside
-  // whether any reservation is live at all: one row of NULLs when none of the first kind is.
+  // whether any reservation is live at all: one row of NULLs when there is none of either kind.
   concerning: `SELECT x.any_live, r.* FROM (SELECT EXISTS (SELECT 1 FROM reservations WHERE expires_at > ?) AS any_live) x
     LEFT JOIN (SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND expires_at > ?
       UNION ALL SELECT ${COLUMNS} FROM reservations WHERE task_id = ? AND session_id <> ? AND expires_at > ?) r ON 1 = 1
     ORDER BY r.pattern, r.id`,
+  // Renewal by activity: each of the session's live reservations runs its own lease length from
+  // now again; only ever forward.
   renew: `UPDATE reservations SET expires_at = ${plusLease(d, "?", "lease_seconds")}
     WHERE session_id = ? AND expires_at > ? AND expires_at < ${plusLease(d, "?", "lease_seconds")}`,
 }));
@@ -112,7 +129,10 @@ export interface HeldTask {
   claim_session: string | null;
   plan: string | null;
   description: string | null;
-  /** The files it wrote and the patterns of live reservations made for it. */
+  /**
+   * The files it wrote. The live reservations made for it are not repeated here: planning reads
+   * the live reservations beside the held tasks and compares them as well.
+   */
   stored_files: string[];
 }
 
@@ -167,7 +187,7 @@ export function reservationStatements(db: SqlDb) {
 
     /** Unfinished tasks held under a live claim by anyone but `session` (at most 200). */
     async heldByOthers(session: string | null, now: string): Promise<HeldTask[]> {
-      return (await db.all(sql.heldByOthers, now, now, session)).map((row) => ({
+      return (await db.all(sql.heldByOthers, now, session)).map((row) => ({
         id: row.id as string,
         owner: (row.owner as string | null) ?? null,
         claim_session: (row.claim_session as string | null) ?? null,
