@@ -5,6 +5,7 @@ const CLAIMS_TARGET = 1000;
 
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { bareClaimRate } from "./claim-floor.js";
 import type { ResultRow } from "./results.js";
 import { summarize } from "./stats.js";
 
@@ -107,6 +108,19 @@ export async function runClaimThroughput(
   const errors = [...reports, ...alone.reports].flatMap((report) => report.errors);
   if (errors.length > 0) throw new Error(`claims failed: ${[...new Set(errors)].join(", ")}`);
   const latency = summarize(reports.flatMap((report) => report.latencies));
+  // On Postgres, what the same processes reach with a claim that is one bare statement: the
+  // machine's ceiling for any claim (bench/claim-floor.ts).
+  let floor = "";
+  if (dbPath.includes("://")) {
+    const bar = dbPath.lastIndexOf("|");
+    const bare = await bareClaimRate(
+      dbPath.slice(0, bar),
+      dbPath.slice(bar + 1),
+      options.workers,
+      options.claimsPerWorker,
+    );
+    floor = `; a bare one-statement claim from ${options.workers} processes: ${bare.rate.toFixed(0)} claims/s (client CPU ${bare.clientCpuMs.toFixed(2)} ms a claim)`;
+  }
   return {
     name: "claim_throughput",
     label: `claim next ready task, ${options.workers} processes at once`,
@@ -122,6 +136,6 @@ export async function runClaimThroughput(
     met: ids.length / seconds >= CLAIMS_TARGET,
     note:
       `${ids.length} claims in ${seconds.toFixed(2)} s, none twice; ${reports.reduce((n, r) => n + r.empty, 0)} found nothing ready; ` +
-      `one process alone: ${aloneRate.toFixed(0)} claims/s, p50 ${aloneLatency.p50.toFixed(2)} ms per claim`,
+      `one process alone: ${aloneRate.toFixed(0)} claims/s, p50 ${aloneLatency.p50.toFixed(2)} ms per claim${floor}`,
   };
 }
