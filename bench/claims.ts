@@ -6,6 +6,7 @@ const CLAIMS_TARGET = 1000;
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { bareClaimRate } from "./claim-floor.js";
+import { postgresOf } from "./harness.js";
 import type { ResultRow } from "./results.js";
 import { summarize } from "./stats.js";
 
@@ -111,14 +112,9 @@ export async function runClaimThroughput(
   // On Postgres, what the same processes reach with a claim that is one bare statement: the
   // machine's ceiling for any claim (bench/claim-floor.ts).
   let floor = "";
-  if (dbPath.includes("://")) {
-    const bar = dbPath.lastIndexOf("|");
-    const bare = await bareClaimRate(
-      dbPath.slice(0, bar),
-      dbPath.slice(bar + 1),
-      options.workers,
-      options.claimsPerWorker,
-    );
+  const postgres = postgresOf(dbPath);
+  if (postgres) {
+    const bare = await bareClaimRate(postgres.url, postgres.schema, options.workers, options.claimsPerWorker);
     floor = `; a bare one-statement claim from ${options.workers} processes: ${bare.rate.toFixed(0)} claims/s (client CPU ${bare.clientCpuMs.toFixed(2)} ms a claim)`;
   }
   return {

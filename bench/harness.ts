@@ -32,10 +32,17 @@ export function postgresLocation(url: string, schema: string): string {
   return `${url}|${schema}`;
 }
 
-export async function openBenchStore(location: string): Promise<TaskStore & SqlStore> {
-  if (!location.includes("://")) return SqliteTaskStore.open(location);
+/** The Postgres URL and schema of a bench location; undefined for a SQLite file. */
+export function postgresOf(location: string): { url: string; schema: string } | undefined {
+  if (!location.includes("://")) return undefined;
   const bar = location.lastIndexOf("|");
-  return PostgresTaskStore.open(location.slice(0, bar), { schema: location.slice(bar + 1) });
+  return { url: location.slice(0, bar), schema: location.slice(bar + 1) };
+}
+
+export async function openBenchStore(location: string): Promise<TaskStore & SqlStore> {
+  const postgres = postgresOf(location);
+  if (!postgres) return SqliteTaskStore.open(location);
+  return PostgresTaskStore.open(postgres.url, { schema: postgres.schema });
 }
 
 export async function openHarness(dbPath: string, projectDir: string): Promise<Harness> {

@@ -20,29 +20,16 @@ export function plusLease(d: Dialect, at: string, seconds: string): string {
  * The files stored for the task `alias` (those it wrote, the patterns of live reservations made
  * for it) as a JSON array column, `stored_files`: planning (file-overlap.ts) reads them with the
  * task in the same statement instead of asking for them once the task is known. One parameter:
- * the time reservations are live at. Postgres aggregates no rows to NULL, SQLite to `[]`.
+ * the time reservations are live at; none `withReserved` false (the written files only).
+ * Postgres aggregates no rows to NULL, SQLite to `[]`.
  */
-export function storedFilesColumn(d: Dialect, alias: string): string {
-  return filesColumn(d, alias, true);
-}
-
-/**
- * The files the task `alias` wrote, as stored_files (no parameter). Tasks other sessions hold are
- * read with these only: the live reservations made for them are read whole beside them (or
- * looked up near the candidates' files), so reading them per held task again cost a lookup
- * each for nothing.
- */
-function writtenFilesColumn(d: Dialect, alias: string): string {
-  return filesColumn(d, alias, false);
-}
-
-function filesColumn(d: Dialect, alias: string, reserved: boolean): string {
-  const reservedFor = reserved
+export function storedFilesColumn(d: Dialect, alias: string, withReserved = true): string {
+  const reserved = withReserved
     ? `UNION SELECT rv.pattern AS path FROM reservations rv WHERE rv.task_id = ${alias}.id AND rv.expires_at > ?`
     : "";
   return `(SELECT ${d.jsonArray("f.path", "f.path")} FROM (
       SELECT fa.file_path AS path FROM file_associations fa WHERE fa.task_id = ${alias}.id AND fa.operation = 'write'
-      ${reservedFor}) f) AS stored_files`;
+      ${reserved}) f) AS stored_files`;
 }
 
 /** The stored_files column as read: its paths and patterns. */
@@ -67,7 +54,10 @@ const texts = perDialect((d) => ({
   // the newest leases first. The session test is null-safe on purpose: a plain `<>` implies the
   // session is set, which lets Postgres walk idx_tasks_claim_session through every claimed task
   // and sort them, where reading idx_tasks_lease backwards stops at the 200th.
-  heldByOthers: `SELECT t.id, t.owner, t.claim_session, t.plan, t.description, ${writtenFilesColumn(d, "t")}
+  // Only the files each wrote (no parameter): the live reservations made for them are read whole
+  // beside them (or looked up near the candidates' files), so looking them up per held task again
+  // cost a lookup each for nothing.
+  heldByOthers: `SELECT t.id, t.owner, t.claim_session, t.plan, t.description, ${storedFilesColumn(d, "t", false)}
     FROM tasks t ${d.indexedBy("idx_tasks_lease")}
     WHERE t.deleted_at IS NULL AND t.lease_expires_at IS NOT NULL AND t.lease_expires_at > ?
       AND t.claim_session ${d.distinct} ? AND t.status IN ('open', 'in_progress')
