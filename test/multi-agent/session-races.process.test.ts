@@ -114,6 +114,46 @@ for (const engine of ENGINES) {
     });
   });
 
+  describe(`Claude Code hooks on ${engine}, failures at once`, await onEngine(engine), () => {
+    const project = sharedStore(engine, "arbeit_races_failures");
+    const session = "7a3c9e1d-claude-session";
+
+    it("parallel tool calls failing at once are recorded on the task as one attempt, as a failure a minute is", async () => {
+      const run = async (args: string[]) => {
+        const result = await runCli(["--session", session, "--agent", "claude-code", ...args], {
+          cwd: project.dir,
+          env: project.env,
+        });
+        assert.equal(result.code, 0, result.stdout + result.stderr);
+        return result.json.data;
+      };
+      const task = (await run(["call", "arbeit_task_create", '{"title": "Fix the build"}'])).task.id;
+      await run(["call", "arbeit_task_start_work", JSON.stringify({ task_id: task })]);
+      const hooks = await Promise.all(
+        Array.from({ length: AT_ONCE }, (_, i) =>
+          runHook(
+            "post-tool-use-failure",
+            hookPayload(project.dir, session, "PostToolUseFailure", {
+              tool_name: "Bash",
+              tool_input: { command: `npm test -- part ${i}` },
+              error: `Exit code 1\npart ${i} failing`,
+              tool_use_id: `toolu_${i}`,
+            }),
+            project.dir,
+            project.env,
+          ),
+        ),
+      );
+      for (const hook of hooks) assert.equal(hook.code, 0, hook.stderr);
+      const { context } = await run([
+        "call",
+        "arbeit_task_get",
+        JSON.stringify({ task_id: task, include: ["context"] }),
+      ]);
+      assert.equal(context.filter((entry: { type: string }) => entry.type === "attempt").length, 1);
+    });
+  });
+
   describe(`arbeit serve on ${engine}, agents writing at once`, await onEngine(engine), () => {
     let project: UiProject;
     let service: Service;
