@@ -19,6 +19,17 @@ const codes = (envelopes: Array<{ success: boolean; error?: { code: string } }>)
   envelopes.map((e) => (e.success ? "ok" : e.error!.code));
 const oneOk = (rest: string) => ["ok", ...Array(AT_ONCE - 1).fill(rest)];
 
+/** The real CLI in the project as Claude Code's session (the tasks its hooks work on); fails on a tool error. */
+const claudeCli =
+  (project: { dir: string; env: Record<string, string> }, session: string) => async (args: string[]) => {
+    const result = await runCli(["--session", session, "--agent", "claude-code", ...args], {
+      cwd: project.dir,
+      env: project.env,
+    });
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    return result.json.data;
+  };
+
 for (const engine of ENGINES) {
   describe(`one arbeit mcp over stdio on ${engine}, calls fired at once`, await onEngine(engine), () => {
     const project = sharedStore(engine, "arbeit_races_mcp");
@@ -74,14 +85,7 @@ for (const engine of ENGINES) {
   describe(`Claude Code hooks on ${engine}, fired at once`, await onEngine(engine), () => {
     const project = sharedStore(engine, "arbeit_races_hooks");
     const session = "5e1f0a2b-claude-session";
-    const cli = async (args: string[]) => {
-      const result = await runCli(["--session", session, "--agent", "claude-code", ...args], {
-        cwd: project.dir,
-        env: project.env,
-      });
-      assert.equal(result.code, 0, result.stdout + result.stderr);
-      return result.json.data;
-    };
+    const cli = claudeCli(project, session);
 
     it("the same TodoWrite list seen by several PostToolUse hooks at once adds each step once", async () => {
       const task = (await cli(["call", "arbeit_task_create", '{"title": "Ship the docs"}'])).task.id;
@@ -119,14 +123,7 @@ for (const engine of ENGINES) {
     const session = "7a3c9e1d-claude-session";
 
     it("parallel tool calls failing at once are recorded on the task as one attempt, as a failure a minute is", async () => {
-      const run = async (args: string[]) => {
-        const result = await runCli(["--session", session, "--agent", "claude-code", ...args], {
-          cwd: project.dir,
-          env: project.env,
-        });
-        assert.equal(result.code, 0, result.stdout + result.stderr);
-        return result.json.data;
-      };
+      const run = claudeCli(project, session);
       const task = (await run(["call", "arbeit_task_create", '{"title": "Fix the build"}'])).task.id;
       await run(["call", "arbeit_task_start_work", JSON.stringify({ task_id: task })]);
       const hooks = await Promise.all(
