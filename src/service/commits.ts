@@ -41,8 +41,15 @@ export async function recordCommit(
     const active = await workingFor(w.tx, w.session, caller.parents);
     if (!active) return ok({ recorded: false, reason: "no_active_work" } as const);
     const task_id = active.task_id;
-    // A hook may see one commit twice (a retried call, two hosts): the task lists it once.
-    if ((await commitEvents(w.tx, task_id)).some((event) => event.payload.sha === input.sha))
+    // A hook may see one commit twice (a retried call, two hosts, two sessions at work on the
+    // task): the task lists it once. The task is locked first, so that of two recording it at
+    // once the second reads the first's record; the read goes out with the lock, in its round trip.
+    const locked = w.tx.lockTask(task_id);
+    locked.catch(() => {});
+    const recorded = commitEvents(w.tx, task_id);
+    recorded.catch(() => {});
+    await locked;
+    if ((await recorded).some((event) => event.payload.sha === input.sha))
       return ok({ recorded: false, reason: "already_recorded", task_id } as const);
     w.touched(task_id, active.session_id);
     const files = input.files.slice(0, MAX_FILES);

@@ -24,7 +24,7 @@ export async function addContext(
     await assertNotFenced(w, task);
     let old: ContextEntry | undefined;
     if (input.supersede_entry_id !== undefined) {
-      old = await tx.getContext(input.supersede_entry_id);
+      old = await tx.lockContext(input.supersede_entry_id);
       if (old === undefined || old.task_id !== task.id) {
         throw new ArbeitError(
           "ENTRY_NOT_FOUND",

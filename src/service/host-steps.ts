@@ -84,7 +84,15 @@ export async function mirrorHostSteps(
       if (!work?.active) return;
       target = work.task_id;
     }
-    const { data } = await service.getTask({ task_id: target, include: ["progress"] });
+    // The task is locked before its items are read (in the same round trip): of two hooks
+    // mirroring into it at once, the second reads the steps the first added.
+    const task = target;
+    const locked = service.store.write((tx) => tx.lockTask(task));
+    locked.catch(() => {});
+    const read = service.getTask({ task_id: target, include: ["progress"] });
+    read.catch(() => {});
+    await locked;
+    const { data } = await read;
     const byId = new Map<string, Item>();
     const byText = new Map<string, Item>();
     for (const item of data.progress ?? []) {

@@ -24,6 +24,9 @@ export function runOnce<T>(deps: ServiceDeps, caller: Caller, key: RequestKey, r
     request_id: key.request_id,
   };
   return deps.store.write(async (tx) => {
+    // The same id sent twice at once: the second waits for the first's turn to end, then finds
+    // its record and replays it, instead of running the call again on what the first changed.
+    tx.lockSession(owner.session_id);
     const prior = await tx.getIdempotent(owner);
     if (prior) {
       if (prior.tool !== key.tool || prior.args_hash !== key.args_hash) {

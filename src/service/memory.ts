@@ -146,8 +146,8 @@ export async function memory(deps: ServiceDeps, input: MemoryInput, caller: Call
 /**
  * Frees one place for a new key in a full scope by evicting the entries that matter least: the
  * least reinforced, then the least recently set. Evicting rather than refusing keeps the agent's
- * newest note, which is the one it just decided matters. Writers side by side on Postgres may
- * each add one past the cap; the next new key brings the scope back under it.
+ * newest note, which is the one it just decided matters. Writers adding keys to one scope at
+ * once count it in turn (the store's memoryCount), so none adds one past the cap.
  */
 async function makeRoom(w: WriteContext, scope: MemoryScope, scopeId: string, taskId: string | null) {
   const over = (await w.tx.memoryCount(scope, scopeId, w.now)) - LIMITS.memory_entries + 1;

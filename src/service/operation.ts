@@ -130,10 +130,16 @@ export function writeContext(
   };
 }
 
-/** Runs `fn` as one mutation: one write transaction, one caller, one time. */
+/**
+ * Runs `fn` as one mutation: one write transaction, one caller, one time. The acting session's
+ * writes take turns (StoreTx.lockSession) from before `fn` reads anything, so that what `fn`
+ * checks of the session (its one live task, what it already recorded) holds when it writes, also
+ * where the store runs a session's calls side by side.
+ */
 export function mutate<T>(deps: ServiceDeps, caller: Caller, fn: (w: WriteContext) => Promise<T>): Promise<T> {
   return deps.store.write(async (tx) => {
     const w = writeContext(tx, deps, caller);
+    tx.lockSession(w.session);
     const result = await fn(w);
     await w.renewLeases();
     return result;

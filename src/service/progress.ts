@@ -60,7 +60,7 @@ export async function completeProgress(
   if (ids.length === 0) throw new ArbeitError("INVALID_ARGUMENT", "item_ids must list at least one progress item.");
   return mutate(deps, caller, async (w) => {
     const { tx, now } = w;
-    const items = await tx.getProgressItems(ids);
+    const items = await tx.lockProgressItems(ids);
     const tasks = await tx.getTasks([...new Set(items.map((item) => item.task_id))]);
     for (const task of tasks) await assertNotFenced(w, task);
     const live = new Set(tasks.map((task) => task.id));

@@ -42,6 +42,9 @@ export async function recordToolFailure(
     `Outcome: ${clip(input.error, ERROR_CHARS)}`,
   ].join("\n");
   const verdict = await deps.store.read(async (tx) => {
+    // Inside a hook's write transaction the session's turn comes first: of parallel tool calls
+    // failing at once, each reads the failures recorded before it (a read alone takes no turn).
+    tx.lockSession(caller.session);
     const active = await workingFor(tx, caller.session, caller.parents);
     if (!active) return { reason: "no_active_work" } as const;
     const earlier = (await tx.contextOf(active.task_id, true)).filter(

@@ -219,6 +219,12 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    * depth, no cycles, no deleting a parent). Call it before reading what such a rule checks.
    */
   lockGraph(): Promise<void>;
+  /**
+   * Serialises this write with every other write acting in `session` (its turn lasts until this
+   * transaction ends). Call it before reading what a rule of one session checks: its one live
+   * task, its request ids, the agent it belongs to. Costs no round trip of its own.
+   */
+  lockSession(session: string): void;
 
   // hierarchy and dependencies
   children(id: string): Promise<Task[]>;
@@ -257,6 +263,11 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
     created_at: string;
   }): Promise<string>;
   getContext(id: string): Promise<ContextEntry | undefined>;
+  /**
+   * The entry, read to be superseded: on Postgres its row stays locked against other writers
+   * until this transaction ends, so two writers superseding it at once find it free in turn.
+   */
+  lockContext(id: string): Promise<ContextEntry | undefined>;
   /** Marks `id` superseded by `by` if it is not already; returns false if it was. */
   markSuperseded(id: string, by: string): Promise<boolean>;
   contextOf(taskId: string, includeSuperseded: boolean): Promise<ContextEntry[]>;
@@ -265,6 +276,8 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
   // progress
   insertProgress(item: { task_id: string; content: string; completed: boolean; created_at: string }): Promise<string>;
   getProgressItems(ids: readonly string[]): Promise<ProgressItem[]>;
+  /** The items, read to be completed: locked on Postgres (in id order) until this transaction ends. */
+  lockProgressItems(ids: readonly string[]): Promise<ProgressItem[]>;
   completeProgress(ids: readonly string[], at: string): Promise<void>;
   progressOf(taskId: string): Promise<ProgressItem[]>;
   recentProgress(filter: { since: string; task_id?: string; list_id?: string; limit: number }): Promise<ProgressItem[]>;
@@ -362,6 +375,11 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
   maxEventSeq(): Promise<number>;
 
   // memory
+  /**
+   * The live entry. In a write it is read to be changed (set again, merged, evicted): on Postgres
+   * its row stays locked until this transaction ends, so a writer that merged or deleted it
+   * meanwhile is seen, never overwritten with what was read before.
+   */
   memoryGet(scope: MemoryScope, scopeId: string, key: string, now: string): Promise<MemoryEntry | undefined>;
   memoryList(filter: {
     scopes: Array<{ scope: MemoryScope; scope_id: string }>;

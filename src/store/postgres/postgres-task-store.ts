@@ -105,6 +105,9 @@ interface OpenTransaction {
  *   task pass over rows others hold (FOR UPDATE SKIP LOCKED).
  * - A rule across tasks (one parent, depth, no cycles, no deleting a parent) is checked under a
  *   transaction-scoped advisory lock of the schema (`lockGraph`), the one migrations take too.
+ * - A rule of one session (its one live task, its request ids, its agent) is checked after the
+ *   session's turn, an advisory lock keyed by the session that every write takes first
+ *   (`lockSession`, src/store/sql/turns.ts).
  * - Event order: a writer takes a second advisory lock before its first event and holds it to
  *   COMMIT, so seq order is commit order and a reader's cursor can never pass an event that
  *   commits later with a lower seq. Only the tail of each write waits for it.

@@ -2,10 +2,12 @@ import type { ContextEntry } from "../../domain/types.js";
 import { toContext } from "../rows.js";
 import type { StoreTx } from "../task-store.js";
 import type { SqlDb } from "./database.js";
+import { perDialect } from "./dialect.js";
 import { insertWithId, jsonColumn } from "./insert.js";
 import { type RecentFilter, recentFilter } from "./recent.js";
 
 const BY_ID = "SELECT * FROM context_entries WHERE id = ?";
+const lockById = perDialect((d) => `${BY_ID}${d.forUpdate("context_entries")}`);
 const SUPERSEDE = "UPDATE context_entries SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL";
 const OF_TASK = "SELECT * FROM context_entries WHERE task_id = ? ORDER BY rowid";
 const LIVE_OF_TASK = "SELECT * FROM context_entries WHERE task_id = ? AND superseded_by IS NULL ORDER BY rowid";
@@ -25,6 +27,11 @@ export function contextStatements(db: SqlDb) {
 
     async getContext(id: string): Promise<ContextEntry | undefined> {
       const row = await db.get(BY_ID, id);
+      return row ? toContext(row) : undefined;
+    },
+
+    async lockContext(id: string): Promise<ContextEntry | undefined> {
+      const row = await db.get(lockById(db.dialect), id);
       return row ? toContext(row) : undefined;
     },
 

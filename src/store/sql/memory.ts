@@ -3,10 +3,13 @@ import type { ArbeitEvent, EventType, MemoryEntry, MemoryScope } from "../../dom
 import { toEvent, toMemory } from "../rows.js";
 import type { StoreTx } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
+import { perDialect } from "./dialect.js";
+import { takeTurn } from "./turns.js";
 
 const LIVE = "(expires_at IS NULL OR expires_at > ?)";
 const GET = "SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND key = ?";
 const GET_LIVE = `SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND key = ? AND ${LIVE}`;
+const lockLive = perDialect((d) => `${GET_LIVE}${d.forUpdate("memory")}`);
 // `reinforced + 1` in SQL, not a count read earlier: concurrent sets of one key each count.
 const REINFORCE =
   "UPDATE memory SET value = ?, expires_at = ?, updated_at = ?, reinforced = reinforced + 1 WHERE id = ?";
@@ -32,7 +35,7 @@ const ORDER = {
 export function memoryStatements(db: SqlDb) {
   return {
     async memoryGet(scope: MemoryScope, scopeId: string, key: string, now: string): Promise<MemoryEntry | undefined> {
-      const row = await db.get(GET_LIVE, scope, scopeId, key, now);
+      const row = await db.get(db.writable ? lockLive(db.dialect) : GET_LIVE, scope, scopeId, key, now);
       return row ? toMemory(row) : undefined;
     },
 
@@ -57,7 +60,13 @@ export function memoryStatements(db: SqlDb) {
       return rows.map(toMemory);
     },
 
+    /**
+     * In a write, the scope's turn is taken first: writers adding keys to one scope at once count
+     * its entries in turn, each after the one before made room, so the scope never holds more
+     * than its limit.
+     */
     async memoryCount(scope: MemoryScope, scopeId: string, now: string): Promise<number> {
+      takeTurn(db, "memoryScope", `${scope}/${scopeId}`);
       return Number((await db.get(COUNT, scope, scopeId, now))?.n ?? 0);
     },
 

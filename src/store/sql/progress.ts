@@ -7,6 +7,8 @@ import { type RecentFilter, recentFilter } from "./recent.js";
 
 const texts = perDialect((d) => ({
   byIds: `SELECT * FROM progress_items WHERE ${d.inList("id")}`,
+  // In id order, so that two writers locking overlapping items never wait for each other in a circle.
+  lockByIds: `SELECT * FROM progress_items WHERE ${d.inList("id")} ORDER BY id${d.forUpdate("progress_items")}`,
   complete: `UPDATE progress_items SET completed = 1, completed_at = ? WHERE ${d.inList("id")} AND completed = 0`,
 }));
 
@@ -35,6 +37,11 @@ export function progressStatements(db: SqlDb) {
     async getProgressItems(ids: readonly string[]): Promise<ProgressItem[]> {
       if (ids.length === 0) return [];
       return (await db.all(sql.byIds, d.listParam(ids))).map(toProgress);
+    },
+
+    async lockProgressItems(ids: readonly string[]): Promise<ProgressItem[]> {
+      if (ids.length === 0) return [];
+      return (await db.all(sql.lockByIds, d.listParam(ids))).map(toProgress);
     },
 
     async completeProgress(ids: readonly string[], at: string): Promise<void> {

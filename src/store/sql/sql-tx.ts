@@ -15,6 +15,7 @@ import { relationshipStatements } from "./relationships.js";
 import { reservationStatements } from "./reservations.js";
 import { sessionStateStatements } from "./session-state.js";
 import { taskStatements } from "./tasks.js";
+import { lockSession } from "./turns.js";
 import { workStatements } from "./work.js";
 
 export interface TxLocks {
@@ -44,6 +45,7 @@ export function sqlStoreTx(db: SqlDb, databaseNow: () => string, locks: TxLocks 
     databaseNow,
     batchesStatements: db.dialect.name === "postgres",
     lockGraph: locks.lockGraph,
+    lockSession: (session) => lockSession(db, session),
     finalWave: locks.finalWave ?? (() => {}),
     ...taskStatements(db),
     ...readyStatements(db),

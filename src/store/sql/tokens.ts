@@ -1,6 +1,7 @@
 import type { Token, TokenKind } from "../../team/token-rules.js";
 import type { RawRow } from "../rows.js";
 import type { SqlDb } from "./database.js";
+import { lockSession } from "./turns.js";
 
 const COLUMNS = "id, name, kind, read_only, created_at, expires_at, revoked_at, last_used_at";
 const INSERT = `INSERT INTO tokens (id, name, kind, read_only, hash, created_at, expires_at)
@@ -80,7 +81,13 @@ export function tokenStatements(db: SqlDb) {
     async revokeToken(id: string, at: string): Promise<boolean> {
       return (await db.run(REVOKE, at, id)) === 1;
     },
+    /**
+     * In a write, the session's turn is taken first (lockSession): two agents acting at once in a
+     * session nobody has used yet cannot both find it free, since the second reads only after the
+     * first's writes committed.
+     */
     async sessionAgents(session: string): Promise<string[]> {
+      lockSession(db, session);
       return (await db.all(SESSION_AGENTS, session, session, session, session)).map((row) => String(row.agent));
     },
     async touchToken(id: string, at: string): Promise<void> {

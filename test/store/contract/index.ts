@@ -7,6 +7,7 @@ import { memoryLearningContract } from "./memory-learning.js";
 import { readyClaimsContract } from "./ready-claims.js";
 import { recordsContract } from "./records.js";
 import { referenceContract } from "./reference.js";
+import { sessionRaceContract } from "./session-races.js";
 import { taskContract } from "./tasks.js";
 import { transactionContract } from "./transactions.js";
 
@@ -27,4 +28,5 @@ export function storeContract(factory: StoreFactory, options: ContractOptions): 
   analysisContract(factory);
   referenceContract(factory);
   concurrencyContract(factory, options);
+  sessionRaceContract(factory);
 }
