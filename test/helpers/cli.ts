@@ -14,6 +14,7 @@ export const ARBEIT_SETTINGS = [
   "ARBEIT_DATABASE_SCHEMA",
   "ARBEIT_URL",
   "ARBEIT_TOKEN",
+  "ARBEIT_REQUEST_ID",
 ] as const;
 
 export interface CliResult {
