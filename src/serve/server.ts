@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { createServer as createTlsServer } from "node:https";
 import { guardEdges, requestTimeouts, sendRefusal } from "../http/edges.js";
 import { listen } from "../http/listen.js";
+import { logField } from "../http/log-field.js";
 import { HttpRefusal, malformed, methodRefused } from "../http/refusals.js";
 import { requestTarget } from "../http/request-target.js";
 import { type DeliveryOptions, STALE_SWEEPER, startWebhookDelivery } from "../notify/webhooks.js";
@@ -200,7 +201,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       if (counted && --inFlight === 0) drained?.();
       const ms = (performance.now() - started).toFixed(1);
       const outcome = note.outcome === "" ? "" : ` ${note.outcome}`;
-      options.log(`${note.who} ${req.method} ${req.url ?? ""} ${note.tool} ${res.statusCode}${outcome} ${ms}ms`);
+      const fields = [note.who, req.method ?? "", req.url ?? "", note.tool].map(logField).join(" ");
+      options.log(`${fields} ${res.statusCode}${outcome} ${ms}ms`);
     });
     route(req, res, note).catch((error: unknown) => {
       if (res.headersSent) {
