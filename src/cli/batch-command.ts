@@ -6,6 +6,7 @@ import { maintenanceArgs } from "./maintenance-args.js";
 import { printEnvelope, wantsJson, write } from "./output.js";
 import { readFileBoundedSync, readStdinSync } from "./stdin.js";
 import { callTool } from "./tool-call.js";
+import { UsageError } from "./usage-error.js";
 
 const USAGE = `Usage: arbeit batch <file | ->
 
@@ -21,6 +22,7 @@ holds ids (task_id, parent_id, blocked_by, ...); every other string is taken as 
   ]
 
 When one operation fails nothing is written, and the error names the operation's index.
+Without a request_id in the file, ARBEIT_REQUEST_ID (if set) is the batch's.
 Exit 0 on success, 1 on a tool error, 2 on a usage error.
 `;
 
@@ -53,6 +55,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     const envelope = await callTool(findTool("arbeit_batch")!, readBatch(positionals[0]!), options);
     return printEnvelope(envelope, wantsJson(options.json));
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     return printEnvelope(failure(error), wantsJson(options.json));
   }
 }

@@ -13,6 +13,7 @@ const USAGE = `Usage: arbeit call <tool_name> ['<json arguments>' | -]
 Runs one tool and prints its envelope {success, data?, warnings?, error?} as JSON: the stable
 contract for scripts and hooks. Arguments default to {}; "-" reads them from standard input.
 Exit 0 on success, 1 on a tool error (the envelope says which), 2 on a usage error.
+A tool that writes takes ARBEIT_REQUEST_ID as its request_id when the JSON names none.
 
   arbeit call arbeit_query '{"query": "ready", "params": {"limit": 5}}'
   echo '{"task_id": "tkt-a7f3b2c1"}' | arbeit call arbeit_task_get -

@@ -98,7 +98,11 @@ export function groupHelp(group: string, commands: readonly ToolCommand[], foote
 export function commandHelp(command: ToolCommand): string {
   const tool = command.tool;
   const lines = [`Usage: arbeit ${usageLine(command)} [--flags]`, "", tool.description, "", "Flags:"];
-  lines.push(describeFlags(flagSpecs(tool.input)));
+  // The one flag with an environment form of its own: hooks and scripts pass their key that way.
+  const specs = flagSpecs(tool.input).map((spec) =>
+    spec.key === "request_id" ? { ...spec, description: `${spec.description} (env ARBEIT_REQUEST_ID)` } : spec,
+  );
+  lines.push(describeFlags(specs));
   // Not a tool argument: the CLI records the service itself (src/cli/init-server.ts).
   if (tool.name === "arbeit_init")
     lines.push(

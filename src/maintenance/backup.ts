@@ -2,6 +2,7 @@ import { closeSync, createReadStream, existsSync, openSync, renameSync, rmSync, 
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import { ArbeitError } from "../domain/errors.js";
+import { createOwnerOnlyFile } from "../store/sqlite/database-file.js";
 import { schemaVersion } from "../store/sqlite/migrate.js";
 import { openDriver } from "../store/sqlite/open-driver.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
@@ -37,6 +38,8 @@ export async function backupStore(store: MaintainedStore, destination: string): 
   }
   const partial = `${destination}.partial-${process.pid}`;
   try {
+    // The copy holds what the store holds (token hashes, webhook secrets): its owner's alone.
+    createOwnerOnlyFile(partial);
     if (store instanceof SqliteTaskStore) await store.backup(partial);
     else await copyIntoSqlite(store, partial);
     const copy = await openDriver(partial);

@@ -2,8 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { createServer as createTlsServer } from "node:https";
 import { guardEdges, requestTimeouts, sendRefusal } from "../http/edges.js";
 import { listen } from "../http/listen.js";
+import { logField } from "../http/log-field.js";
 import { HttpRefusal, malformed, methodRefused } from "../http/refusals.js";
 import { requestTarget } from "../http/request-target.js";
+import { refuseRepeatedHeaders } from "../http/single-headers.js";
 import { type DeliveryOptions, STALE_SWEEPER, startWebhookDelivery } from "../notify/webhooks.js";
 import type { SqlStore } from "../store/sql/database.js";
 import type { TaskStore } from "../store/task-store.js";
@@ -147,6 +149,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   async function route(req: IncomingMessage, res: ServerResponse, note: RequestNote) {
     if (req.headers.host === undefined) throw malformed("it has no Host header.");
+    refuseRepeatedHeaders(req);
     // DNS rebinding: a foreign name made to resolve here still arrives with its own Host.
     if (!hostAllowed(req, hosts))
       throw new Refusal(403, "FORBIDDEN", "This service answers only to its own address (Host refused).");
@@ -200,7 +203,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       if (counted && --inFlight === 0) drained?.();
       const ms = (performance.now() - started).toFixed(1);
       const outcome = note.outcome === "" ? "" : ` ${note.outcome}`;
-      options.log(`${note.who} ${req.method} ${req.url ?? ""} ${note.tool} ${res.statusCode}${outcome} ${ms}ms`);
+      const fields = [note.who, req.method ?? "", req.url ?? "", note.tool].map(logField).join(" ");
+      options.log(`${fields} ${res.statusCode}${outcome} ${ms}ms`);
     });
     route(req, res, note).catch((error: unknown) => {
       if (res.headersSent) {

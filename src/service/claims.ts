@@ -85,8 +85,9 @@ export function assertNotHeldByOther(w: WriteContext, task: Task): void {
 }
 
 /**
- * The one rule for every write that would change or end another session's live claim (a status
- * change, an owner change, a delete): refused with ALREADY_CLAIMED unless `force`. Forcing breaks
+ * The one rule for every write that would change or end another session's live claim, or reshape
+ * the task under it (a status, owner, title, parent or blockers change, a delete): refused with
+ * ALREADY_CLAIMED unless `force`. Forcing breaks
  * the claim first, logged as a forced release naming the holder's session; the task is returned
  * as it is after that.
  */

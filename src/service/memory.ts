@@ -1,4 +1,5 @@
 import { ArbeitError } from "../domain/errors.js";
+import { otherAgentsMemoryRefusal } from "../domain/memory-owner.js";
 import { DEFAULT_LIST_ID, type MemoryEntry, type MemoryScope } from "../domain/types.js";
 import type { MemoryInput } from "../schemas/inputs.js";
 import { jsonBytes } from "../schemas/json-size.js";
@@ -69,6 +70,8 @@ export async function memory(deps: ServiceDeps, input: MemoryInput, caller: Call
   }
   const scope = input.scope ?? "project";
   const scopeId = resolveScopeId(scope, input.scope_id, caller);
+  const refusal = otherAgentsMemoryRefusal(caller.agent, { action: input.action, scope, scope_id: scopeId });
+  if (refusal) throw refusal;
   if (input.action === "merge") return merge(deps, input, caller, scope, scopeId);
   if (input.action === "get" || input.action === "list" || input.action === "similar") {
     return deps.store.read(async (tx) => {

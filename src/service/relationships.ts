@@ -4,14 +4,25 @@ import { normalizeEdge } from "../domain/relationships.js";
 import type { Relationship, RelationshipType } from "../domain/types.js";
 import type { RelationshipInput } from "../schemas/inputs.js";
 import type { Caller } from "./caller.js";
+import { assertNotHeldByOther } from "./claims.js";
 import { assertCanBlock, assertCanParent } from "./invariants.js";
-import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
+import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
 
 export type { RelationshipInput };
 
 /** The task whose own fields (parent_id, blocked_by) an edge changes, so its version moves. */
 function affectedTask(edge: { from: string; to: string; type: RelationshipType }): string | null {
   return edge.type === "parent_of" || edge.type === "blocks" ? edge.to : null;
+}
+
+/**
+ * An edge that changes a task's parent or blockers reshapes it, which is its holder's to do while
+ * another session holds it live (as arbeit_task_update refuses): ALREADY_CLAIMED. A person who
+ * must do it anyway sets parent_id or blocked_by with arbeit_task_update and force.
+ */
+async function assertTouchedNotHeld(w: WriteContext, touched: string | null): Promise<void> {
+  const task = touched === null ? undefined : await w.tx.lockTask(touched);
+  if (task) assertNotHeldByOther(w, task);
 }
 
 export async function changeRelationship(
@@ -33,6 +44,7 @@ export async function changeRelationship(
       for (const id of [edge.from, edge.to]) if (!(await tx.taskExists(id)).exists) throw taskNotFound(id);
       const existing = await tx.findRelationship(edge.from, edge.to, edge.type);
       if (existing === undefined) return ok({ removed: false });
+      await assertTouchedNotHeld(w, touched);
       await tx.removeRelationship(existing.id, now);
       if (touched && (await tx.getTask(touched))) await tx.touchTask(touched, now);
       await w.emit({
@@ -46,6 +58,7 @@ export async function changeRelationship(
     }
 
     for (const id of [edge.from, edge.to]) if ((await tx.getTask(id)) === undefined) throw taskNotFound(id);
+    await assertTouchedNotHeld(w, touched);
     if (edge.from === edge.to) {
       if (edge.type === "parent_of" || edge.type === "blocks") throw circular(edge.type, edge.from, edge.to);
       throw new ArbeitError("INVALID_ARGUMENT", `A task cannot be related to itself (${edge.type}).`);

@@ -1,5 +1,6 @@
 import { ArbeitError } from "../domain/errors.js";
 import { agentSession, nameProblem } from "../domain/identity.js";
+import { otherAgentsMemoryRefusal } from "../domain/memory-owner.js";
 import type { Caller } from "../service/caller.js";
 
 /**
@@ -157,16 +158,11 @@ export function callRefusal(
     const refusal = sessionRefusal(token, args.session);
     if (refusal) return refusal;
   }
-  if (
-    tool.name === "arbeit_memory" &&
-    (args.action === "set" || args.action === "delete") &&
-    args.scope === "agent" &&
-    typeof args.scope_id === "string" &&
-    args.scope_id !== actingAgent(token)
-  )
-    return forbidden(`Another agent's memory is its own; this token writes only ${actingAgent(token)}'s.`, {
-      tool: tool.name,
-    });
+  // Refused before the call as well as by the service, so a batch is refused whole, naming the operation.
+  if (tool.name === "arbeit_memory") {
+    const refusal = otherAgentsMemoryRefusal(actingAgent(token), args);
+    if (refusal) return refusal;
+  }
   if (token.kind === "agent") {
     // Every `force` breaks another session's claim (a release, an update, a delete): a person's step.
     if (args.force === true)

@@ -15,12 +15,17 @@ import {
   stopWork,
 } from "./work-tools.js";
 
+/** Whether the tool takes a request_id: every tool that writes, but init, which runs before a store exists. */
+export function takesRequestId(tool: ToolDef): boolean {
+  return !tool.annotations.readOnlyHint && tool.name !== init.name;
+}
+
 /**
  * Mutating tools take an optional request_id. It is added here, once, so that no
  * tool can forget it; invokeTool turns a repeat into a replay of the first response.
  */
 function withRequestId(tool: ToolDef): ToolDef {
-  if (tool.annotations.readOnlyHint || tool.name === init.name) return tool;
+  if (!takesRequestId(tool)) return tool;
   return lazyProperty(tool, "input", () =>
     tool.input.extend({ request_id: requestId.optional().describe("Idempotency key") }),
   ) as ToolDef;

@@ -14,6 +14,7 @@ export const ARBEIT_SETTINGS = [
   "ARBEIT_DATABASE_SCHEMA",
   "ARBEIT_URL",
   "ARBEIT_TOKEN",
+  "ARBEIT_REQUEST_ID",
 ] as const;
 
 export interface CliResult {
@@ -24,14 +25,25 @@ export interface CliResult {
   json: any;
 }
 
+/**
+ * The command that runs the built CLI with `args`; with `umask`, a shell sets that umask first (the
+ * files a process creates take their mode from it).
+ */
+export function cliCommand(args: string[], umask?: number): { command: string; args: string[] } {
+  if (umask === undefined) return { command: process.execPath, args: [CLI, ...args] };
+  const shell = `umask ${umask.toString(8).padStart(3, "0")} && exec "$0" "$@"`;
+  return { command: "sh", args: ["-c", shell, process.execPath, CLI, ...args] };
+}
+
 export function runCli(
   args: string[],
-  options: { cwd: string; env?: Record<string, string>; input?: string | Buffer },
+  options: { cwd: string; env?: Record<string, string>; input?: string | Buffer; umask?: number },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...options.env };
     for (const key of ARBEIT_SETTINGS) if (!options.env?.[key]) delete env[key];
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const command = cliCommand(args, options.umask);
+    const child = spawn(command.command, command.args, { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     // Decode as a stream: a multi-byte character split across two chunks must not turn into U+FFFD.

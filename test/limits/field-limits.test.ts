@@ -219,7 +219,7 @@ const CASES: Case[] = [
     tool: "arbeit_memory",
     field: "scope_id",
     limit: LIMITS.name,
-    args: (n) => ({ action: "set", scope: "agent", scope_id: s(n), key: "k", value: 1 }),
+    args: (n) => ({ action: "set", scope: "list", scope_id: s(n), key: "k", value: 1 }),
   },
   {
     name: "memory prefix",

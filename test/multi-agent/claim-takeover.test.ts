@@ -5,8 +5,9 @@ import { postgresSkip } from "../helpers/postgres.js";
 import { sharedStore } from "./helpers.js";
 
 /**
- * Nobody ends or changes another session's live claim without force: every write that would
- * (a status change, an owner change, a delete, any of these inside a batch) is refused with
+ * Nobody ends or changes another session's live claim, nor reshapes the task under it, without
+ * force: every write that would (a status change, an owner change, a delete, a new title, parent
+ * or set of blockers, any of these inside a batch) is refused with
  * ALREADY_CLAIMED naming the holder, leaves the task as it was, and with `force: true` goes
  * through, the broken claim logged as a forced release naming the holder's session.
  */
@@ -16,8 +17,8 @@ let holders = 0;
 /** A session of agent alice of its own, so that work it starts never collides with another test's. */
 const holder = () => ({ session: `holder-${++holders}`, agent: "alice" });
 
-/** A write another session makes to the held task `id`, as arbeit_call arguments. */
-type Takeover = (id: string) => { tool: string; args: Record<string, unknown> };
+/** A write another session makes to the held task `id` (`other`: a task of no one's), as arbeit_call arguments. */
+type Takeover = (id: string, other: string) => { tool: string; args: Record<string, unknown> };
 
 const TAKEOVERS: Record<string, Takeover> = {
   "completing it": (id) => ({ tool: "arbeit_task_update", args: { task_id: id, status: "completed" } }),
@@ -25,6 +26,16 @@ const TAKEOVERS: Record<string, Takeover> = {
   "reopening it": (id) => ({ tool: "arbeit_task_update", args: { task_id: id, status: "open" } }),
   "giving it another owner": (id) => ({ tool: "arbeit_task_update", args: { task_id: id, owner: "bob" } }),
   "deleting it": (id) => ({ tool: "arbeit_task_delete", args: { task_id: id } }),
+  "renaming it": (id) => ({ tool: "arbeit_task_update", args: { task_id: id, title: "Something else" } }),
+  "moving it under another parent": (id, other) => ({
+    tool: "arbeit_task_update",
+    args: { task_id: id, parent_id: other },
+  }),
+  "giving it a blocker": (id, other) => ({ tool: "arbeit_task_update", args: { task_id: id, blocked_by: [other] } }),
+  "renaming it in a batch": (id) => ({
+    tool: "arbeit_batch",
+    args: { operations: [{ tool: "arbeit_task_update", args: { task_id: id, title: "Batched rename" } }] },
+  }),
   "cancelling it in a batch": (id) => ({
     tool: "arbeit_batch",
     args: { operations: [{ tool: "arbeit_task_update", args: { task_id: id, status: "cancelled" } }] },
@@ -76,9 +87,10 @@ for (const engine of ["sqlite", "postgres"] as const) {
         const id = (await shared.service.createTask({ title: `held: ${name}` }, alice)).data.task.id;
         const started = await shared.service.startWork({ task_id: id }, alice);
         const lease = started.data.task.lease_expires_at;
+        const other = (await shared.service.createTask({ title: `other: ${name}` }, alice)).data.task.id;
         const held = await read(id);
 
-        const refused = await call(takeover(id));
+        const refused = await call(takeover(id, other));
         assert.equal(refused.success, false);
         assert.equal(refused.error.code, "ALREADY_CLAIMED", JSON.stringify(refused));
         assert.equal(refused.error.details.owner, "alice");
@@ -86,11 +98,44 @@ for (const engine of ["sqlite", "postgres"] as const) {
         assert.deepEqual(await read(id), held, "the refused write changed nothing");
         assert.deepEqual(await releases(id), []);
 
-        const done = await call(forced(takeover(id)));
+        const done = await call(forced(takeover(id, other)));
         assert.equal(done.success, true, JSON.stringify(done));
         assert.deepEqual((await releases(id))[0], ["other-1", "forced", alice.session, "alice"]);
       });
     }
+
+    it("refuses an edge that gives a held task another parent or blocker, or takes one away, and writes nothing", async () => {
+      const alice = holder();
+      const make = async (title: string) => (await shared.service.createTask({ title }, alice)).data.task.id;
+      const [parent, blocker, newParent, newBlocker] = [
+        await make("parent"),
+        await make("blocker"),
+        await make("new parent"),
+        await make("new blocker"),
+      ];
+      const id = (await shared.service.createTask({ title: "held", parent_id: parent, blocked_by: [blocker] }, alice))
+        .data.task.id;
+      await shared.service.claim({ task_id: id }, alice);
+      const held = await read(id);
+      for (const args of [
+        { action: "add", from_task_id: newBlocker, to_task_id: id, type: "blocks" },
+        { action: "add", from_task_id: id, to_task_id: newBlocker, type: "blocked_by" },
+        { action: "remove", from_task_id: blocker, to_task_id: id, type: "blocks" },
+        { action: "remove", from_task_id: parent, to_task_id: id, type: "parent_of" },
+        { action: "add", from_task_id: id, to_task_id: newParent, type: "child_of" },
+      ]) {
+        const refused = await call({ tool: "arbeit_relationship", args });
+        assert.equal(refused.error?.code, "ALREADY_CLAIMED", `${JSON.stringify(args)}: ${JSON.stringify(refused)}`);
+        assert.equal(refused.error.details.owner, "alice");
+      }
+      assert.deepEqual(await read(id), held, "the refused edges changed nothing");
+      // Edges that leave the held task's own parent and blockers as they are stay open.
+      const free = await call({
+        tool: "arbeit_relationship",
+        args: { action: "add", from_task_id: id, to_task_id: newBlocker, type: "blocks" },
+      });
+      assert.equal(free.success, true, JSON.stringify(free));
+    });
 
     it("lets the holder itself reopen and delete its task without force", async () => {
       const alice = holder();

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { listWebhooks, SIGNATURE_TOLERANCE_S, startWebhookDelivery, verifyWebhook } from "../../src/notify/webhooks.js";
 import { readHome } from "../../src/service/home.js";
@@ -71,6 +72,28 @@ function notifySuite(engine: Engine) {
     assert.equal(listed.secret, undefined, "a secret is shown once, never listed");
   });
 
+  it("signs each delivery as docs/dashboard.md tells a receiver to check it: HMAC-SHA256 of `<t>.<body>`, so another t does not verify", async () => {
+    const own = await receiver();
+    try {
+      const { secret } = await project.cli(["notify", "add", own.url, "--events", "question"]);
+      const held = (await project.cli(["task", "create", "--title", "Pick the rounding"])).task.id;
+      await call("arbeit_context_add", { task_id: held, type: "blocker", content: "Half up or half even?" });
+      await own.until(1);
+      const { headers, body } = own.received[0]!;
+      const header = headers["x-arbeit-signature"] as string;
+      const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header) ?? [];
+      assert.ok(t && v1, `the header reads t=<unix seconds>,v1=<hex>: ${header}`);
+      assert.ok(Math.abs(Date.now() / 1000 - Number(t)) < 60, "t is the time it was sent");
+      assert.equal(receiverAccepts(secret, body, t, v1), true, "a receiver built from the docs accepts it");
+      // Replayed with a fresh timestamp so that it looks recent: the MAC covers t, so it fails.
+      const replayedAt = String(Number(t) + 120);
+      assert.equal(receiverAccepts(secret, body, replayedAt, v1), false, "the same MAC under another t is refused");
+      assert.equal(verifyWebhook(secret, `t=${replayedAt},v1=${v1}`, body, Number(replayedAt)), false);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("tells of a claim gone stale while nobody calls: the deliverer frees the lease that ran out", async () => {
     const stale = await receiver();
     try {
@@ -91,6 +114,13 @@ function notifySuite(engine: Engine) {
       await stale.close();
     }
   });
+}
+
+/** The check docs/dashboard.md describes, written from its words alone (not with Arbeit's helper). */
+function receiverAccepts(secret: string, body: string, t: string, v1: string): boolean {
+  const expected = createHmac("sha256", secret).update(`${t}.${body}`, "utf8").digest();
+  const given = Buffer.from(v1, "hex");
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 describe("webhooks delivered by arbeit ui, on SQLite", () => notifySuite("sqlite"));

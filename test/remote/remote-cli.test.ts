@@ -111,6 +111,16 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.equal((await direct(["task", "get", id, "--json"])).json.data.task.claim_session, "laptop-1");
     });
 
+    it("ARBEIT_REQUEST_ID goes with the call: a retry replays the service's first answer", async () => {
+      const env = { ARBEIT_REQUEST_ID: `laptop retry ${engine}` };
+      const first = await laptop.cli(["task", "create", `Retried on ${engine}`, "--json"], { env });
+      const again = await laptop.cli(["task", "create", `Retried on ${engine}`, "--json"], { env });
+      assert.equal(first.code, 0, first.stdout + first.stderr);
+      assert.deepEqual(again.json, first.json);
+      const tasks = (await direct(["call", "arbeit_query", '{"query": "tasks"}'])).json.data.tasks;
+      assert.equal(tasks.filter((task: { title: string }) => task.title === `Retried on ${engine}`).length, 1);
+    });
+
     it("a file path in the arguments is made relative to the local project root before it is sent", async () => {
       // Work recorded on the service's side, on src/app.ts of its own checkout.
       const id = (await direct(["task", "create", "Touches app.ts", "--json"])).json.data.task.id;

@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { postCall } from "../../src/remote/client.js";
+import { runCli } from "../helpers/cli.js";
 import { type UiProject, uiProject } from "../ui/harness.js";
 import { apiCall, makeToken, type Service, startService } from "./harness.js";
 
@@ -107,6 +108,31 @@ describe("POST /api/hook", () => {
       input: { touches: [{ path: "src/a.ts", operation: "write" }] },
     });
     assert.equal(own.body.data.results[0].tracked, true, JSON.stringify(own.body));
+  });
+  it("a token revoked after sending only hooks has its very next hook refused 401, and the hook writes nothing", async () => {
+    // What a client that sends nothing but hooks does (the OpenCode plugin, `arbeit track`): the
+    // service knows the token from its earlier hooks and no call of another kind reads it again.
+    const watcher = await makeToken(project, ["--agent", "watcher"]);
+    const prompt = (text: string) =>
+      hook(watcher, {
+        hook: "user-prompt-submit",
+        session: "watcher-1",
+        input: { prompt: { text, chars: text.length } },
+      });
+    for (const text of ["Before 1", "Before 2"]) assert.equal((await prompt(text)).body.success, true);
+    const revoked = await runCli(["token", "revoke", "watcher"], { cwd: project.dir, env: project.env });
+    assert.equal(revoked.code, 0, revoked.stdout);
+    const after = await prompt("After the revocation");
+    assert.deepEqual([after.status, after.body.error?.code], [401, "UNAUTHORIZED"], JSON.stringify(after.body));
+    const exported = await runCli(["export", "-"], { cwd: project.dir, env: project.env });
+    const prompts = exported.stdout
+      .split("\n")
+      .filter((line) => line.startsWith('{"table":"events"'))
+      .map((line) => JSON.parse(line).row)
+      .filter((event) => event.event_type === "prompt_submitted")
+      .map((event) => JSON.parse(event.payload).prompt);
+    assert.ok(prompts.includes("Before 2"), prompts.join(", "));
+    assert.ok(!prompts.includes("After the revocation"), "the refused hook logged its prompt");
   });
 });
 

@@ -14,10 +14,11 @@ describe("arbeit serve refuses malformed requests with its refusal envelope, nev
   let service: Service & { origin: string };
   let host: string;
   let auth: string;
+  let secret: string;
 
   before(async () => {
     project = await uiProject("sqlite");
-    const secret = await makeToken(project, ["--agent", "alice"]);
+    secret = await makeToken(project, ["--agent", "alice"]);
     const started = await startService(project, ["--request-timeout", "1"]);
     service = Object.assign(started, { origin: started.url });
     host = `Host: ${new URL(service.url).host}\r\n`;
@@ -65,6 +66,32 @@ describe("arbeit serve refuses malformed requests with its refusal envelope, nev
 
   it("no Host header: 400", async () => {
     assertRefused(await raw(service, `GET /healthz HTTP/1.1\r\n\r\n`), 400, "INVALID_ARGUMENT");
+  });
+
+  it("a header the service judges a request by, sent twice: 400, whichever copy comes first, and nothing is written", async () => {
+    const own = new URL(service.url).host;
+    const body = create("Sent with a header twice");
+    const twice = (headers: string, auth = `Authorization: Bearer ${secret}\r\n`) =>
+      raw(
+        service,
+        `POST /api/call HTTP/1.1\r\n${headers}${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+    for (const headers of [
+      `Host: ${own}\r\nHost: attacker.example\r\n`,
+      `Host: attacker.example\r\nHost: ${own}\r\n`,
+      `${host}Origin: ${service.url}\r\nOrigin: https://attacker.example\r\n`,
+      `${host}Content-Type: text/plain\r\n`,
+      `${host}X-Arbeit-Session: alice-1\r\nX-Arbeit-Session: bob-1\r\n`,
+    ])
+      assertRefused(await twice(headers), 400, "INVALID_ARGUMENT");
+    assertRefused(
+      await twice(host, `Authorization: Bearer ${secret}\r\nAuthorization: Bearer arb_someone-else\r\n`),
+      400,
+      "INVALID_ARGUMENT",
+    );
+    assert.ok(!(await titles()).includes("Sent with a header twice"));
+    // The same request with each header once is accepted.
+    assert.equal((await twice(host)).json.success, true);
   });
 
   it("methods the service does not answer, CONNECT and unknown ones included: 405 naming the allowed ones", async () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { runCli } from "../helpers/cli.js";
 import { type UiProject, uiProject } from "../ui/harness.js";
 import { apiCall, type HttpAnswer, makeToken, mcpClient, type Service, startService } from "./harness.js";
 
@@ -48,6 +49,61 @@ describe("arbeit serve --rate 1 --burst 3: requests per token", () => {
     const titles = (await project.cli(["query", "tasks"])).tasks.map((task: { title: string }) => task.title);
     assert.ok(!titles.includes("Over the limit"), titles.join(", "));
     assert.match(service.stderr(), /alice POST \/api\/call - 429 RATE_LIMITED/);
+  });
+});
+
+describe("arbeit serve --rate 1 --burst 3: every endpoint that acts counts", () => {
+  const run = serviceWith(["--rate", "1", "--burst", "3"]);
+
+  it("hook steps on /api/hook are limited like calls: past the burst 429 RATE_LIMITED, and the step does nothing", async () => {
+    const { project, service } = run;
+    const hooker = await makeToken(project, ["--agent", "hooker"]);
+    const prompt = async (text: string) => {
+      const response = await fetch(`${service.url}/api/hook`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${hooker}` },
+        body: JSON.stringify({
+          hook: "user-prompt-submit",
+          session: "hooker-1",
+          input: { prompt: { text, chars: 4 } },
+        }),
+      });
+      return { status: response.status, body: (await response.json()) as any, headers: response.headers };
+    };
+    const answers = await Promise.all(["one", "two", "three"].map(prompt));
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 200, 200],
+    );
+    const over = await prompt("Over the limit");
+    assertRateLimited(over);
+    const exported = await runCli(["export", "-"], { cwd: project.dir, env: project.env });
+    assert.doesNotMatch(exported.stdout, /Over the limit/);
+    assert.match(service.stderr(), /hooker POST \/api\/hook - 429 RATE_LIMITED/);
+  });
+
+  it("tool calls over /mcp are limited: a real MCP client is refused with 429 past the burst, and the refused calls write nothing", async () => {
+    const { project, service } = run;
+    const mcp = await mcpClient(service, await makeToken(project, ["--agent", "streamer"]));
+    const outcomes: string[] = [];
+    try {
+      for (let i = 1; i <= 5; i++)
+        outcomes.push(
+          await mcp.call("arbeit_task_create", { title: `Over MCP ${i}` }).then(
+            (envelope) => (envelope.success ? "ok" : envelope.error.code),
+            (error: Error) => (/429|RATE_LIMITED/.test(error.message) ? "429" : error.message),
+          ),
+        );
+    } finally {
+      await mcp.close();
+    }
+    assert.ok(outcomes.includes("429"), outcomes.join(", "));
+    const titles = (await project.cli(["query", "tasks"])).tasks.map((task: { title: string }) => task.title);
+    assert.deepEqual(
+      outcomes.map((_, i) => titles.includes(`Over MCP ${i + 1}`)),
+      outcomes.map((outcome) => outcome === "ok"),
+      `${outcomes.join(", ")}: ${titles.join(", ")}`,
+    );
   });
 });
 

@@ -10,12 +10,24 @@ import { checkout } from "../remote/harness.js";
 import { type UiProject, uiProject } from "../ui/harness.js";
 import { makeToken, opensslMissing, selfSigned, startService } from "./harness.js";
 
-/** POST /api/call over HTTPS, trusting only `ca`. */
-function httpsCall(url: string, ca: Buffer, token: string, body: unknown): Promise<{ status: number; body: any }> {
+/** POST /api/call over HTTPS, trusting only `ca`, with more `headers` (Host and Origin, say). */
+function httpsCall(
+  url: string,
+  ca: Buffer,
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}/api/call`,
-      { method: "POST", ca, headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` } },
+      {
+        method: "POST",
+        ca,
+        // The certificate names 127.0.0.1 whatever Host the request claims.
+        servername: "localhost",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}`, ...headers },
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -57,6 +69,31 @@ describe("arbeit serve with --tls-cert and --tls-key", { skip: requirement("open
       );
       const plain = service.url.replace("https:", "http:");
       await assert.rejects(fetch(`${plain}/healthz`));
+    } finally {
+      assert.equal(await service.stop(), 0);
+    }
+  });
+
+  it("over HTTPS too, refuses a foreign Host and a write from a foreign origin or from its own address over http:", async () => {
+    const service = await startService(project, ["--tls-cert", files.cert, "--tls-key", files.key]);
+    try {
+      const ca = readFileSync(files.cert);
+      const port = new URL(service.url).port;
+      const create = (title: string, headers: Record<string, string>) =>
+        httpsCall(service.url, ca, token, { tool: "arbeit_task_create", args: { title } }, headers);
+      const host = await create("Rebound", { Host: `attacker.example:${port}` });
+      const foreign = await create("Posted from elsewhere", { Origin: "https://attacker.example" });
+      const downgraded = await create("Posted from plain http", { Origin: `http://127.0.0.1:${port}` });
+      assert.deepEqual(
+        [host.status, foreign.status, downgraded.status, host.body.error.code, foreign.body.error.code],
+        [403, 403, 403, "FORBIDDEN", "FORBIDDEN"],
+      );
+      const own = await create("Posted from its own page", { Origin: `https://127.0.0.1:${port}` });
+      assert.equal(own.body.success, true, JSON.stringify(own.body));
+      const titles = (await project.cli(["query", "tasks"])).tasks.map((task: { title: string }) => task.title);
+      assert.ok(titles.includes("Posted from its own page"), titles.join(", "));
+      for (const refused of ["Rebound", "Posted from elsewhere", "Posted from plain http"])
+        assert.ok(!titles.includes(refused), `${refused} was written`);
     } finally {
       assert.equal(await service.stop(), 0);
     }

@@ -33,6 +33,18 @@ describe("arbeit ui refuses malformed requests with its own refusal, never a 500
 
   const titles = async () => (await project.cli(["query", "tasks"])).tasks.map((task: { title: string }) => task.title);
 
+  it("a Host, Origin or Authorization header sent twice: 400, whichever copy comes first", async () => {
+    const own = new URL(dashboard.origin).host;
+    for (const headers of [
+      `Host: ${own}\r\nHost: attacker.example\r\n${auth}`,
+      `Host: attacker.example\r\nHost: ${own}\r\n${auth}`,
+      `${host}${auth}Authorization: Bearer someone-else\r\n`,
+      `${host}${auth}Origin: ${dashboard.origin}\r\nOrigin: https://attacker.example\r\n`,
+    ])
+      assertRefused(await raw(dashboard, `GET /api/me HTTP/1.1\r\n${headers}\r\n`), 400, "INVALID_ARGUMENT");
+    assert.equal((await raw(dashboard, `GET /api/me HTTP/1.1\r\n${host}${auth}\r\n`)).status, 200);
+  });
+
   it("a target that is not a URL at all: 400, before any token check", async () => {
     assertRefused(await raw(dashboard, `GET http://[/ HTTP/1.1\r\n${host}\r\n`), 400, "INVALID_ARGUMENT");
   });

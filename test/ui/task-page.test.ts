@@ -121,6 +121,12 @@ function taskPageSuite(engine: Engine) {
     assert.equal(await input.inputValue(), "Write the lexer");
     await input.fill("Write the lexer by hand");
     await input.press("Enter");
+    // The title is what the agent holding the task took on: renaming it breaks the claim, on purpose.
+    const alert = fieldOf("title").getByRole("alert");
+    await alert.waitFor();
+    assert.match((await alert.textContent()) ?? "", /ALREADY_CLAIMED/);
+    assert.equal((await stored()).title, "Write the lexer");
+    await alert.getByRole("button", { name: "Break the claim and save" }).click();
     await taskView().getByRole("heading", { name: "Write the lexer by hand" }).waitFor();
     await fieldOf("title").getByRole("status").getByText("Saved.").waitFor();
     const seen = await project.cli(["task", "get", lexer, "--include", "recent_events"]);
@@ -131,6 +137,8 @@ function taskPageSuite(engine: Engine) {
       await page.evaluate(() => (globalThis as any).document.activeElement?.closest("[data-field]")?.dataset.field),
       "title",
     );
+    // The agent takes its task back, as the later tests expect it held.
+    await call("arbeit_task_claim", { task_id: lexer }, AGENT, "claude-code");
   });
 
   it("saves a field on leaving it, and a choice from a list on Enter", async () => {

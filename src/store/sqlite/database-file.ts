@@ -116,3 +116,17 @@ export function checkDatabaseFile(path: string): void {
     });
   }
 }
+
+/**
+ * Makes an empty database file at `path` readable and writable by its owner only, unless one is
+ * there already. A store holds token hashes and webhook signing secrets; SQLite would create the
+ * file with the process's umask (often world-readable), and it gives the -wal and -shm files it
+ * makes later the mode of the database file, so this covers those too.
+ */
+export function createOwnerOnlyFile(path: string): void {
+  try {
+    closeSync(openSync(path, "wx", 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+}

@@ -8,7 +8,7 @@ import { sqliteDialect } from "../sql/dialect.js";
 import { sqlStoreTx } from "../sql/sql-tx.js";
 import { rethrowAsStoreFailure } from "../store-errors.js";
 import type { StoreTx, TaskStore } from "../task-store.js";
-import { checkDatabaseFile, databaseFileAt, type FileIdentity, sameFile } from "./database-file.js";
+import { checkDatabaseFile, createOwnerOnlyFile, databaseFileAt, type FileIdentity, sameFile } from "./database-file.js";
 import { isBusyError, type SqlDriver } from "./driver.js";
 import { applyMigrations, listMigrations, schemaVersion } from "./migrate.js";
 import { openDriver } from "./open-driver.js";
@@ -353,7 +353,11 @@ async function openConfigured(path: string): Promise<OpenedFile> {
 }
 
 async function openWritableOrNot(path: string): Promise<{ driver: SqlDriver; readOnly: string | undefined }> {
-  const blocker = path === ":memory:" || !existsSync(path) ? undefined : writeBlocker(path);
+  if (path !== ":memory:" && !existsSync(path)) {
+    createOwnerOnlyFile(path);
+    return { driver: await openDriver(path), readOnly: undefined };
+  }
+  const blocker = path === ":memory:" ? undefined : writeBlocker(path);
   if (blocker === undefined) return { driver: await openDriver(path), readOnly: undefined };
   let failure: unknown;
   for (const mode of [{ readonly: true }, { immutable: true }]) {

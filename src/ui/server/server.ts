@@ -4,6 +4,7 @@ import { guardEdges, readJsonBody, requestTimeouts, sendRefusal } from "../../ht
 import { listen } from "../../http/listen.js";
 import { HttpRefusal, malformed, methodRefused } from "../../http/refusals.js";
 import { requestTarget } from "../../http/request-target.js";
+import { refuseRepeatedHeaders } from "../../http/single-headers.js";
 import { type DeliveryOptions, STALE_SWEEPER, startWebhookDelivery } from "../../notify/webhooks.js";
 import type { ArbeitService } from "../../service/arbeit-service.js";
 import type { Caller } from "../../service/caller.js";
@@ -102,6 +103,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     if (req.headers.host === undefined) throw malformed("it has no Host header.");
+    refuseRepeatedHeaders(req);
     if (!hostAllowed(req, hosts))
       throw new HttpRefusal(
         403,

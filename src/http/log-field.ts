@@ -1,0 +1,24 @@
+/**
+ * One field of a log line, for text a client chose (a tool's name, a JSON-RPC method, a path, a
+ * token's name). A log is read in a terminal and split into lines and fields by tools, so a
+ * client's text must neither start a line of its own, nor pass for several fields, nor send a
+ * terminal what it acts on (escape sequences, bidi controls that reorder what is shown). One
+ * plain word is written as it is; anything else is written as a JSON string, with the controls
+ * JSON would leave raw (DEL, C1, format and separator characters) escaped too. Over-long text is
+ * cut, so one request cannot flood the log.
+ */
+
+/** The most characters of a client's text a field shows. */
+export const LOG_FIELD_CHARS = 256;
+
+const PLAIN = /^[^\s"\\\p{C}]+$/u;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+const escaped = (char: string) =>
+  Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
+
+export function logField(text: string): string {
+  const shown = text.length > LOG_FIELD_CHARS ? `${text.slice(0, LOG_FIELD_CHARS - 1)}…` : text;
+  if (PLAIN.test(shown)) return shown;
+  return JSON.stringify(shown).replace(HIDDEN, escaped);
+}
