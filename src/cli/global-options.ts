@@ -1,4 +1,5 @@
 import { listIdProblem, nameProblem } from "../domain/identity.js";
+import { redactSecrets } from "../domain/secrets.js";
 import { closest } from "./suggest.js";
 import { UsageError } from "./usage-error.js";
 
@@ -89,7 +90,9 @@ export function callerNames(options: GlobalOptions, env: NodeJS.ProcessEnv = pro
     if (value === undefined) continue;
     const problem = problemOf(value);
     if (problem)
-      throw new UsageError(`${fromFlag !== undefined ? flag : variable} ${problem}: ${JSON.stringify(value)}.`);
+      throw new UsageError(
+        `${fromFlag !== undefined ? flag : variable} ${problem}: ${JSON.stringify(redactSecrets(value))}.`,
+      );
     names[key] = value;
   }
   return names;

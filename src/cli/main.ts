@@ -40,7 +40,8 @@ async function main(argv: string[]): Promise<number> {
   }
   // Options come anywhere on the line, so a dash where the command belongs is an option nobody knows.
   if (first.startsWith("-")) throw new UsageError(`Unknown flag ${first}.${flagGuess(first)}`);
-  const extra = EXTRA_COMMANDS[first];
+  // Own keys only: `arbeit constructor` is an unknown command, not what every object inherits.
+  const extra = Object.hasOwn(EXTRA_COMMANDS, first) ? EXTRA_COMMANDS[first] : undefined;
   if (extra?.heavy && typeof __arbeitFull === "function") {
     __arbeitFull();
     // The full bundle now owns this call and sets the exit code; this one stays silent.

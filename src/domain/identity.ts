@@ -1,3 +1,5 @@
+import { holdsSecret } from "./secrets.js";
+
 /**
  * Names that identify who acts: agents, sessions and lists. They travel into every row and event
  * a caller writes, so they are checked like any other field: 1 to 128 characters, no control
@@ -15,6 +17,8 @@ export function nameProblem(value: string): string | undefined {
   if (value.length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters (got ${value.length})`;
   if (CONTROL.test(value)) return "must not contain control characters";
   if (LONE_SURROGATE.test(value)) return "must be valid Unicode (it holds half of a UTF-16 surrogate pair)";
+  // A name is stored with every row and event its caller writes: it cannot be cut out as text is.
+  if (holdsSecret(value)) return "must not hold a secret (an arb_ token or whsec_ webhook secret)";
   return undefined;
 }
 

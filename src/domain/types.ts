@@ -239,6 +239,7 @@ export const WARNING_CODES = [
   "STALE_CONTEXT",
   "ORPHAN_RELATIONSHIPS",
   "MEMORY_EVICTED",
+  "SECRET_REDACTED",
 ] as const;
 export type WarningCode = (typeof WARNING_CODES)[number];
 
@@ -251,6 +252,8 @@ export const WARNING_MEANINGS: Record<WarningCode, string> = {
   ORPHAN_RELATIONSHIPS: "The task has relationships to deleted tasks; remove them with `arbeit_relationship`.",
   MEMORY_EVICTED:
     "A new key in a full memory scope evicted the least reinforced, least recently set entry; its value is in `evicted`.",
+  SECRET_REDACTED:
+    "Text in the call held one of Arbeit's secrets (an `arb_` token or a `whsec_` webhook secret); it was stored as `arb_[redacted]`. Treat the secret as leaked: revoke the token or replace the webhook.",
 };
 
 export function isTerminal(status: TaskStatus): boolean {

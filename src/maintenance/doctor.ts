@@ -1,4 +1,5 @@
 import { withArticle } from "../domain/article.js";
+import { holdsSecret, withoutSecrets } from "../domain/secrets.js";
 import type { SqlDb, SqlStore } from "../store/sql/database.js";
 import type { StoreTx, TaskStore } from "../store/task-store.js";
 import { engineOf } from "./engine.js";
@@ -125,6 +126,33 @@ async function brokenLeases(db: SqlDb) {
   )) as Array<{ id: string; owner: string | null; claim_session: string | null; lease_expires_at: string | null }>;
 }
 
+/** Where one of Arbeit's secrets belongs: the key a webhook signs with. Anywhere else it was pasted. */
+const SECRET_COLUMNS = new Set(["webhooks.secret"]);
+
+/**
+ * Rows holding one of Arbeit's secrets in their text: stored by a version that did not keep them
+ * out, or written behind the tools' back. Every token can read them; the finding names the row,
+ * never the secret.
+ */
+async function storedSecrets(db: SqlDb): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const table of await exportTables(db)) {
+    for await (const { row } of tableRows(db, table)) {
+      for (const [column, value] of Object.entries(row)) {
+        if (typeof value !== "string" || SECRET_COLUMNS.has(`${table.name}.${column}`) || !holdsSecret(value)) continue;
+        const id = String(row.id ?? row.seq ?? row.key ?? "?");
+        findings.push({
+          message: `${table.name} row ${id}: its ${column} holds an Arbeit secret (an arb_ token or a whsec_ webhook secret), readable by every token; revoke that token (arbeit token revoke) or replace that webhook`,
+          table: table.name,
+          column,
+          id,
+        });
+      }
+    }
+  }
+  return findings;
+}
+
 const CHECKS: Check[] = [
   {
     name: "integrity",
@@ -222,6 +250,7 @@ const CHECKS: Check[] = [
   },
   { name: "history", find: (db) => historyFindings(db) },
   { name: "rules", find: (db) => ruleFindings(db) },
+  { name: "stored_secrets", find: (db) => storedSecrets(db) },
 ];
 
 export const CHECK_NAMES = CHECKS.map((check) => check.name);
@@ -272,7 +301,8 @@ async function inspect(store: MaintainedStore, now: string, onProgress?: Progres
         results.push({
           name: check.name,
           ok: check.informational === true || findings.length === 0,
-          findings: findings.slice(0, MAX_FINDINGS),
+          // A finding may quote a row's text (history, rules), and the report is shown and kept.
+          findings: withoutSecrets(findings.slice(0, MAX_FINDINGS)).value,
           total: findings.length,
         });
       }

@@ -89,15 +89,69 @@ export function id(kind: IdKind) {
 
 export const taskId = id("task");
 
+/**
+ * Keys an object of the caller's keys may not hold. An object built from `__proto__` loses it
+ * without a word (the assignment sets the prototype instead, and zod strips it), so a filter on it
+ * filtered nothing; `constructor` and `prototype` name what every JavaScript object already has,
+ * and a lookup of them finds that instead of a missing key.
+ */
+const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/** The first reserved key in `value` down to `maxDepth`, as a dotted path ("labels.__proto__"), or undefined. */
+function reservedKeyPath(value: unknown, maxDepth: number): string | undefined {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: "", depth: 0 }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    // Deeper than any value may nest: the depth rule refuses it anyway, and the walk stays bounded.
+    if (item.value === null || typeof item.value !== "object" || item.depth > maxDepth) continue;
+    const isArray = Array.isArray(item.value);
+    for (const key of Object.keys(item.value)) {
+      const path = item.path === "" ? key : `${item.path}.${key}`;
+      if (!isArray && RESERVED_KEYS.has(key)) return path;
+      stack.push({ value: (item.value as Record<string, unknown>)[key], path, depth: item.depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * An object of the caller's keys, refused whole if a key is reserved: at any depth, or at the top
+ * only where the values are checked by a schema of their own. The check runs on the value as
+ * given: zod's record drops `__proto__` before a refinement could see it.
+ */
+function ownKeys<T extends z.ZodType>(record: T, maxDepth: number = LIMITS.json_depth) {
+  return z.preprocess((value, ctx) => {
+    const path = reservedKeyPath(value, maxDepth);
+    if (path !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        input: value,
+        message: `must not use the key ${JSON.stringify(path)}: __proto__, constructor and prototype are reserved names`,
+      });
+    }
+    return value;
+  }, record);
+}
+
+/**
+ * Metadata as a store may hold it: a JSON object at most LIMITS.metadata_bytes serialised. Rows
+ * written before the reserved keys were refused may hold `constructor` or `prototype`, and a
+ * backup of them must still restore.
+ */
+export const storedMetadata = jsonValue(z.record(z.string(), z.unknown()), LIMITS.metadata_bytes);
+
 /** A JSON object (never an array or a scalar), at most LIMITS.metadata_bytes serialised. */
-export const metadata = jsonValue(z.record(z.string(), z.unknown()), LIMITS.metadata_bytes);
+export const metadata = ownKeys(storedMetadata);
 
 /** A task's metadata: a metadata object whose keys and strings follow the text rules (it is filtered as jsonb). */
-export const taskMetadata = jsonValue(z.record(z.string(), z.unknown()), LIMITS.metadata_bytes, true);
+export const taskMetadata = ownKeys(jsonValue(z.record(z.string(), z.unknown()), LIMITS.metadata_bytes, true));
 
 /** A listing's filter on metadata: keys each with the string, number or boolean they must hold. */
 export const metadataFilter = () =>
-  jsonValue(z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), LIMITS.metadata_bytes, true);
+  ownKeys(jsonValue(z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), LIMITS.metadata_bytes, true));
+
+/** Arguments passed on to a tool or query that checks them by its own schema (which refuses unknown keys). */
+export const passedArguments = () => ownKeys(z.record(z.string(), z.unknown()), 0);
 
 export const name = text(LIMITS.name);
 

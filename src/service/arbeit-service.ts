@@ -1,3 +1,4 @@
+import { withoutSecrets } from "../domain/secrets.js";
 import type { FileOperation } from "../domain/types.js";
 import type { TaskStore } from "../store/task-store.js";
 import type { IncludeSection } from "./briefing.js";
@@ -9,7 +10,7 @@ import { type AddContextInput, addContext } from "./context.js";
 import { endSession } from "./handoff.js";
 import { type RequestKey, runOnce } from "./idempotency.js";
 import { type MemoryInput, memory } from "./memory.js";
-import { mutate, type ServiceDeps, type ServiceOptions } from "./operation.js";
+import { mutate, type Result, type ServiceDeps, type ServiceOptions } from "./operation.js";
 import { addProgress, completeProgress } from "./progress.js";
 import type { QueryName } from "./queries.js";
 import { changeRelationship, type RelationshipInput } from "./relationships.js";
@@ -28,6 +29,7 @@ import {
   updateTask,
 } from "./tasks.js";
 import { recordToolFailure, type ToolFailureInput } from "./tool-failures.js";
+import { secretRedacted } from "./warnings.js";
 import { liveActiveWork, startWork, stopWork, trackFile } from "./work.js";
 
 /**
@@ -54,40 +56,40 @@ export class ArbeitService {
   }
 
   createTask(input: CreateTaskInput, caller: Caller) {
-    return createTask(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => createTask(this.#deps, clean, identify(caller)));
   }
   getTask(input: { task_id: string; include?: IncludeSection[] }) {
     return getTask(this.#deps, input);
   }
   updateTask(input: UpdateTaskInput, caller: Caller) {
-    return updateTask(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => updateTask(this.#deps, clean, identify(caller)));
   }
   deleteTask(input: DeleteTaskInput, caller: Caller) {
-    return deleteTask(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => deleteTask(this.#deps, clean, identify(caller)));
   }
   startWork(input: { task_id: string; expected_version?: number; reserve?: boolean }, caller: Caller) {
-    return startWork(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => startWork(this.#deps, clean, identify(caller)));
   }
   stopWork(input: { task_id: string }, caller: Caller) {
-    return stopWork(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => stopWork(this.#deps, clean, identify(caller)));
   }
   trackFile(input: { path: string; operation: FileOperation }, caller: Caller) {
-    return trackFile(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => trackFile(this.#deps, clean, identify(caller)));
   }
   addContext(input: AddContextInput, caller: Caller) {
-    return addContext(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => addContext(this.#deps, clean, identify(caller)));
   }
   addProgress(
     input: { task_id: string; items: string[]; completed?: boolean; host_keys?: ReadonlyArray<string | undefined> },
     caller: Caller,
   ) {
-    return addProgress(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => addProgress(this.#deps, clean, identify(caller)));
   }
   completeProgress(input: { item_ids: string[] }, caller: Caller) {
-    return completeProgress(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => completeProgress(this.#deps, clean, identify(caller)));
   }
   relationship(input: RelationshipInput, caller: Caller) {
-    return changeRelationship(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => changeRelationship(this.#deps, clean, identify(caller)));
   }
   /**
    * The queries (and their zod parameter schemas) load on first use: a hook that only writes
@@ -99,27 +101,27 @@ export class ArbeitService {
     return runQuery(this.#deps, input, identify(caller));
   }
   claim(input: ClaimInput, caller: Caller) {
-    return claim(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => claim(this.#deps, clean, identify(caller)));
   }
   resume(input: ResumeInput, caller: Caller) {
     return resume(this.#deps, input, identify(caller));
   }
   memory(input: MemoryInput, caller: Caller) {
-    return memory(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => memory(this.#deps, clean, identify(caller)));
   }
 
   // What hosts see a session do (Claude Code hooks; the OpenCode plugin can call the same).
   /** A git commit made while the session works on a task, recorded on that task once. */
   recordCommit(input: CommitInput, caller: Caller) {
-    return recordCommit(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => recordCommit(this.#deps, clean, identify(caller)));
   }
   /** A failed tool call, as an `attempt` entry on the task the session works on (rate-limited). */
   recordToolFailure(input: ToolFailureInput, caller: Caller) {
-    return recordToolFailure(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => recordToolFailure(this.#deps, clean, identify(caller)));
   }
   /** A prompt, sub-agent or compaction of the session, on the task it works for if any. */
   recordSessionEvent(input: { event_type: SessionEventType; payload: Record<string, unknown> }, caller: Caller) {
-    return recordSessionEvent(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => recordSessionEvent(this.#deps, clean, identify(caller)));
   }
   /** The session's retrospective for its agent to keep as memory, once per trigger (null: nothing to offer). */
   /**
@@ -148,7 +150,7 @@ export class ArbeitService {
   }
   /** The session ended: a handoff note on its task; with `stop`, its work stops too. */
   endSession(input: { reason: string; stop: boolean }, caller: Caller) {
-    return endSession(this.#deps, input, identify(caller));
+    return this.#clean(input, (clean) => endSession(this.#deps, clean, identify(caller)));
   }
 
   /**
@@ -178,6 +180,19 @@ export class ArbeitService {
       const last = await lastRead;
       return last ? { task_id: last, active: false } : undefined;
     });
+  }
+
+  /**
+   * Runs a write with `input` cleaned of Arbeit's own secrets: whatever a front end passes in
+   * (a prompt, a failed command, a title) is stored where every token can read it back. The
+   * caller is told in a warning, so that the secret is revoked.
+   */
+  async #clean<I, R>(input: I, run: (clean: I) => Promise<R>): Promise<R> {
+    const { value, redacted } = withoutSecrets(input);
+    const result = await run(value);
+    const warnings = (result as Partial<Result<unknown>> | undefined)?.warnings;
+    if (redacted && Array.isArray(warnings)) warnings.push(secretRedacted());
+    return result;
   }
 
   close(): Promise<void> {

@@ -1,3 +1,4 @@
+import { redactSecrets } from "../domain/secrets.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ArbeitService } from "./arbeit-service.js";
 import type { Caller } from "./caller.js";
@@ -92,9 +93,11 @@ const planText = (plan: string, max: number) => (plan.length <= max ? plan : `${
 export async function recordPlan(
   service: ArbeitService,
   caller: Caller,
-  plan: string,
+  given: string,
   host: string,
 ): Promise<RecordedPlan | undefined> {
+  // Compared with the entry as it was stored: without secrets (see ArbeitService).
+  const plan = redactSecrets(given);
   if (!caller.session || plan.trim() === "") return undefined;
   const outline = outlinePlan(plan);
   const work = await service.sessionTask(caller.session);

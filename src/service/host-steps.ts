@@ -1,3 +1,4 @@
+import { withoutSecrets } from "../domain/secrets.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ArbeitService } from "./arbeit-service.js";
 import type { Caller } from "./caller.js";
@@ -72,10 +73,12 @@ async function itemsByKey(service: ArbeitService, taskId: string): Promise<Map<s
 export async function mirrorHostSteps(
   service: ArbeitService,
   caller: Caller,
-  steps: readonly HostListItem[],
+  given: readonly HostListItem[],
   taskId?: string,
 ): Promise<void> {
-  if (steps.length === 0) return;
+  if (given.length === 0) return;
+  // Compared with the items as they were stored: without secrets (see ArbeitService).
+  const steps = withoutSecrets(given).value;
   await service.atomically(async () => {
     let target = taskId;
     if (target === undefined) {

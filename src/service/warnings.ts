@@ -47,3 +47,12 @@ export async function blockersWarning(tx: StoreTx, task: Task): Promise<Warning 
     message: `${task.id} is still blocked by unfinished work (${unfinished.map((b) => b.id).join(", ")}); check it before going on.`,
   };
 }
+
+/** A secret of Arbeit's was cut out of what the call stored: it was shown where it does not belong. */
+export function secretRedacted(): Warning {
+  return {
+    code: "SECRET_REDACTED",
+    message:
+      "The call's text held an Arbeit secret (an arb_ token or a whsec_ webhook secret); it was stored as arb_[redacted] / whsec_[redacted]. Treat it as leaked: a person should revoke the token (arbeit token revoke) or replace the webhook.",
+  };
+}

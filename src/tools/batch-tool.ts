@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ArbeitError } from "../domain/errors.js";
 import { idKindOfPattern } from "../domain/ids.js";
 import type { Warning } from "../domain/types.js";
+import { passedArguments } from "../schemas/common.js";
 import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
 import { defineTool, destructive, type ToolDef, WRITE } from "./define.js";
@@ -33,7 +34,7 @@ const batchInput = (names: [string, ...string[]]) =>
       .array(
         z.strictObject({
           tool: z.enum(names),
-          args: z.record(z.string(), z.unknown()),
+          args: passedArguments(),
           ref: z.string().regex(REF, "a name of letters, digits, _ or - (at most 64)").optional(),
         }),
       )

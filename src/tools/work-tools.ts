@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { expectedVersion, id, identityName, taskId, text } from "../schemas/common.js";
+import { expectedVersion, id, identityName, passedArguments, taskId, text } from "../schemas/common.js";
 import { contextAddInput, relationshipInput } from "../schemas/inputs.js";
 import { LIMITS } from "../schemas/limits.js";
 import { ok } from "../service/operation.js";
@@ -95,7 +95,7 @@ export const query = defineTool({
   input: () =>
     z.strictObject({
       query: z.enum(QUERY_NAMES),
-      params: z.record(z.string(), z.unknown()).optional(),
+      params: passedArguments().optional(),
     }),
   annotations: READ,
   run: async (ctx, args) => (await ctx.service()).query(args, ctx.caller),

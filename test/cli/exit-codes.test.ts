@@ -94,6 +94,22 @@ describe("exit codes", () => {
       assert.match(result.stderr, /Did you mean task create\?/);
     });
 
+    it("a command named like what every JavaScript object has is an unknown command too", async () => {
+      for (const word of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+        for (const words of [[word], ["task", word], ["help", word], ["query", word, "--help"]]) {
+          const result = await project.run(words);
+          if (words[0] === "query") {
+            // A query name is the tool's to judge: UNKNOWN_QUERY would need no help flag; help lists them all.
+            assert.equal(result.code, 0, `${words.join(" ")}: ${result.stderr}`);
+            assert.match(result.stdout, /Queries/);
+            continue;
+          }
+          assertUsageError(result, /Unknown command/);
+          assert.doesNotMatch(result.stderr, /unexpected failure|TypeError/);
+        }
+      }
+    });
+
     it("an unknown subcommand lists the group's subcommands", async () => {
       const result = await project.run(["task", "finish", taskId]);
       assertUsageError(result, /Unknown command "task finish/);

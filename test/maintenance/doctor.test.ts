@@ -80,6 +80,7 @@ describe("a healthy database", () => {
         "broken_leases",
         "history",
         "rules",
+        "stored_secrets",
       ],
     );
   });

@@ -134,6 +134,16 @@ describe("the task's links", () => {
       },
     });
   });
+
+  it("link a file named __proto__ or constructor like any other, in the JSON the page is sent as", () => {
+    const links = linksOf(remote, [{ file_path: "__proto__" }, { file_path: "constructor" }], []);
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(links)).files,
+      JSON.parse(
+        `{"__proto__": "https://github.com/o/r/blob/main/app/__proto__", "constructor": "https://github.com/o/r/blob/main/app/constructor"}`,
+      ),
+    );
+  });
 });
 
 describe("a project's remote, as its git tells", () => {

@@ -45,14 +45,17 @@ export function linksOf(
   files: ReadonlyArray<{ file_path: string }>,
   commits: ReadonlyArray<{ sha: string; files: string[] }>,
 ): TaskPageLinks {
-  const links: TaskPageLinks = { repository: remote.repo.base, files: {}, commits: {} };
-  for (const commit of commits) links.commits[commit.sha] = commitUrl(remote.repo, commit.sha);
-  for (const file of files) {
+  // Built from entries, not by assignment: a file named __proto__ is a key like any other.
+  const fileLinks = files.map((file) => {
     const path = `${remote.prefix}${file.file_path}`;
     const last = commits.findLast((commit) => commit.files.includes(path));
-    links.files[file.file_path] = fileUrl(remote.repo, last?.sha ?? remote.defaultRef, path);
-  }
-  return links;
+    return [file.file_path, fileUrl(remote.repo, last?.sha ?? remote.defaultRef, path)] as const;
+  });
+  return {
+    repository: remote.repo.base,
+    files: Object.fromEntries(fileLinks),
+    commits: Object.fromEntries(commits.map((commit) => [commit.sha, commitUrl(remote.repo, commit.sha)])),
+  };
 }
 
 export async function readTaskPage(
