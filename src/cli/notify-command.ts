@@ -7,7 +7,7 @@ import type { GlobalOptions } from "./global-options.js";
 import { printEnvelope, wantsJson, write } from "./output.js";
 import { UsageError } from "./usage-error.js";
 
-const USAGE = `Usage: arbeit notify add <url> [--events question,answer,...]
+const USAGE = `Usage: arbeit notify add <url> [--events question,answer,...] [--allow-private]
        arbeit notify list
        arbeit notify remove <id>
 
@@ -16,6 +16,8 @@ Webhooks: this project POSTs each chosen event to a URL, signed, while \`arbeit 
 
   add       adds a webhook and prints its signing secret once
             --events K,K  what it hears of (default question): ${WEBHOOK_KINDS.join(", ")}
+            --allow-private  a target on this machine or a private network (loopback,
+                           10/8, 192.168/16, link-local, localhost names...): refused without it
   list      every webhook: id, URL, events, last delivery, last failure (never a secret)
   remove    stops a webhook
 `;
@@ -37,12 +39,18 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     write(1, USAGE);
     return 0;
   }
-  const { values, positionals } = commandFlags(argv, { events: { type: "string" } } as const, USAGE, true);
+  const { values, positionals } = commandFlags(
+    argv,
+    { events: { type: "string" }, "allow-private": { type: "boolean" } } as const,
+    USAGE,
+    true,
+  );
   const [action, ...rest] = positionals;
   if (action === undefined) throw usage("Say what to do: arbeit notify add | list | remove.");
   if (!["add", "list", "remove"].includes(action))
     throw usage(`There is no "arbeit notify ${action}"; use add, list or remove.`);
   if (action !== "add" && values.events !== undefined) throw usage(`--events goes with "arbeit notify add" only.`);
+  if (action !== "add" && values["allow-private"]) throw usage(`--allow-private goes with "arbeit notify add" only.`);
   if (action === "list" ? rest.length > 0 : rest.length !== 1)
     throw usage(
       action === "list" ? `Unexpected argument "${rest[0]}".` : `Name one ${action === "add" ? "URL" : "webhook id"}.`,
@@ -58,7 +66,9 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
         ?.split(",")
         .map((kind) => kind.trim())
         .filter(Boolean);
-      const { webhook, secret } = await addWebhook(store, rest[0]!, kinds);
+      const { webhook, secret } = await addWebhook(store, rest[0]!, kinds, {
+        allowPrivate: values["allow-private"] === true,
+      });
       const notice =
         "The signing secret is shown only once: give it to the receiver now. Deliveries are made while `arbeit ui` or `arbeit serve` runs.\n";
       if (json) {

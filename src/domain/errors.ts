@@ -74,6 +74,9 @@ export const ERROR_SUGGESTIONS = {
   SETUP_REFUSED: [
     "Setup wrote no file. Make the file the message names a readable, writable regular file (or fix its JSON), then run setup again.",
   ],
+  WEBHOOK_TARGET_REFUSED: [
+    "No webhook was added. Give a public https URL without user:pass; a person who means a target on this machine or its private network adds it with `arbeit notify add <url> --allow-private`.",
+  ],
   UNAUTHORIZED: [
     "Send a valid token as `Authorization: Bearer arb_...`; the service's administrator makes them with `arbeit token create` (docs/team.md).",
   ],

@@ -5,6 +5,7 @@ import type { ArbeitEvent } from "../domain/types.js";
 import type { SqlDb, SqlStore } from "../store/sql/database.js";
 import { eventStatements } from "../store/sql/events.js";
 import { type WebhookRow, webhookStatements } from "../store/sql/webhooks.js";
+import { targetProblem } from "./webhook-target.js";
 
 /**
  * Outgoing webhooks (`arbeit notify`): a project tells URLs of the events a person wants to hear
@@ -77,7 +78,7 @@ async function databaseNow(db: SqlDb): Promise<string> {
 
 const withoutSecret = ({ secret: _secret, ...webhook }: WebhookRow): Webhook => webhook;
 
-function checkedUrl(url: string): string {
+function checkedUrl(url: string, allowPrivate: boolean): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -87,6 +88,19 @@ function checkedUrl(url: string): string {
   if ((parsed.protocol !== "https:" && parsed.protocol !== "http:") || url.length > 2000)
     throw new ArbeitError("INVALID_ARGUMENT", `The webhook's URL must be an http or https URL: ${url.slice(0, 200)}`, {
       details: { field: "url" },
+    });
+  const problem = targetProblem(parsed);
+  if (problem && (problem.reason === "credentials" || !allowPrivate))
+    throw new ArbeitError("WEBHOOK_TARGET_REFUSED", `A webhook cannot deliver to ${parsed.host}: ${problem.message}.`, {
+      suggestions:
+        problem.reason === "credentials"
+          ? [
+              "Leave the user name and password out of the URL; a receiver checks the X-Arbeit-Signature header instead.",
+            ]
+          : [
+              "Deliveries are POSTs from the machine that runs arbeit ui or arbeit serve. If you mean this target, add it yourself with --allow-private.",
+            ],
+      details: { field: "url", reason: problem.reason },
     });
   return parsed.href;
 }
@@ -102,15 +116,17 @@ function checkedKinds(kinds: readonly string[]): WebhookKind[] {
 }
 
 /**
- * Adds a webhook; it hears of events from now on. The secret is returned here and never shown
+ * Adds a webhook; it hears of events from now on. A target on this machine or a private network
+ * is refused unless `allowPrivate` says a person means it (webhook-target.ts). The secret is returned here and never shown
  * again (the store keeps it: signing needs it).
  */
 export async function addWebhook(
   store: SqlStore,
   url: string,
   kinds: readonly string[] = DEFAULT_WEBHOOK_KINDS,
+  options: { allowPrivate?: boolean } = {},
 ): Promise<{ webhook: Webhook; secret: string }> {
-  const checked = { url: checkedUrl(url), events: checkedKinds(kinds) };
+  const checked = { url: checkedUrl(url, options.allowPrivate === true), events: checkedKinds(kinds) };
   const secret = `whsec_${randomBytes(32).toString("base64url")}`;
   return store.transaction("write", async (db) => {
     const row: WebhookRow = {

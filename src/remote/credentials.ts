@@ -1,6 +1,20 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
 
 /**
@@ -53,14 +67,51 @@ export function tokenFor(url: string, env: NodeJS.ProcessEnv = process.env): str
   return typeof entry?.token === "string" ? entry.token : undefined;
 }
 
-/** Writes the whole file anew, readable by its owner alone, and swaps it in. */
+/**
+ * The folder the credentials file lives in, made private (0700) if missing. An existing one must
+ * be a real folder of this user that no one else may write to: whoever can write there can plant
+ * a symlink where the file or its scratch copy goes and have the token written through it.
+ */
+function privateFolder(folder: string): void {
+  // Whatever is in the folder's place (a symlink to nowhere, say) is judged below, never made into a folder.
+  if (lstatSync(folder, { throwIfNoEntry: false }) === undefined) mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const stats = lstatSync(folder);
+  const refused = (why: string) =>
+    new ArbeitError("UNAUTHORIZED", `${folder} ${why}; no token was stored.`, {
+      suggestions: [`Make ${folder} a folder of your own that only you may write to (chmod 700), then retry.`],
+      details: { path: folder },
+    });
+  if (stats.isSymbolicLink()) throw refused("is a symbolic link");
+  if (!stats.isDirectory()) throw refused("is not a folder");
+  if (process.getuid && stats.uid !== process.getuid()) throw refused("belongs to another user");
+  if ((stats.mode & 0o022) !== 0) throw refused("may be written to by other users");
+}
+
+/**
+ * Writes the whole file anew, readable by its owner alone, and swaps it in. The scratch copy has a
+ * name no one can guess and is created only where nothing is (O_EXCL), never through a symlink.
+ */
 function writeCredentials(file: string, credentials: Credentials): void {
-  const folder = join(file, "..");
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
-  const scratch = `${file}.${process.pid}.tmp`;
-  writeFileSync(scratch, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
-  // The mode given to writeFileSync is masked by the umask; the token file must be 0600 whatever it is.
-  chmodSync(scratch, 0o600);
+  privateFolder(dirname(file));
+  if (lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink())
+    throw new ArbeitError("UNAUTHORIZED", `${file} is a symbolic link; no token is written through it.`, {
+      suggestions: [`Remove the link ${file} (a token is kept in a file of its own there), then retry.`],
+      details: { path: file },
+    });
+  const scratch = `${file}.${randomBytes(8).toString("hex")}.tmp`;
+  const { O_CREAT, O_EXCL, O_NOFOLLOW, O_WRONLY } = constants;
+  const fd = openSync(scratch, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  try {
+    // The mode given to open is masked by the umask; the token file must be 0600 whatever it is.
+    fchmodSync(fd, 0o600);
+    writeFileSync(fd, `${JSON.stringify(credentials, null, 2)}\n`);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(scratch, { force: true });
+    throw error;
+  }
+  closeSync(fd);
   renameSync(scratch, file);
 }
 

@@ -40,7 +40,7 @@ function serveSuite(engine: Engine) {
     project = await uiProject(engine);
     hook = await receiver();
     task = (await project.cli(["task", "create", "--title", "Pick the currency"])).task.id;
-    secret = (await project.cli(["notify", "add", hook.url, "--events", "question"])).secret;
+    secret = (await project.cli(["notify", "add", hook.url, "--allow-private", "--events", "question"])).secret;
     agent = await makeToken(project, ["--agent", "remote-agent"]);
     service = await startService(project);
   });
@@ -126,8 +126,8 @@ function failureSuite(engine: Engine) {
     try {
       const agent = await makeToken(project, ["--agent", "remote-agent"]);
       const person = await makeToken(project, ["--person", "pat"]);
-      const stuckHook = (await project.cli(["notify", "add", stuck.url])).webhook;
-      await project.cli(["notify", "add", down.url]);
+      const stuckHook = (await project.cli(["notify", "add", stuck.url, "--allow-private"])).webhook;
+      await project.cli(["notify", "add", down.url, "--allow-private"]);
       const task = (await project.cli(["task", "create", "--title", "Ship it"])).task.id;
       const ask = (content: string) =>
         apiCall(service, agent, {

@@ -29,7 +29,14 @@ function notifySuite(engine: Engine) {
     project = await uiProject(engine);
     hook = await receiver();
     task = (await project.cli(["task", "create", "--title", "Pick the currency"])).task.id;
-    const added = await project.cli(["notify", "add", hook.url, "--events", "question,task_completed"]);
+    const added = await project.cli([
+      "notify",
+      "add",
+      hook.url,
+      "--allow-private",
+      "--events",
+      "question,task_completed",
+    ]);
     secret = added.secret;
     dashboard = await startDashboard(project.dir, { env: project.env });
   });
@@ -75,7 +82,7 @@ function notifySuite(engine: Engine) {
   it("signs each delivery as docs/dashboard.md tells a receiver to check it: HMAC-SHA256 of `<t>.<body>`, so another t does not verify", async () => {
     const own = await receiver();
     try {
-      const { secret } = await project.cli(["notify", "add", own.url, "--events", "question"]);
+      const { secret } = await project.cli(["notify", "add", own.url, "--allow-private", "--events", "question"]);
       const held = (await project.cli(["task", "create", "--title", "Pick the rounding"])).task.id;
       await call("arbeit_context_add", { task_id: held, type: "blocker", content: "Half up or half even?" });
       await own.until(1);
@@ -97,7 +104,7 @@ function notifySuite(engine: Engine) {
   it("tells of a claim gone stale while nobody calls: the deliverer frees the lease that ran out", async () => {
     const stale = await receiver();
     try {
-      await project.cli(["notify", "add", stale.url, "--events", "stale_claim"]);
+      await project.cli(["notify", "add", stale.url, "--allow-private", "--events", "stale_claim"]);
       const held = (await project.cli(["task", "create", "--title", "Reconcile the ledger"])).task.id;
       const claimed = await call("arbeit_task_claim", { task_id: held, lease_seconds: 1 });
       assert.equal(claimed.claimed, true);
@@ -139,8 +146,8 @@ describe("webhook delivery", () => {
     const service = await openProject({ cwd: project.dir });
     const stop = startWebhookDelivery(service.store as unknown as SqlStore, { pollMs: 20, retryBaseMs: 40 });
     try {
-      await project.cli(["notify", "add", flaky.url]);
-      await project.cli(["notify", "add", down.url]);
+      await project.cli(["notify", "add", flaky.url, "--allow-private"]);
+      await project.cli(["notify", "add", down.url, "--allow-private"]);
       const task = (await project.cli(["task", "create", "--title", "Ship it"])).task.id;
       await project.cli(["context", "add", task, "blocker", "Today?"]);
       await flaky.until(3);
@@ -185,7 +192,7 @@ describe("webhook delivery", () => {
 
   it("sends each event once when two processes deliver for the same store", async () => {
     const hook = await receiver();
-    const { webhook } = await project.cli(["notify", "add", hook.url]);
+    const { webhook } = await project.cli(["notify", "add", hook.url, "--allow-private"]);
     const task = (await project.cli(["task", "create", "--title", "Twice?"])).task.id;
     for (const question of ["One?", "Two?", "Three?"]) await project.cli(["context", "add", task, "blocker", question]);
     // Both start with the same events waiting after the same cursor.
@@ -216,7 +223,7 @@ describe("webhook delivery", () => {
     const service = await openProject({ cwd: project.dir });
     const stop = startWebhookDelivery(service.store as unknown as SqlStore, { pollMs: 20, retryBaseMs: 40 });
     try {
-      const { webhook } = await project.cli(["notify", "add", stuck.url]);
+      const { webhook } = await project.cli(["notify", "add", stuck.url, "--allow-private"]);
       const task = (await project.cli(["task", "create", "--title", "Stuck receiver"])).task.id;
       await project.cli(["context", "add", task, "blocker", "Anyone there?"]);
       await stuck.until(1);
@@ -260,7 +267,7 @@ describe("webhook delivery with no webhook", () => {
       // A look every 10 ms would be about 100 in this second; backing off to 200 ms, under 15.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       assert.ok(looks < 40, `${looks} looks in a second with no webhook`);
-      await project.cli(["notify", "add", hook.url]);
+      await project.cli(["notify", "add", hook.url, "--allow-private"]);
       const task = (await project.cli(["task", "create", "--title", "Found later"])).task.id;
       await project.cli(["context", "add", task, "blocker", "Anyone?"]);
       await hook.until(1);

@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -335,6 +345,107 @@ describe("the user's credentials file", () => {
       assert.equal(readFileSync(file, "utf8"), "[1");
     } finally {
       laptop.close();
+    }
+  });
+});
+
+describe("arbeit login writes the credentials file safely", () => {
+  let project: UiProject;
+  let service: Service;
+  let token: string;
+  before(async () => {
+    project = await uiProject("sqlite");
+    token = await makeToken(project, ["--agent", "alice"]);
+    service = await startService(project);
+  });
+  after(async () => {
+    await service?.stop("SIGKILL");
+    await project?.close();
+  });
+
+  /** `arbeit login` in `laptop`, with `planted` called with its process id as soon as it starts. */
+  const login = (laptop: Checkout, planted: (pid: number) => void = () => {}) =>
+    new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, ...laptop.env };
+      for (const key of ARBEIT_SETTINGS) delete env[key];
+      const child = spawn(process.execPath, [CLI, "login", service.url, "--token-stdin", "--json"], {
+        cwd: laptop.dir,
+        env,
+        stdio: ["pipe", "pipe", "ignore"],
+      });
+      planted(child.pid!);
+      let stdout = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk) => (stdout += chunk));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout }));
+      child.stdin.end(`${token}\n`);
+    });
+
+  it("a symlink planted where it writes its scratch file is not followed: the file it points to is untouched", async () => {
+    const laptop = checkout();
+    const elsewhere = checkout();
+    try {
+      const folder = join(laptop.config, "arbeit");
+      mkdirSync(folder, { mode: 0o700 });
+      const victim = join(elsewhere.dir, "victim.txt");
+      writeFileSync(victim, "untouched\n", { mode: 0o644 });
+      const file = join(folder, "credentials.json");
+      // Every name a scratch file of this process could be given from its process id.
+      const answer = await login(laptop, (pid) => {
+        for (const name of [`${file}.${pid}.tmp`, `${file}.tmp`]) symlinkSync(victim, name);
+      });
+      assert.equal(answer.code, 0, answer.stdout);
+      assert.equal(readFileSync(victim, "utf8"), "untouched\n");
+      assert.equal(statSync(victim).mode & 0o777, 0o644);
+      assert.ok(lstatSync(file).isFile(), "credentials.json is a regular file");
+      assert.equal(lstatSync(file).mode & 0o777, 0o600);
+      assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), { [service.url]: { token } });
+    } finally {
+      laptop.close();
+      elsewhere.close();
+    }
+  });
+
+  it("refuses a credentials folder or file that is a symlink, or a folder others may write to, and stores nothing", async () => {
+    const elsewhere = checkout();
+    try {
+      const outside = join(elsewhere.dir, "outside.json");
+      writeFileSync(outside, "{}\n", { mode: 0o600 });
+      const cases: Array<[string, (folder: string) => void]> = [
+        ["the folder is a symlink", (folder) => symlinkSync(elsewhere.dir, folder)],
+        ["the folder is a symlink to nowhere", (folder) => symlinkSync(join(elsewhere.dir, "missing"), folder)],
+        [
+          "the file is a symlink",
+          (folder) => {
+            mkdirSync(folder, { mode: 0o700 });
+            symlinkSync(outside, join(folder, "credentials.json"));
+          },
+        ],
+        [
+          "the folder is writable by others",
+          (folder) => {
+            mkdirSync(folder);
+            chmodSync(folder, 0o777);
+          },
+        ],
+      ];
+      for (const [what, plant] of cases) {
+        const laptop = checkout();
+        try {
+          plant(join(laptop.config, "arbeit"));
+          const answer = await login(laptop);
+          assert.equal(answer.code, 1, `${what}: ${answer.stdout}`);
+          const envelope = JSON.parse(answer.stdout);
+          assert.equal(envelope.error.code, "UNAUTHORIZED", what);
+          assert.match(envelope.error.message, /credentials|arbeit/, what);
+          assert.deepEqual(readdirSync(elsewhere.dir).sort(), ["outside.json"], what);
+          assert.equal(readFileSync(outside, "utf8"), "{}\n", what);
+        } finally {
+          laptop.close();
+        }
+      }
+    } finally {
+      elsewhere.close();
     }
   });
 });
