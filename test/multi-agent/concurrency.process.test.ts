@@ -1,16 +1,14 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { findTool } from "../../src/tools/catalogue.js";
 import { invokeTool } from "../../src/tools/envelope.js";
 import { runCli } from "../helpers/cli.js";
+import { letLeaseRunOut } from "../helpers/expiry.js";
 import { postgresSkip } from "../helpers/postgres.js";
 import { sharedStore } from "./helpers.js";
+import { workerScript } from "./worker-script.js";
 
-const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
-// Resolved from here: the workers run in a temp project that has no node_modules of its own.
-const TSX = import.meta.resolve("tsx");
 const TASKS = 200;
 const AGENTS = [
   ["library", "lib-1"],
@@ -42,19 +40,11 @@ function runWorker(
   extraEnv: Record<string, string> = {},
 ): Promise<Line[]> {
   return new Promise((resolve, reject) => {
-    const args = [
-      "--import",
-      TSX,
-      WORKER,
-      mode,
-      dir,
-      agent,
-      phase,
-      ...(appends === undefined ? [] : [String(appends)]),
-    ];
+    const worker = workerScript();
+    const args = [worker.script, mode, dir, agent, phase, ...(appends === undefined ? [] : [String(appends)])];
     const child = spawn(process.execPath, args, {
       cwd: dir,
-      env: { ...process.env, ...env, ...extraEnv },
+      env: { ...process.env, ...worker.env, ...env, ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -193,19 +183,21 @@ for (const engine of ["sqlite", "postgres"] as const) {
         assert.equal(fast.code, "ALREADY_CLAIMED", `${tool}: ${fast.raw}`);
         assert.equal(fast.error.details.owner, "worker");
       }
-      // A process an hour slow takes a lease that lives ten seconds on the database's clock, not
-      // one that ended an hour ago; and once it has run out, nobody, however slow, still sees it.
-      // (Ten, not fewer: starting the next worker process on a loaded machine can take seconds.)
+      // A process an hour slow takes a lease that lives ten minutes on the database's clock, not
+      // one that ended fifty minutes ago; and once it has run out, nobody, however slow, still
+      // sees it. The lease is ended by moving its stored end into the past, not by waiting: a
+      // lease short enough to wait for ran out while the next worker process was still starting
+      // on a loaded machine.
       const short = await make("short");
-      const slowClaim = await one("slow", "arbeit_task_claim", { task_id: short, lease_seconds: 10 }, -HOUR);
+      const slowClaim = await one("slow", "arbeit_task_claim", { task_id: short, lease_seconds: 600 }, -HOUR);
       assert.equal(slowClaim.success, true, slowClaim.raw);
       assert.equal((await one("on-time", "arbeit_task_claim", { task_id: short })).code, "ALREADY_CLAIMED");
       const leaseEnds = Date.parse(slowClaim.data.lease_expires_at);
       assert.ok(
-        Math.abs(leaseEnds - (Date.now() + 10_000)) < 60_000,
-        "the lease ends ten seconds from the database's now",
+        Math.abs(leaseEnds - (Date.now() + 600_000)) < 120_000,
+        "the lease ends ten minutes from the database's now",
       );
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, leaseEnds - Date.now()) + 300));
+      await letLeaseRunOut(store.service.store, short);
       const slowTake = await one("slower", "arbeit_task_claim", { task_id: short }, -HOUR);
       assert.equal(slowTake.success, true, slowTake.raw);
 

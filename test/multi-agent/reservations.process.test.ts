@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { letLeaseRunOut, letReservationRunOut } from "../helpers/expiry.js";
 import { postgresSkip } from "../helpers/postgres.js";
 import { sharedStore } from "./helpers.js";
+import { workerScript } from "./worker-script.js";
 
 /**
  * File reservations between OS processes on one database, SQLite and Postgres: eight sessions
@@ -12,8 +13,6 @@ import { sharedStore } from "./helpers.js";
  * and moved is fenced from writing to that task.
  */
 
-const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
-const TSX = import.meta.resolve("tsx");
 const HOUR = 3_600_000;
 
 interface Line {
@@ -22,7 +21,27 @@ interface Line {
   raw: string;
 }
 
-/** One call by one worker process (library or CLI), as session ses-<id>, its clock shifted by `clockMs`. */
+/**
+ * Holds library workers at the start until `count` of them have opened the store, then lets them
+ * all make their call at once: a real race, however long each process took to start.
+ */
+function startingGate(count: number) {
+  let arrived = 0;
+  let open!: () => void;
+  const go = new Promise<void>((resolve) => (open = resolve));
+  return {
+    go,
+    arrive() {
+      if (++arrived === count) open();
+    },
+  };
+}
+type Gate = ReturnType<typeof startingGate>;
+
+/**
+ * One call by one worker process (library or CLI), as session ses-<id>, its clock shifted by
+ * `clockMs`; with a gate (library mode), made when the gate opens.
+ */
 function one(
   env: Record<string, string>,
   dir: string,
@@ -31,26 +50,40 @@ function one(
   tool: string,
   args: Record<string, unknown>,
   clockMs = 0,
-  startAt = 0,
+  gate?: Gate,
 ): Promise<Line & { data: any; error: any }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", TSX, WORKER, mode, dir, id, "call"], {
+    const worker = workerScript();
+    const child = spawn(process.execPath, [worker.script, mode, dir, id, "call"], {
       cwd: dir,
       env: {
         ...process.env,
+        ...worker.env,
         ...env,
         WORKER_CALL: JSON.stringify({ tool, args }),
         WORKER_CLOCK_MS: String(clockMs),
-        WORKER_START_AT: String(startAt),
+        ...(gate ? { WORKER_AT_GATE: "1" } : {}),
       },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [gate ? "pipe" : "ignore", "pipe", "pipe"],
     });
     let out = "";
     let err = "";
-    child.stdout.on("data", (chunk) => (out += chunk));
-    child.stderr.on("data", (chunk) => (err += chunk));
+    let arrived = false;
+    const arrive = () => {
+      if (arrived || !gate) return;
+      arrived = true;
+      gate.arrive();
+      void gate.go.then(() => child.stdin?.end("go\n"));
+    };
+    child.stdout!.on("data", (chunk) => (out += chunk));
+    child.stderr!.on("data", (chunk) => {
+      err += chunk;
+      if (err.includes("at the gate\n")) arrive();
+    });
     child.on("error", reject);
     child.on("close", (code) => {
+      // A worker that died before the gate must not hold the others there.
+      arrive();
       if (code !== 0) return reject(new Error(`worker ${id} exited ${code}: ${err}`));
       const line = JSON.parse(out.trim().split("\n")[0]!) as Line;
       const envelope = JSON.parse(line.raw);
@@ -71,11 +104,11 @@ for (const engine of ["sqlite", "postgres"] as const) {
     const { dir, env } = store;
 
     it("eight sessions reserving one file at the same moment leave exactly one exclusive holder", async () => {
-      // Each process opens the store first and calls at one agreed moment: a real race.
-      const startAt = Date.now() + 8_000;
+      // Each process opens the store first; all call at once when every one has: a real race.
+      const gate = startingGate(MODES.length);
       const lines = await Promise.all(
         MODES.map((_, i) =>
-          one(env, dir, "library", `racer-${i}`, "arbeit_task_claim", { paths: ["src/hot.ts"] }, 0, startAt),
+          one(env, dir, "library", `racer-${i}`, "arbeit_task_claim", { paths: ["src/hot.ts"] }, 0, gate),
         ),
       );
       const won = lines.filter((line) => line.success);
@@ -89,7 +122,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
     });
 
     it("eight sessions reserving a folder and files in it at once: the folder's holder alone, or the files' holders and no folder", async () => {
-      const startAt = Date.now() + 8_000;
+      const gate = startingGate(MODES.filter((mode) => mode === "library").length);
       const lines = await Promise.all(
         MODES.map((mode, i) =>
           one(
@@ -100,7 +133,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
             "arbeit_task_claim",
             { paths: [i % 2 === 0 ? "lib/**" : `lib/part-${i}.ts`] },
             0,
-            mode === "library" ? startAt : 0,
+            mode === "library" ? gate : undefined,
           ),
         ),
       );
@@ -115,7 +148,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
     it("runs reservation leases on the database's clock, and fences the session whose claim ran out and moved", async () => {
       const task = (await store.service.createTask({ title: "slow work" }, { session: null, agent: "setup" })).data.task
         .id;
-      // A process an hour slow works on the task with a ten-second claim and reservation.
+      // A process an hour slow works on the task with a ten-minute claim and reservation.
       assert.equal(
         (await one(env, dir, "library", "slow", "arbeit_task_start_work", { task_id: task }, -HOUR)).success,
         true,
@@ -126,7 +159,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
         "library",
         "slow",
         "arbeit_task_claim",
-        { task_id: task, lease_seconds: 10 },
+        { task_id: task, lease_seconds: 600 },
         -HOUR,
       );
       assert.equal(claimed.success, true, claimed.raw);
@@ -136,14 +169,14 @@ for (const engine of ["sqlite", "postgres"] as const) {
         "library",
         "slow",
         "arbeit_task_claim",
-        { paths: ["src/slow.ts"], lease_seconds: 10 },
+        { paths: ["src/slow.ts"], lease_seconds: 600 },
         -HOUR,
       );
       assert.equal(reserved.success, true, reserved.raw);
       const until = Date.parse(reserved.data.reserved[0].until);
       assert.ok(
-        Math.abs(until - (Date.now() + 10_000)) < 60_000,
-        "ten seconds from the database's now, not the process's",
+        Math.abs(until - (Date.now() + 600_000)) < 120_000,
+        "ten minutes from the database's now, not the process's",
       );
 
       // A process an hour fast still sees both held.
@@ -156,8 +189,12 @@ for (const engine of ["sqlite", "postgres"] as const) {
         "ALREADY_CLAIMED",
       );
 
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now()) + 300));
-      // Run out on the database's clock: another session takes both, however slow its own clock.
+      // Both run out (their stored ends moved into the past rather than waited for: a lease short
+      // enough to wait for ran out while the next worker process was still starting on a loaded
+      // machine). Run out on the database's clock: another session takes both, however slow its
+      // own clock.
+      await letLeaseRunOut(store.service.store, task);
+      await letReservationRunOut(store.service.store, "src/slow.ts");
       assert.equal((await one(env, dir, "cli", "other", "arbeit_task_claim", { task_id: task })).success, true);
       const taken = await one(env, dir, "library", "other", "arbeit_task_claim", { paths: ["src/slow.ts"] }, -HOUR);
       assert.equal(taken.success, true, taken.raw);

@@ -6,20 +6,29 @@
  * Every process acts as the same agent ("worker"), each in a session of its own (ses-<id>): claims
  * belong to sessions, so processes sharing an agent name must still never share a claim.
  *
- *   node --import tsx worker.ts <library|cli> <project-dir> <id> <phase> [appends]
+ *   node <workerScript()> <library|cli> <project-dir> <id> <phase> [appends]
  *
  * Phases: "claim" (claim the best ready task until none is left), "call" (one call, given as
  * {tool, args} JSON in WORKER_CALL), or a task id (append tokens to its description).
  * WORKER_CLOCK_MS shifts this process's own clock (library mode): leases must not care.
- * WORKER_START_AT (epoch ms, library mode): open the store first, then make the call at that moment,
- * so that processes started one after another still race.
+ * WORKER_AT_GATE (library mode): open the store first, say "at the gate" on stderr, and make the
+ * call when the parent writes a line to stdin, so that processes started one after another still race.
  */
 import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { ArbeitService } from "../../src/service/arbeit-service.js";
-import { openProject } from "../../src/service/project.js";
-import { findTool } from "../../src/tools/catalogue.js";
-import { type Envelope, invokeTool } from "../../src/tools/envelope.js";
-import { CLI } from "../helpers/cli.js";
+import type { Envelope } from "../../src/tools/envelope.js";
+
+// The built library (dist/), as an installed package runs it: this file runs compiled to plain
+// JavaScript (worker-script.ts), where starting through a TypeScript loader cost three times the
+// processor time, in every one of the dozens of processes a test starts. The types are src/'s.
+const DIST = process.env.WORKER_DIST!;
+const lib = <T>(path: string): Promise<T> => import(pathToFileURL(join(DIST, path)).href);
+const { openProject } = await lib<typeof import("../../src/service/project.js")>("service/project.js");
+const { findTool } = await lib<typeof import("../../src/tools/catalogue.js")>("tools/catalogue.js");
+const { invokeTool } = await lib<typeof import("../../src/tools/envelope.js")>("tools/envelope.js");
+const CLI = join(DIST, "cli", "main.js");
 
 const [mode, dir, agent, phase, appendsArg] = process.argv.slice(2) as [string, string, string, string, string?];
 export const WORKER_AGENT = "worker";
@@ -101,11 +110,11 @@ async function appendTokens(taskId: string, count: number): Promise<void> {
 
 async function callOnce(): Promise<void> {
   const { tool, args } = JSON.parse(process.env.WORKER_CALL ?? "{}") as { tool: string; args: Record<string, unknown> };
-  const startAt = Number(process.env.WORKER_START_AT ?? 0);
-  if (startAt > 0) {
+  if (process.env.WORKER_AT_GATE) {
     service ??= await openProject({ cwd: dir, now: () => new Date(Date.now() + clockShift) });
     await service.query({ query: "reservations" }, caller);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
+    process.stderr.write("at the gate\n");
+    await new Promise((resolve) => process.stdin.once("data", resolve).once("end", resolve));
   }
   const { envelope, raw } = await call(tool, args);
   report({ tool, args, raw, success: envelope.success, code: envelope.success ? null : envelope.error.code });
