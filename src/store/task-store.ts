@@ -93,7 +93,7 @@ export interface TaskFilter {
   parent_id?: string | null;
   type?: TaskType;
   owner?: string;
-  /** Tasks whose metadata holds each of these keys with exactly this value. */
+  /** Tasks whose metadata holds each of these keys with this value (or a list holding it). */
   metadata?: Record<string, MetadataScalar>;
   limit: number;
   offset: number;
@@ -130,6 +130,8 @@ export interface ReadyFilter {
   agent: string | null;
   /** The caller's session: tasks it holds are ready for it (reads only). */
   session?: string;
+  /** Tasks whose metadata holds each of these keys with this value (or a list holding it). */
+  metadata?: Record<string, MetadataScalar>;
   limit: number;
   offset: number;
   after?: TaskKey;
