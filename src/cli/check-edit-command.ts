@@ -18,18 +18,22 @@ and what to do instead. A project whose memory key ${ENFORCE_KEY} is "warn" enfo
 reservations as warnings only: what would be denied is "warn". Exit 0 unless denied (1), or on
 an error (1).
 --staged  checks the files staged in the git repository around the current directory (what
-          \`git commit\` would record): the pre-commit guard \`arbeit setup git\` installs runs this.
-          It prints only a refusal, or under warn-only the warning, naming the holders (on
-          stderr), and lets the commit through when it cannot ask (no store found, a database
-          down).
+          \`git commit\` would record; a file moved away or deleted by its old path too): the
+          pre-commit guard \`arbeit setup git\` installs runs this. It prints only a refusal,
+          or under warn-only the warning, naming the holders (on stderr), and lets the commit
+          through when it cannot ask (no store found, a database down).
 The session is --session / ARBEIT_SESSION, else Claude Code's CLAUDE_CODE_SESSION_ID; without one
 every reservation is another session's.
 `;
 
-/** The files `git commit` would record, relative to the current directory. */
+/**
+ * The files `git commit` would change, relative to the current directory. A rename is read as the
+ * deletion of the old path and the addition of the new one: git's rename detection names only the
+ * new path, and moving a reserved file away changes it as much as editing it does.
+ */
 function stagedFiles(): string[] {
   const root = execFileSync("git", ["rev-parse", "--show-toplevel"], { encoding: "utf8" }).trim();
-  const listed = execFileSync("git", ["diff", "--cached", "--name-only", "-z", "--diff-filter=ACDMRT"], {
+  const listed = execFileSync("git", ["diff", "--cached", "--name-only", "-z", "--no-renames", "--diff-filter=ACDMT"], {
     cwd: root,
     encoding: "utf8",
   });
@@ -70,7 +74,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
           : `arbeit: warning: files another session reserved exclusively are staged; this project enforces reservations as warnings only (memory key ${ENFORCE_KEY}), so the commit goes ahead.\n`;
       const advice =
         answer.decision === "deny"
-          ? "Unstage them, wait for the reservation to end, or commit with --no-verify to skip this check.\n"
+          ? "Unstage them (git restore --staged <file>) and commit the rest, or wait until the reservation ends or its holder releases it.\n"
           : "That session may be changing these files too: tell it, or check the merge.\n";
       write(2, terminalSafe(`${message}${[...new Set(holders)].join("\n")}\n${advice}`, { newlines: true }));
     }

@@ -34,8 +34,8 @@ The first line on stdout is the URL; stderr gets one line per request.
   --tls-key FILE      ... and this private key (PEM)
   --allow-host NAME   also answer to this Host (name or name:port; repeatable): the public
                       name a reverse proxy passes on (docs/team.md#tls-and-reverse-proxies)
-  --rate N            requests a second one token may make, on average (default ${DEFAULT_LIMITS.rate})
-  --burst N           requests one token may make at once (default ${DEFAULT_LIMITS.burst})
+  --rate N            calls a second one token may make, on average (default ${DEFAULT_LIMITS.rate})
+  --burst N           calls one token may make at once (default ${DEFAULT_LIMITS.burst})
   --max-sessions N    streams one token may hold open: MCP sessions and dashboard live streams
                       (default ${DEFAULT_LIMITS.sessions})
   --insecure-no-tls   allow a --host other machines reach, without TLS (tokens cross the network

@@ -3,9 +3,9 @@ import { Refusal } from "./http.js";
 
 /** The service's limits per token and per address (docs/team.md#limits). */
 export interface Limits {
-  /** Requests a second one token may make, on average. */
+  /** Calls a second one token may make, on average. */
   rate: number;
-  /** Requests one token may make at once after a quiet spell. */
+  /** Calls one token may make at once after a quiet spell. */
   burst: number;
   /** MCP sessions one token may hold open. */
   sessions: number;
@@ -22,8 +22,35 @@ export const rateLimited = (message: string, retryAfterSeconds: number) =>
   });
 
 /**
- * A token bucket per key: `burst` requests at once, refilled at `rate` a second. A request that
- * finds the bucket empty is refused, not queued, so a busy token never delays another.
+ * How many calls a tool call makes: each operation of arbeit_batch is a call of its own (a batch
+ * may hold a hundred writes), any other tool is one.
+ */
+export function callsOf(tool: unknown, args: unknown): number {
+  const operations = (args as { operations?: unknown } | null)?.operations;
+  return tool === "arbeit_batch" && Array.isArray(operations) ? Math.max(1, operations.length) : 1;
+}
+
+/**
+ * How many calls an MCP post makes: each message of a JSON-RPC batch counts, a tools/call as
+ * callsOf its tool, any other message as one.
+ */
+export function mcpCalls(body: unknown): number {
+  const messages = Array.isArray(body) ? body : [body];
+  let calls = 0;
+  for (const message of messages) {
+    const { method, params } = (message ?? {}) as {
+      method?: unknown;
+      params?: { name?: unknown; arguments?: unknown };
+    };
+    calls += method === "tools/call" ? callsOf(params?.name, params?.arguments) : 1;
+  }
+  return Math.max(1, calls);
+}
+
+/**
+ * A token bucket per key: `burst` calls at once, refilled at `rate` a second. Calls that find the
+ * bucket short are refused, not queued, so a busy token never delays another. A request is
+ * counted by the calls it makes (a JSON-RPC batch, arbeit_batch), all taken or none.
  */
 export class RequestRate {
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
@@ -33,8 +60,18 @@ export class RequestRate {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Takes one request for `key`, or throws the 429 refusal saying when the next one fits. */
-  take(key: string): void {
+  /**
+   * Takes the `calls` a request makes for `key`, or throws: 429 saying when they fit, or 413 when
+   * they never can (more than the burst). A refused request takes nothing.
+   */
+  take(key: string, calls = 1): void {
+    if (calls > this.burst)
+      throw new Refusal(
+        413,
+        "INPUT_TOO_LARGE",
+        `This request makes ${calls} calls, more than a token may make at once (${this.burst}); nothing was done.`,
+        ["Send the calls in smaller batches, each within the burst, spread over time (docs/team.md#limits)."],
+      );
     const now = this.now();
     let bucket = this.#buckets.get(key);
     if (!bucket) {
@@ -44,13 +81,13 @@ export class RequestRate {
     }
     bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.rate);
     bucket.at = now;
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    if (bucket.tokens >= calls) {
+      bucket.tokens -= calls;
       return;
     }
     throw rateLimited(
-      `This token made more than ${this.rate} requests a second (bursts of ${this.burst}); nothing was done.`,
-      (1 - bucket.tokens) / this.rate,
+      `This token made more than ${this.rate} calls a second (bursts of ${this.burst}); nothing was done.`,
+      (calls - bucket.tokens) / this.rate,
     );
   }
 }

@@ -17,7 +17,7 @@ import { callWithToken, defaultList, parentSessions, type ServiceContext } from 
 import { ServiceDashboard } from "./dashboard.js";
 import { hookRequest, runHookStep } from "./hook-endpoint.js";
 import { Refusal, readJson, sendJson } from "./http.js";
-import { DEFAULT_LIMITS, FailedTokens, type Limits, RequestRate } from "./limits.js";
+import { callsOf, DEFAULT_LIMITS, FailedTokens, type Limits, mcpCalls, RequestRate } from "./limits.js";
 import { McpEndpoint, SESSION_HEADER } from "./mcp-endpoint.js";
 import { SessionOwners } from "./session-owners.js";
 import { type Bearer, TokenGate } from "./token-gate.js";
@@ -130,8 +130,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 
   async function apiCall(req: IncomingMessage, res: ServerResponse, bearer: Bearer, note: RequestNote) {
-    const { tool: name, args, session, parents, list } = callRequest(await readJson(req));
-    note.tool = name;
+    const body = await readJson(req);
+    const sent = body as { tool?: unknown; args?: unknown } | null;
+    if (typeof sent?.tool === "string") note.tool = sent.tool;
+    rate.take(bearer.token.id, callsOf(sent?.tool, sent?.args));
+    const { tool: name, args, session, parents, list } = callRequest(body);
     const tool = findTool(name);
     if (!tool) throw new Refusal(400, "INVALID_ARGUMENT", `There is no tool named "${name}".`);
     const envelope = await callWithToken(context, bearer, tool, args, session, parents, list);
@@ -177,7 +180,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const bearer = await (folded ? gate.identify(req) : gate.check(req)).catch(guess);
     if (bearer.verified) failedTokens.succeeded(address);
     note.who = actingAgent(bearer.token);
-    rate.take(bearer.token.id);
+    // A tool call or an MCP post is counted by the calls its body makes, once the body is read.
+    const byBody = req.method === "POST" && (path === "/api/call" || path === "/mcp");
+    if (!byBody) rate.take(bearer.token.id);
     if (folded) {
       await (path === "/api/call" ? apiCall : apiHook)(req, res, bearer, note).catch(guess);
       if (!bearer.verified) failedTokens.succeeded(address);
@@ -186,7 +191,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (path === "/api/call" || path === "/api/hook") throw methodRefused("POST");
     if (path === "/mcp") {
       const body = req.method === "POST" ? await readJson(req) : undefined;
-      if (body !== undefined) note.tool = mcpNote(body);
+      if (body !== undefined) {
+        note.tool = mcpNote(body);
+        rate.take(bearer.token.id, mcpCalls(body));
+      }
       return mcp.handle(req, res, bearer, body);
     }
     if (path.startsWith("/api/")) return dashboard.api(url, req, res, bearer, note);

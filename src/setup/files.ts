@@ -1,4 +1,15 @@
-import { accessSync, constants, readdirSync, readFileSync, rmdirSync, rmSync, type Stats, statSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmdirSync,
+  rmSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { dirname, relative } from "node:path";
 import { createdBySetup, forgetCreated } from "./created-files.js";
 import { SetupError } from "./json-file.js";
@@ -10,7 +21,7 @@ import { SetupError } from "./json-file.js";
 export function readText(path: string): string | undefined {
   const kind = kindOf(path);
   if (kind === undefined) return undefined;
-  if (kind !== FILE) throw new SetupError(`${path} is ${kind}, not a file; move it aside, then run again.`);
+  if (kind !== FILE) throw new SetupError(notA(path, kind, FILE));
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
@@ -19,17 +30,39 @@ export function readText(path: string): string | undefined {
 }
 
 const FILE = "a file";
+const FOLDER = "a folder";
+const BROKEN_LINK = "a symbolic link to";
 
-/** What is at `path`, in words for a message, or undefined when nothing is (or it is unreachable). */
+/** Why setup cannot use `path`, found to be `kind` where it needs `wanted`, and what to do. */
+function notA(path: string, kind: string, wanted: string, consequence?: string): string {
+  const so = consequence ? `, so ${consequence}` : "";
+  if (kind.startsWith(BROKEN_LINK))
+    return `${path} is ${kind}${so}; create what it points to or remove the link, then run again.`;
+  return `${path} is ${kind}, not ${wanted}${so}; move it aside, then run again.`;
+}
+
+/**
+ * What is at `path`, in words for a message, or undefined when nothing is (or it is unreachable).
+ * A link is judged by what it points to; one that points nowhere, or round in a loop, is a kind
+ * of its own, since writing through it fails half-way or makes a file where nobody asked.
+ */
 function kindOf(path: string): string | undefined {
   let stats: Stats;
   try {
-    stats = statSync(path);
+    stats = lstatSync(path);
   } catch {
     return undefined;
   }
+  if (stats.isSymbolicLink()) {
+    try {
+      stats = statSync(path);
+    } catch (error) {
+      const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : "cannot be followed";
+      return `${BROKEN_LINK} ${readlinkSync(path)}, which ${why}`;
+    }
+  }
   if (stats.isFile()) return FILE;
-  if (stats.isDirectory()) return "a folder";
+  if (stats.isDirectory()) return FOLDER;
   if (stats.isFIFO()) return "a named pipe (FIFO)";
   if (stats.isSocket()) return "a socket";
   return "a device";
@@ -43,18 +76,16 @@ function kindOf(path: string): string | undefined {
  */
 export function checkWritable(path: string, projectDir: string): void {
   const kind = kindOf(path);
-  if (kind !== undefined && kind !== FILE) {
-    throw new SetupError(`${path} is ${kind}, not a file; move it aside, then run again.`);
-  }
+  if (kind !== undefined && kind !== FILE) throw new SetupError(notA(path, kind, FILE));
   let folder = dirname(path);
   let existing = kind === FILE ? path : undefined;
   for (; existing === undefined; folder = dirname(folder)) {
     const folderKind = kindOf(folder);
     // Folders setup makes on the way, the project's own folder (`--dir`) included.
     if (folderKind === undefined && (folder === projectDir || isInside(folder, projectDir))) continue;
-    if (folderKind !== "a folder") {
+    if (folderKind !== FOLDER) {
       throw new SetupError(
-        `${folder} is ${folderKind ?? "missing"}, not a folder, so setup cannot write ${relative(projectDir, path)}; move it aside, then run again.`,
+        notA(folder, folderKind ?? "missing", FOLDER, `setup cannot write ${relative(projectDir, path)}`),
       );
     }
     existing = folder;

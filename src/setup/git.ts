@@ -1,14 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { checkWritable, readText } from "./files.js";
 import { installedCli, projectBin } from "./installation.js";
 import { SetupError } from "./json-file.js";
 import { newReport, noteDatabaseKept, record, type SetupReport } from "./report.js";
 
 /**
  * `arbeit setup git`: a pre-commit hook that refuses a commit staging files another session has
- * reserved exclusively, naming the holder (`arbeit check-edit --staged`); `git commit
- * --no-verify` skips it, as it skips every pre-commit hook. A hook already there is kept beside
+ * reserved exclusively, naming the holder (`arbeit check-edit --staged`). Its text never names a
+ * way around it: an agent reads the hook and its refusal. A hook already there is kept beside
  * ours (renamed pre-commit.before-arbeit) and run first, with the same arguments; `--remove`
  * deletes ours and puts it back. Hooks live in the repository's hooks folder (core.hooksPath
  * honoured), which is never committed, so the hook may name this installation by absolute path.
@@ -34,7 +35,7 @@ function hookScript(program: string): string {
   return `#!/bin/sh
 ${MARK}, written by \`arbeit setup git\` (\`arbeit setup git --remove\` takes it out).
 # Refuses a commit that stages files another live session reserved exclusively, naming the
-# holder; \`git commit --no-verify\` skips it. A hook that was here before runs first.
+# holder. A hook that was here before runs first.
 hooks=$(dirname "$0")
 if [ -x "$hooks/${KEPT}" ]; then "$hooks/${KEPT}" "$@" || exit $?; fi
 arbeit=${program}
@@ -42,7 +43,8 @@ arbeit=${program}
 `;
 }
 
-const isOurs = (path: string) => existsSync(path) && readFileSync(path, "utf8").includes(MARK);
+/** True when the hook at `path` is the guard; a hook that is no file (a pipe, a dangling link) is refused. */
+const isOurs = (path: string) => readText(path)?.includes(MARK) ?? false;
 
 export function setupGit(options: { dir: string }): SetupReport {
   const report = newReport("git", options.dir);
@@ -53,8 +55,10 @@ export function setupGit(options: { dir: string }): SetupReport {
     ? `"$(git rev-parse --show-toplevel)/node_modules/.bin/arbeit"`
     : shellQuote(installedCli());
   const script = hookScript(program);
-  if (isOurs(hook)) {
-    if (readFileSync(hook, "utf8") === script) record(report, hook, "unchanged", "the Arbeit guard is installed");
+  const current = readText(hook);
+  checkWritable(hook, hooks);
+  if (current?.includes(MARK)) {
+    if (current === script) record(report, hook, "unchanged", "the Arbeit guard is installed");
     else {
       writeFileSync(hook, script);
       record(report, hook, "updated", "the Arbeit guard, now running this installation");
@@ -67,6 +71,7 @@ export function setupGit(options: { dir: string }): SetupReport {
     renameSync(hook, kept);
     record(report, kept, "created", "your own pre-commit hook, kept; the guard runs it first");
   }
+  mkdirSync(hooks, { recursive: true });
   writeFileSync(hook, script, { mode: 0o755 });
   chmodSync(hook, 0o755);
   record(report, hook, "created", "the Arbeit guard: commits of files another session reserved are refused");

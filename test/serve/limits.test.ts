@@ -48,7 +48,7 @@ describe("arbeit serve --rate 1 --burst 3: requests per token", () => {
     assert.equal(other.status, 200);
     const titles = (await project.cli(["query", "tasks"])).tasks.map((task: { title: string }) => task.title);
     assert.ok(!titles.includes("Over the limit"), titles.join(", "));
-    assert.match(service.stderr(), /alice POST \/api\/call - 429 RATE_LIMITED/);
+    assert.match(service.stderr(), /alice POST \/api\/call arbeit_task_create 429 RATE_LIMITED/);
   });
 });
 
@@ -104,6 +104,99 @@ describe("arbeit serve --rate 1 --burst 3: every endpoint that acts counts", () 
       outcomes.map((outcome) => outcome === "ok"),
       `${outcomes.join(", ")}: ${titles.join(", ")}`,
     );
+  });
+});
+
+describe("arbeit serve --rate 1 --burst 6: the limit counts calls, not requests", () => {
+  const run = serviceWith(["--rate", "1", "--burst", "6"]);
+
+  /** A POST to /mcp as a client that writes JSON-RPC by hand: its status, body text and session id. */
+  const mcpPost = async (token: string, body: unknown, session?: string) => {
+    const response = await fetch(`${run.service.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        Authorization: `Bearer ${token}`,
+        ...(session ? { "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18" } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, text, session: response.headers.get("mcp-session-id") ?? undefined };
+  };
+  const create = (title: string, id: number) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "arbeit_task_create", arguments: { title } },
+  });
+  const titles = async () =>
+    (await run.project.cli(["call", "arbeit_query", '{"query": "tasks", "params": {"limit": 500}}'])).tasks.map(
+      (task: { title: string }) => task.title,
+    );
+
+  it("each message of a JSON-RPC batch on /mcp counts: a batch past what is left is 429 and runs none of its calls", async () => {
+    const token = await makeToken(run.project, ["--agent", "batcher"]);
+    const opened = await mcpPost(token, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "by-hand", version: "1" } },
+    });
+    assert.equal(opened.status, 200, opened.text);
+    const session = opened.session!;
+    assert.equal((await mcpPost(token, { jsonrpc: "2.0", method: "notifications/initialized" }, session)).status, 202);
+    // Two of six spent: a batch of three fits, a further batch of four does not.
+    const fits = await mcpPost(
+      token,
+      [1, 2, 3].map((i) => create(`Batched ${i}`, i)),
+      session,
+    );
+    assert.equal(fits.status, 200, fits.text);
+    const over = await mcpPost(
+      token,
+      [4, 5, 6, 7].map((i) => create(`Batched ${i}`, i)),
+      session,
+    );
+    assert.equal(over.status, 429, over.text);
+    assert.equal(JSON.parse(over.text).error.code, "RATE_LIMITED");
+    // More calls than the burst itself can never be made at once: refused as too large, not to be retried.
+    const never = await mcpPost(
+      token,
+      [8, 9, 10, 11, 12, 13, 14].map((i) => create(`Batched ${i}`, i)),
+      session,
+    );
+    assert.equal(never.status, 413, never.text);
+    assert.equal(JSON.parse(never.text).error.code, "INPUT_TOO_LARGE");
+    const made = (await titles()).filter((title: string) => title.startsWith("Batched "));
+    assert.deepEqual(made.sort(), ["Batched 1", "Batched 2", "Batched 3"]);
+  });
+
+  it("each operation of arbeit_batch counts as a call, on /api/call and over /mcp", async () => {
+    const token = await makeToken(run.project, ["--agent", "bulk"]);
+    const batch = (prefix: string, count: number) => ({
+      tool: "arbeit_batch",
+      args: {
+        operations: Array.from({ length: count }, (_, i) => ({
+          tool: "arbeit_task_create",
+          args: { title: `${prefix} ${i + 1}` },
+        })),
+      },
+    });
+    const fits = await apiCall(run.service, token, batch("Bulk", 4));
+    assert.equal(fits.body.success, true, JSON.stringify(fits.body));
+    assertRateLimited(await apiCall(run.service, token, batch("Bulk over", 4)));
+    const never = await apiCall(run.service, token, batch("Bulk never", 7));
+    assert.deepEqual([never.status, never.body.error.code], [413, "INPUT_TOO_LARGE"]);
+    const mcp = await mcpClient(run.service, await makeToken(run.project, ["--agent", "bulk-mcp"]));
+    try {
+      await assert.rejects(mcp.call("arbeit_batch", batch("Bulk over MCP", 7).args), /413|INPUT_TOO_LARGE|more calls/);
+    } finally {
+      await mcp.close();
+    }
+    const made = (await titles()).filter((title: string) => title.startsWith("Bulk"));
+    assert.deepEqual(made.sort(), ["Bulk 1", "Bulk 2", "Bulk 3", "Bulk 4"]);
   });
 });
 

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { CLI, type CliResult, runCli } from "../helpers/cli.js";
@@ -19,12 +28,12 @@ function setup(dir: string, ...args: string[]): Promise<CliResult> {
   return runCli(["setup", ...args, "--json"], { cwd: dir });
 }
 
-function refusal(result: CliResult, pattern: RegExp): void {
+function refusal(result: CliResult, pattern: RegExp, target = "claude"): void {
   assert.equal(result.code, 1, result.stdout + result.stderr);
-  assert.equal(result.json?.success, false, result.stdout);
+  assert.equal(result.json?.success, false, result.stdout + result.stderr);
   assert.equal(result.json.error.code, "SETUP_REFUSED");
   assert.match(result.json.error.message, pattern);
-  assert.match(result.stderr, /setup claude (?:--remove )?refused: /);
+  assert.match(result.stderr, new RegExp(`setup ${target} (?:--remove )?refused: `));
   assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
 }
 
@@ -129,4 +138,105 @@ describe("arbeit status with configuration files of the wrong kind", () => {
     );
     cleanup();
   });
+});
+
+/**
+ * Symbolic links among the files setup writes: a link to a file is followed (the file it names is
+ * read and written), a dangling link or a loop is refused before anything is written, since
+ * writing through it fails half-way or creates a file in a place the user never named.
+ */
+const linked: Array<[string, string[], (dir: string) => void, RegExp]> = [
+  [
+    "CLAUDE.md a dangling link into a missing folder",
+    ["claude"],
+    (dir) => symlinkSync(join(dir, "gone", "CLAUDE.md"), join(dir, "CLAUDE.md")),
+    /CLAUDE\.md is a symbolic link to .*gone\/CLAUDE\.md, which does not exist/,
+  ],
+  [
+    ".mcp.json a link to itself",
+    ["claude"],
+    (dir) => symlinkSync(".mcp.json", join(dir, ".mcp.json")),
+    /\.mcp\.json is a symbolic link to \.mcp\.json, which cannot be followed/,
+  ],
+  [
+    ".claude a dangling link",
+    ["claude"],
+    (dir) => symlinkSync("elsewhere/.claude", join(dir, ".claude")),
+    /\.claude is a symbolic link to elsewhere\/\.claude, which does not exist/,
+  ],
+  [
+    "AGENTS.md a dangling link into a missing folder",
+    ["opencode"],
+    (dir) => symlinkSync(join(dir, "gone", "AGENTS.md"), join(dir, "AGENTS.md")),
+    /AGENTS\.md is a symbolic link to .*gone\/AGENTS\.md, which does not exist/,
+  ],
+  [
+    ".opencode a dangling link",
+    ["opencode"],
+    (dir) => symlinkSync("gone", join(dir, ".opencode")),
+    /\.opencode is a symbolic link to gone, which does not exist/,
+  ],
+  [
+    "opencode.json a dangling link (--npm)",
+    ["opencode", "--npm"],
+    (dir) => symlinkSync("gone/opencode.json", join(dir, "opencode.json")),
+    /opencode\.json is a symbolic link to gone\/opencode\.json, which does not exist/,
+  ],
+];
+
+describe("arbeit setup with symbolic links among its files", () => {
+  for (const [label, args, prepare, pattern] of linked) {
+    it(`${label}: refused with SETUP_REFUSED, and no file written`, { timeout: RUN_TIMEOUT_MS }, async () => {
+      const { dir, cleanup } = project(prepare);
+      const before = entries(dir);
+      refusal(await setup(dir, ...args), pattern, args[0]);
+      assert.deepEqual(entries(dir), before);
+      cleanup();
+    });
+  }
+
+  it("CLAUDE.md a link to a file elsewhere: that file gets the block", { timeout: RUN_TIMEOUT_MS }, async () => {
+    const { dir, cleanup } = project((dir) => {
+      mkdirSync(join(dir, "docs"));
+      writeFileSync(join(dir, "docs", "AGENT-NOTES.md"), "# Notes\n");
+      symlinkSync("docs/AGENT-NOTES.md", join(dir, "CLAUDE.md"));
+    });
+    const result = await setup(dir, "claude");
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.match(readFileSync(join(dir, "docs", "AGENT-NOTES.md"), "utf8"), /^# Notes\n\n<!-- arbeit:start -->/);
+    assert.ok(lstatSync(join(dir, "CLAUDE.md")).isSymbolicLink(), "the link stays a link");
+    cleanup();
+  });
+});
+
+describe("arbeit setup git with a pre-commit hook of the wrong kind", () => {
+  const gitCases: Array<[string, (hooks: string) => void, RegExp]> = [
+    [
+      "a dangling link",
+      (hooks) => symlinkSync("/nonexistent/hooks/pre-commit", join(hooks, "pre-commit")),
+      /pre-commit is a symbolic link to \/nonexistent\/hooks\/pre-commit, which does not exist/,
+    ],
+    ["a named pipe", (hooks) => spawnSync("mkfifo", [join(hooks, "pre-commit")]), /pre-commit is a named pipe/],
+    ["a folder", (hooks) => mkdirSync(join(hooks, "pre-commit")), /pre-commit is a folder, not a file/],
+  ];
+  for (const [label, prepare, pattern] of gitCases) {
+    it(`pre-commit ${label}: refused with SETUP_REFUSED, the hooks folder untouched`, {
+      timeout: RUN_TIMEOUT_MS,
+    }, async () => {
+      const { dir, cleanup } = project((dir) => {
+        spawnSync("git", ["init", "-q", dir]);
+      });
+      const hooks = join(dir, ".git", "hooks");
+      mkdirSync(hooks, { recursive: true });
+      prepare(hooks);
+      const before = readdirSync(hooks).sort();
+      const result = await runCli(["setup", "git", "--json"], { cwd: dir });
+      assert.equal(result.code, 1, result.stdout + result.stderr);
+      assert.equal(result.json?.error?.code, "SETUP_REFUSED", result.stdout + result.stderr);
+      assert.match(result.json.error.message, pattern);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+      assert.deepEqual(readdirSync(hooks).sort(), before);
+      cleanup();
+    });
+  }
 });

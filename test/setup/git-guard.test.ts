@@ -74,7 +74,10 @@ describe("arbeit setup git: the pre-commit guard", () => {
       assert.notEqual(refused.status, 0);
       assert.match(refused.stderr, /commit refused/);
       assert.match(refused.stderr, /src\/auth\/session\.ts: alice \(session ses-alice\) until 20\d\d-/);
-      assert.match(refused.stderr, /--no-verify/);
+      assert.match(refused.stderr, /Unstage them/);
+      // The refusal reaches agents in their Bash result: it names no way around the guard.
+      assert.doesNotMatch(refused.stderr, /no-verify|core\.hooksPath/);
+      assert.doesNotMatch(readFileSync(own, "utf8"), /no-verify/, "nor does the hook an agent may read");
       assert.equal(head(dir), before, "nothing was committed");
       assert.equal(readFileSync(join(dir, "own-hook.log"), "utf8"), "ran\n", "the user's own hook ran first");
 
@@ -158,6 +161,56 @@ describe("arbeit setup git: the pre-commit guard", () => {
       const again = git(dir, ["commit", "-q", "-m", "refused again"], { ARBEIT_SESSION: "ses-bob" });
       assert.notEqual(again.status, 0);
       assert.match(again.stderr, /commit refused/);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("refuses a staged move or deletion of a reserved file, naming the reserved path the file leaves", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      assert.equal(git(dir, ["init", "-q", "-b", "main"]).status, 0);
+      assert.equal((await runCli(["init"], { cwd: dir })).code, 0);
+      mkdirSync(join(dir, "src", "auth"), { recursive: true });
+      writeFileSync(
+        join(dir, "src", "auth", "session.ts"),
+        "export const session = 'a long enough body to be a rename';\n",
+      );
+      writeFileSync(
+        join(dir, "src", "auth", "token.ts"),
+        "export const token = 'another long enough body for renames';\n",
+      );
+      git(dir, ["add", "."]);
+      assert.equal(git(dir, ["commit", "-q", "-m", "first"]).status, 0);
+      assert.equal((await runCli(["setup", "git", "--json"], { cwd: dir })).code, 0);
+      const claim = JSON.stringify({ paths: ["src/auth/**"] });
+      const reserved = await runCli(
+        ["call", "arbeit_task_claim", claim, "--session", "ses-alice", "--agent", "alice"],
+        {
+          cwd: dir,
+        },
+      );
+      assert.equal(reserved.code, 0, reserved.stdout);
+      const before = head(dir);
+      const bob = { ARBEIT_SESSION: "ses-bob" };
+      const attempts: Array<[string, string[][]]> = [
+        ["git mv of a reserved file out of the reserved folder", [["mv", "src/auth/session.ts", "lib-session.ts"]]],
+        ["git mv of the reserved folder", [["mv", "src/auth", "src/old-auth"]]],
+        ["git rm of a reserved file", [["rm", "-q", "src/auth/token.ts"]]],
+      ];
+      for (const [label, steps] of attempts) {
+        for (const step of steps) assert.equal(git(dir, step).status, 0, `${label}: ${step.join(" ")}`);
+        const refused = git(dir, ["commit", "-q", "-m", label], bob);
+        assert.notEqual(refused.status, 0, `${label}: committed`);
+        assert.match(refused.stderr, /commit refused/, label);
+        assert.match(refused.stderr, /src\/auth\/(session|token)\.ts: alice \(session ses-alice\)/, label);
+        assert.equal(head(dir), before, label);
+        assert.equal(git(dir, ["reset", "-q", "--hard"]).status, 0);
+      }
+      // Renames stay detected for the rest of git: only the guard reads both sides.
+      assert.equal(git(dir, ["mv", "src/auth/session.ts", "lib-session.ts"]).status, 0);
+      const holder = git(dir, ["commit", "-q", "-m", "alice moves it"], { ARBEIT_SESSION: "ses-alice" });
+      assert.equal(holder.status, 0, holder.stderr);
     } finally {
       cleanup();
     }
