@@ -74,7 +74,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
           : `arbeit: warning: files another session reserved exclusively are staged; this project enforces reservations as warnings only (memory key ${ENFORCE_KEY}), so the commit goes ahead.\n`;
       const advice =
         answer.decision === "deny"
-          ? "Unstage them, wait for the reservation to end, or commit with --no-verify to skip this check.\n"
+          ? "Unstage them (git restore --staged <file>) and commit the rest, or wait until the reservation ends or its holder releases it.\n"
           : "That session may be changing these files too: tell it, or check the merge.\n";
       write(2, terminalSafe(`${message}${[...new Set(holders)].join("\n")}\n${advice}`, { newlines: true }));
     }

@@ -26,9 +26,9 @@ opencode  writes .opencode/plugin/arbeit.js, which loads the installed arbeit pa
           opencode.json instead of the file, for when Arbeit is on the npm registry, which it
           is not yet; --force: replace a plugin file that differs)
 git       installs a pre-commit hook in the repository's hooks folder that refuses a commit
-          staging files another live session reserved exclusively, naming the holder (\`git
-          commit --no-verify\` skips it). A pre-commit hook already there is kept beside it as
-          pre-commit.before-arbeit and run first; --remove deletes the guard and puts it back.
+          staging files another live session reserved exclusively, naming the holder. A
+          pre-commit hook already there is kept beside it as pre-commit.before-arbeit and run
+          first; --remove deletes the guard and puts it back.
 --remove  takes out what setup added and nothing else: hooks and MCP server whose command is
           one setup writes (--command <cmd>: also those running <cmd>), the plugin file
           when it is the one setup writes (--force: whatever it holds), "arbeit" in

@@ -20,7 +20,7 @@ import { identityName, limit, listId, metadataFilter, taskId, text, timestamp } 
 import { lazyProperty } from "../schemas/lazy.js";
 import { LIMITS } from "../schemas/limits.js";
 import { fromZodError } from "../schemas/zod-errors.js";
-import type { StoreTx, TaskKey } from "../store/task-store.js";
+import type { MetadataScalar, StoreTx, TaskKey } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
 import { type KeptApart, pairsSharingFiles, plannedFiles, readyWithoutSharedFiles } from "./file-overlap.js";
 import { requireTask } from "./invariants.js";
@@ -171,7 +171,7 @@ export const QUERIES = {
   tasks: define({
     brief: "{status?, parent_id? (null = roots)}",
     summary:
-      "List tasks; filter by status, parent_id (null = roots), type, owner, metadata ({key: value}, all must match).",
+      "List tasks; filter by status, parent_id (null = roots), type, owner, metadata ({key: value}: the value, or a list holding it, as labels; all must match).",
     params: () =>
       z.strictObject({
         status: statusFilter().optional(),
@@ -215,10 +215,16 @@ export const QUERIES = {
   ready: define({
     brief: ": what to do now (explain: why not)",
     summary:
-      "Open, unblocked, unclaimed tasks, best first (priority, age, id); no status shown, all are open. Tasks that share files with work another session holds are left out (kept_apart: which, with what, the files). explain: why (or, with task_id, why not).",
+      "Open, unblocked, unclaimed tasks, best first (priority, age, id); no status shown, all are open. Tasks that share files with work another session holds are left out (kept_apart: which, with what, the files). metadata filters as in tasks. explain: why (or, with task_id, why not).",
     perCaller: true,
     params: () =>
-      z.strictObject({ explain: z.boolean().optional(), task_id: taskId.optional(), ...scoped(), ...page() }),
+      z.strictObject({
+        explain: z.boolean().optional(),
+        task_id: taskId.optional(),
+        metadata: metadataFilter().optional(),
+        ...scoped(),
+        ...page(),
+      }),
     run: async (ctx, p) => {
       const now = ctx.tx.databaseNow();
       if (p.task_id) return ok(await explainTask(ctx, p.task_id, now));
@@ -226,7 +232,7 @@ export const QUERIES = {
       const page = await paged(
         ctx,
         p,
-        (limit, after) => readyApart(ctx, { list_id: scope(ctx, p), now }, limit, after, apart),
+        (limit, after) => readyApart(ctx, { list_id: scope(ctx, p), now, metadata: p.metadata }, limit, after, apart),
         { withoutStatus: true },
       );
       const kept = apart.length > 0 ? { kept_apart: apart } : {};
@@ -241,14 +247,20 @@ export const QUERIES = {
   }),
   next: define({
     brief: ": what to do now (explain: why not)",
-    summary: "The single best ready task, in full (what to do next).",
-    params: () => z.strictObject({ ...scoped() }),
+    summary: "The single best ready task, in full (what to do next); metadata filters as in tasks.",
+    params: () => z.strictObject({ metadata: metadataFilter().optional(), ...scoped() }),
     run: async (ctx, p) => {
-      const [task] = await readyApart(ctx, { list_id: scope(ctx, p), now: ctx.tx.databaseNow() }, 1, undefined, []);
+      const filter = { list_id: scope(ctx, p), now: ctx.tx.databaseNow(), metadata: p.metadata };
+      const [task] = await readyApart(ctx, filter, 1, undefined, []);
       return ok(
         task
           ? { task, why: READY_BECAUSE }
-          : { task: null, why: "No task is ready: every open task is blocked, claimed or finished." },
+          : {
+              task: null,
+              why: p.metadata
+                ? "No task with that metadata is ready: each is blocked, claimed or finished, or none has it."
+                : "No task is ready: every open task is blocked, claimed or finished.",
+            },
       );
     },
   }),
@@ -589,7 +601,7 @@ async function tasksInOrder(tx: StoreTx, ids: readonly string[]): Promise<Task[]
 /** A page of ready tasks for the caller, without those that share files with another session's work. */
 function readyApart(
   ctx: QueryContext,
-  filter: { list_id: string | undefined; now: string },
+  filter: { list_id: string | undefined; now: string; metadata: Record<string, MetadataScalar> | undefined },
   limit: number,
   after: TaskKey | undefined,
   apart: KeptApart[],

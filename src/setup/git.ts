@@ -8,8 +8,8 @@ import { newReport, noteDatabaseKept, record, type SetupReport } from "./report.
 
 /**
  * `arbeit setup git`: a pre-commit hook that refuses a commit staging files another session has
- * reserved exclusively, naming the holder (`arbeit check-edit --staged`); `git commit
- * --no-verify` skips it, as it skips every pre-commit hook. A hook already there is kept beside
+ * reserved exclusively, naming the holder (`arbeit check-edit --staged`). Its text never names a
+ * way around it: an agent reads the hook and its refusal. A hook already there is kept beside
  * ours (renamed pre-commit.before-arbeit) and run first, with the same arguments; `--remove`
  * deletes ours and puts it back. Hooks live in the repository's hooks folder (core.hooksPath
  * honoured), which is never committed, so the hook may name this installation by absolute path.
@@ -35,7 +35,7 @@ function hookScript(program: string): string {
   return `#!/bin/sh
 ${MARK}, written by \`arbeit setup git\` (\`arbeit setup git --remove\` takes it out).
 # Refuses a commit that stages files another live session reserved exclusively, naming the
-# holder; \`git commit --no-verify\` skips it. A hook that was here before runs first.
+# holder. A hook that was here before runs first.
 hooks=$(dirname "$0")
 if [ -x "$hooks/${KEPT}" ]; then "$hooks/${KEPT}" "$@" || exit $?; fi
 arbeit=${program}

@@ -93,7 +93,7 @@ export interface TaskFilter {
   parent_id?: string | null;
   type?: TaskType;
   owner?: string;
-  /** Tasks whose metadata holds each of these keys with exactly this value. */
+  /** Tasks whose metadata holds each of these keys with this value (or a list holding it). */
   metadata?: Record<string, MetadataScalar>;
   limit: number;
   offset: number;
@@ -130,6 +130,8 @@ export interface ReadyFilter {
   agent: string | null;
   /** The caller's session: tasks it holds are ready for it (reads only). */
   session?: string;
+  /** Tasks whose metadata holds each of these keys with this value (or a list holding it). */
+  metadata?: Record<string, MetadataScalar>;
   limit: number;
   offset: number;
   after?: TaskKey;
@@ -455,6 +457,11 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    */
   recordEvent(event: NewEvent): Promise<void>;
   recentEvents(taskId: string, limit: number): Promise<ArbeitEvent[]>;
+  /**
+   * The newest `limit` events of the task that take, keep, end or let go of a claim on it
+   * (task_claimed, claim_renewed, claim_released, claim_expired, work_stopped), newest first.
+   */
+  claimHistory(taskId: string, limit: number): Promise<ArbeitEvent[]>;
   listEvents(filter: EventFilter): Promise<ArbeitEvent[]>;
 }
 

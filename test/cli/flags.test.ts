@@ -108,6 +108,19 @@ describe("friendly subcommand flags", () => {
     );
   });
 
+  it("filters `query tasks`, `query ready` and `query next` by a label kept in a metadata list", async () => {
+    const { task } = await project.ok(["task", "create", "Label me", "--metadata", '{"labels":["cli-ui","bug"]}']);
+    for (const query of ["tasks", "ready"]) {
+      const { tasks } = await project.ok(["query", query, "--metadata", '{"labels":"cli-ui"}']);
+      assert.deepEqual(
+        tasks.map((t: { id: string }) => t.id),
+        [task.id],
+        query,
+      );
+    }
+    assert.equal((await project.ok(["query", "next", "--metadata", '{"labels":"bug"}'])).task.id, task.id);
+  });
+
   it("passes words that start with a dash after --", async () => {
     const { task } = await project.ok(["task", "create", "--", "--verbose flag is ignored"]);
     assert.equal(task.title, "--verbose flag is ignored");

@@ -150,3 +150,19 @@ export async function openEngineProject(engine: Engine, options: { clock?: TestC
     },
   };
 }
+
+/**
+ * Moves the task's stored lease end into the past, in the test's own database: the lease has run
+ * out for every process on the store, on its own clock too, without waiting for it.
+ */
+export async function leaseRanOut(service: ArbeitService, taskId: string): Promise<void> {
+  const store = service.store as unknown as SqlStore;
+  const changed = await store.transaction("write", (db) =>
+    db.run(
+      "UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND lease_expires_at IS NOT NULL",
+      "2000-01-01T00:00:00.000Z",
+      taskId,
+    ),
+  );
+  assert.equal(changed, 1, `${taskId} had a lease to run out`);
+}

@@ -74,7 +74,10 @@ describe("arbeit setup git: the pre-commit guard", () => {
       assert.notEqual(refused.status, 0);
       assert.match(refused.stderr, /commit refused/);
       assert.match(refused.stderr, /src\/auth\/session\.ts: alice \(session ses-alice\) until 20\d\d-/);
-      assert.match(refused.stderr, /--no-verify/);
+      assert.match(refused.stderr, /Unstage them/);
+      // The refusal reaches agents in their Bash result: it names no way around the guard.
+      assert.doesNotMatch(refused.stderr, /no-verify|core\.hooksPath/);
+      assert.doesNotMatch(readFileSync(own, "utf8"), /no-verify/, "nor does the hook an agent may read");
       assert.equal(head(dir), before, "nothing was committed");
       assert.equal(readFileSync(join(dir, "own-hook.log"), "utf8"), "ran\n", "the user's own hook ran first");
 

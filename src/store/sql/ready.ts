@@ -3,6 +3,7 @@ import { toTask } from "../rows.js";
 import type { ReadyFilter } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
 import { type Dialect, perDialect } from "./dialect.js";
+import { metadataConditions } from "./metadata-filter.js";
 import { storedFilesColumn, storedFilesOf } from "./reservations.js";
 import { AFTER_TASK_KEY, openEdgeInto, TASK_ORDER, taskColumns } from "./task-columns.js";
 
@@ -16,10 +17,11 @@ const texts = perDialect((d) => {
   const unblocked = `NOT ${openEdgeInto(d, "t")}`;
   const open = "t.deleted_at IS NULL AND t.status = 'open'";
   // withFiles: each task with the files stored for it (see storedFilesColumn), for planning.
-  const build = (byList: boolean, forUpdate: boolean, after = false, withFiles = false) => {
+  // metadata: the conditions of a metadata filter, which every source applies with the list's.
+  const build = (byList: boolean, forUpdate: boolean, after = false, withFiles = false, metadata: string[] = []) => {
     const columns = withFiles ? `${taskColumns(d)}, ${storedFilesColumn(d, "t")}` : taskColumns(d);
     // A later page starts after the last task of the one before, in each source alike.
-    const list = `${byList ? "AND t.list_id = ?" : ""}${after ? ` AND ${AFTER_TASK_KEY}` : ""}`;
+    const list = `${byList ? "AND t.list_id = ?" : ""}${after ? ` AND ${AFTER_TASK_KEY}` : ""}${metadata.map((c) => ` AND ${c}`).join("")}`;
     // open_children: a parent's work is its children; open_blockers: its open blockers that are
     // no hubs (counts the schema's triggers keep). Both are conditions of idx_tasks_ready_leaves,
     // so a blocked task is not in it to be stepped over; `unblocked` still reads hub blockers.
@@ -62,12 +64,19 @@ const texts = perDialect((d) => {
     allForUpdateAfter: build(false, true, true, withFiles),
     byListForUpdateAfter: build(true, true, true, withFiles),
   });
-  return { plain: variants(false), withFiles: variants(true) };
+  return { plain: variants(false), withFiles: variants(true), build };
 });
 
-function params(d: Dialect, filter: ReadyFilter, forUpdate: boolean, withFiles: boolean): SqlValue[] {
+function params(
+  d: Dialect,
+  filter: ReadyFilter,
+  forUpdate: boolean,
+  withFiles: boolean,
+  metadata: SqlValue[],
+): SqlValue[] {
   const list: SqlValue[] = filter.list_id === undefined ? [] : [filter.list_id];
   if (filter.after !== undefined) list.push(...filter.after);
+  list.push(...metadata);
   const agent = filter.agent ?? null;
   const session = filter.session ?? null;
   // The stored_files column's one parameter, where its column stands.
@@ -96,6 +105,13 @@ export function readyStatement(
   const sql = withFiles ? texts(d).withFiles : texts(d).plain;
   const byList = filter.list_id !== undefined;
   const after = filter.after !== undefined;
+  const metadata = metadataConditions(d, filter.metadata);
+  // Filtered by metadata: a text of its own for the filter's keys (its prepared statement is cached like any).
+  if (metadata.where.length > 0)
+    return {
+      sql: texts(d).build(byList, forUpdate, after, withFiles, metadata.where),
+      params: params(d, filter, forUpdate, withFiles, metadata.params),
+    };
   const read = after ? (byList ? sql.byListAfter : sql.allAfter) : byList ? sql.byList : sql.all;
   // A claim reads on past a task it may not take (one sharing files with another session's work).
   const locked = after
@@ -106,7 +122,7 @@ export function readyStatement(
       ? sql.byListForUpdate
       : sql.allForUpdate;
   const text = forUpdate ? locked : read;
-  return { sql: text, params: params(d, filter, forUpdate, withFiles) };
+  return { sql: text, params: params(d, filter, forUpdate, withFiles, []) };
 }
 
 export function readyStatements(db: SqlDb) {

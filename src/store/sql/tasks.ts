@@ -1,9 +1,10 @@
 import type { Task } from "../../domain/types.js";
 import { toTask } from "../rows.js";
-import type { MetadataScalar, NewTask, StatusFilter, TaskFilter, TaskPatch } from "../task-store.js";
+import type { NewTask, StatusFilter, TaskFilter, TaskPatch } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
-import { type Dialect, perDialect } from "./dialect.js";
+import { perDialect } from "./dialect.js";
 import { insertWithId, jsonColumn } from "./insert.js";
+import { metadataConditions } from "./metadata-filter.js";
 import {
   AFTER_TASK_KEY,
   blockedExpression,
@@ -52,22 +53,6 @@ const texts = perDialect((d) => {
 function columnValue(field: string, value: unknown): SqlValue {
   if (field === "metadata") return jsonColumn(value as Record<string, unknown> | null);
   return value as SqlValue;
-}
-
-/**
- * The task's metadata holds the key (the first parameter) with exactly the value: the same JSON
- * type and the same value (on Postgres the second parameter is the value's JSON; on SQLite it is
- * the value itself, none for a boolean).
- */
-function metadataHas(d: Dialect, value: MetadataScalar): string {
-  if (d.name === "postgres") return "(t.metadata::jsonb -> ?::text) = ?::jsonb";
-  const matches =
-    typeof value === "boolean"
-      ? `j.type = '${value}'`
-      : typeof value === "number"
-        ? "j.type IN ('integer', 'real') AND j.value = ?"
-        : "j.type = 'text' AND j.value = ?";
-  return `EXISTS (SELECT 1 FROM json_each(t.metadata) j WHERE j.key = ? AND ${matches})`;
 }
 
 /** Reads and writes of task rows. */
@@ -167,13 +152,9 @@ export function taskStatements(db: SqlDb) {
         where.push("t.owner = ?");
         params.push(filter.owner);
       }
-      for (const [key, value] of Object.entries(filter.metadata ?? {})) {
-        where.push(metadataHas(d, value));
-        params.push(
-          key,
-          ...(d.name === "postgres" ? [JSON.stringify(value)] : typeof value === "boolean" ? [] : [value]),
-        );
-      }
+      const metadata = metadataConditions(d, filter.metadata);
+      where.push(...metadata.where);
+      params.push(...metadata.params);
       if (filter.parent_id === null) {
         where.push(`NOT EXISTS (SELECT 1 FROM relationships r JOIN tasks p ON p.id = r.from_task_id
           WHERE r.to_task_id = t.id AND r.type = 'parent_of' AND r.removed_at IS NULL AND p.deleted_at IS NULL)`);

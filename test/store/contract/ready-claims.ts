@@ -42,6 +42,35 @@ export function readyClaimsContract(factory: StoreFactory): void {
       assert.deepEqual(ids(direct), [urgent, late, blocker]);
     });
 
+    it("ready and next filter by metadata as the tasks query does, a label in a list included", async () => {
+      const bug = await p().task("ui bug", { priority: 1, metadata: { labels: ["ui", "bug"], team: "web" } });
+      const best = await p().task("api first", { priority: 0, metadata: { labels: ["api"], team: "web" } });
+      p().clock.advance(1000);
+      const plain = await p().task("no metadata", { priority: 0 });
+      const ready = async (metadata: unknown) =>
+        ids((await p().ok("arbeit_query", { query: "ready", params: { metadata } })).tasks);
+      assert.deepEqual(await ready({ labels: "ui" }), [bug]);
+      assert.deepEqual(await ready({ team: "web" }), [best, bug]);
+      assert.deepEqual(await ready({ team: "web", labels: "bug" }), [bug]);
+      assert.deepEqual(await ready({}), [best, plain, bug]);
+      const next = async (metadata: unknown) =>
+        (await p().ok("arbeit_query", { query: "next", params: { metadata } })).task?.id ?? null;
+      assert.equal(await next({ labels: "ui" }), bug);
+      assert.equal(await next({ labels: "docs" }), null);
+      assert.equal(await next({ team: "web" }), best);
+      // A page's cursor is the filter's: it reads on within the same filter.
+      const first = await p().ok("arbeit_query", { query: "ready", params: { metadata: { team: "web" }, limit: 1 } });
+      const after = await p().ok("arbeit_query", {
+        query: "ready",
+        params: { metadata: { team: "web" }, limit: 1, cursor: first.next_cursor },
+      });
+      assert.deepEqual(ids(after.tasks), [bug]);
+      assert.equal(
+        (await p().fail("arbeit_query", { query: "next", params: { metadata: { labels: ["ui"] } } })).code,
+        "INVALID_METADATA",
+      );
+    });
+
     it("explains why a task is not ready", async () => {
       const blocker = await p().task("blocker");
       const blocked = await p().task("blocked", { blocked_by: [blocker] });

@@ -158,6 +158,22 @@ export function taskContract(factory: StoreFactory): void {
       assert.equal(bad.code, "INVALID_METADATA");
     });
 
+    it("a filter value also matches a list at that key holding it (labels), of the same JSON type", async () => {
+      const ui = await p().task("UI bug", { metadata: { labels: ["ui", "bug"], ids: [7, 8], flags: [true] } });
+      const api = await p().task("API", { metadata: { labels: ["api"], ids: ["7"] } });
+      const one = await p().task("One label", { metadata: { labels: "ui" } });
+      await p().task("Nested", { metadata: { labels: [["ui"]], more: { labels: ["ui"] } } });
+      const ids = async (metadata: unknown) =>
+        (await p().ok("arbeit_query", { query: "tasks", params: { metadata } })).tasks
+          .map((t: { id: string }) => t.id)
+          .sort();
+      assert.deepEqual(await ids({ labels: "ui" }), [ui, one].sort(), "a list holding it, or the value itself");
+      assert.deepEqual(await ids({ labels: "ui", ids: 7 }), [ui], "every key must match");
+      assert.deepEqual(await ids({ ids: "7" }), [api], "a number in a list matches no string");
+      assert.deepEqual(await ids({ flags: true }), [ui]);
+      assert.deepEqual(await ids({ labels: "u" }), [], "an item matches whole, not a part of it");
+    });
+
     it("lists the live tasks a task blocks (blocks), in id order, as blocked_by lists its blockers", async () => {
       const blocker = await p().task("Schema");
       const first = await p().task("API", { blocked_by: [blocker] });
