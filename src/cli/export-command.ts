@@ -10,7 +10,7 @@ import { maintenanceArgs } from "./maintenance-args.js";
 import { printEnvelope, wantsJson, write } from "./output.js";
 import { progressBar } from "./progress-bar.js";
 
-const USAGE = `Usage: arbeit export [<file> | -] [--force]
+const USAGE = `Usage: arbeit export [<file> | -] [--force] [--with-credentials]
 
 Writes every table (tasks, relationships, context, progress, sessions, files, events, claims,
 memory ...) as JSON Lines: a header line with the format and schema version, then one line per
@@ -18,6 +18,10 @@ row. To <file> with a summary on stdout, or to stdout when no file or "-" is giv
 appears only when the export is complete (it is written under a temporary name first), and an
 existing file is replaced only with --force. Taken from one snapshot while agents keep working.
 Format: docs/maintenance.md.
+
+An export is a copy to share: it carries no credentials and no delivery targets (the service's
+tokens, the webhooks with their URLs and signing secrets). --with-credentials adds them, to
+restore this store elsewhere; such a file is written readable by its owner only (0600).
 `;
 
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
@@ -25,7 +29,12 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     process.stdout.write(USAGE);
     return 0;
   }
-  const { flags, positionals } = maintenanceArgs(argv, { flags: ["force"], positionals: { min: 0, max: 1 } }, USAGE);
+  const { flags, positionals } = maintenanceArgs(
+    argv,
+    { flags: ["force", "with-credentials"], positionals: { min: 0, max: 1 } },
+    USAGE,
+  );
+  const credentials = flags.has("with-credentials");
   const target = positionals[0] === undefined || positionals[0] === "-" ? undefined : resolve(positionals[0]);
   let store: Awaited<ReturnType<typeof openProjectStore>> | undefined;
   let partial: PartialFile | undefined;
@@ -35,7 +44,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     store = await openProjectStore({ cwd: process.cwd(), db: options.db ?? process.env.ARBEIT_DB });
     if (target === undefined) {
       // Synchronous writes: the export streams out at the pace of its reader, never piling up in memory.
-      await exportStore(store, (chunk) => write(1, chunk), { onProgress: bar.update });
+      await exportStore(store, (chunk) => write(1, chunk), { onProgress: bar.update, credentials });
       return 0;
     }
     partial = new PartialFile(target);
@@ -47,9 +56,10 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
         // Let the event loop turn between chunks, so that an interrupt is handled mid-export.
         return new Promise<void>((resolve) => setImmediate(resolve));
       },
-      { onProgress: bar.update },
+      { onProgress: bar.update, credentials },
     );
-    file.finish(flags.has("force"));
+    // A restore's copy holds what lets anyone in, and sign as the project: its owner's alone.
+    file.finish(flags.has("force"), credentials ? 0o600 : 0o644 & ~process.umask());
     partial = undefined;
     bar.finish();
     return printEnvelope({ success: true, data: { path: target, ...summary } }, wantsJson(options.json));
@@ -101,12 +111,12 @@ class PartialFile {
     write(this.#fd!, chunk);
   }
 
-  /** Flushes to disk, then moves into place: replacing an existing file only when `force`. */
-  finish(force: boolean): void {
+  /** Flushes to disk, then moves into place with `mode`: replacing an existing file only when `force`. */
+  finish(force: boolean, mode: number): void {
     fsyncSync(this.#fd!);
     closeSync(this.#fd!);
     this.#fd = undefined;
-    chmodSync(this.path, 0o644 & ~process.umask());
+    chmodSync(this.path, mode);
     if (force) renameSync(this.path, this.#target);
     else {
       try {

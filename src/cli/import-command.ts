@@ -11,7 +11,7 @@ import { maintenanceArgs } from "./maintenance-args.js";
 import { printEnvelope, wantsJson } from "./output.js";
 import { progressBar } from "./progress-bar.js";
 
-const USAGE = `Usage: arbeit import <file | -> [--keep-claims] [--replace]
+const USAGE = `Usage: arbeit import <file | -> [--keep-claims] [--replace] [--with-credentials]
 
 Loads a file written by \`arbeit export\` into this project's database, reproducing every id,
 sequence number and timestamp: run \`arbeit init\` in a new folder, then \`arbeit import dump.jsonl\`.
@@ -20,6 +20,11 @@ By default the import is a copy for sharing: the claims and active work of the s
 exported it are dropped (their owners stay as assignments, the history stays), so every task they
 held is free here, and its file reservations are dropped. --keep-claims keeps them as exported, to
 restore a store rather than share it.
+
+Nor does a copy for sharing bring credentials or delivery targets: the tokens and webhooks a file
+holds are left out, and this store's own stay as they are (--replace too). --with-credentials
+loads the file's instead, replacing this store's with --replace: for restoring a store from an
+export made with \`arbeit export --with-credentials\`.
 
 The database must be empty; --replace deletes everything in it first. Every row is checked with
 the rules the tools apply; a file that breaks one is INVALID_IMPORT naming the line to fix. All or
@@ -60,7 +65,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   }
   const { flags, positionals } = maintenanceArgs(
     argv,
-    { flags: ["replace", "keep-claims"], positionals: { min: 1, max: 1 } },
+    { flags: ["replace", "keep-claims", "with-credentials"], positionals: { min: 1, max: 1 } },
     USAGE,
   );
   const source = positionals[0]!;
@@ -78,6 +83,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     const summary = await importStore(store, lines, {
       replace: flags.has("replace"),
       keepClaims: flags.has("keep-claims"),
+      credentials: flags.has("with-credentials"),
       onProgress: bar.update,
     });
     bar.finish();

@@ -1,4 +1,4 @@
-import type { Task } from "./types.js";
+import type { ArbeitEvent, Task } from "./types.js";
 
 /**
  * Claims: a session holds a task while its lease is live; an expired lease frees it. Leases are
@@ -26,4 +26,36 @@ export function isHeld(task: Pick<Task, "claim_session" | "lease_expires_at">, n
 
 export function leaseUntil(now: Date, seconds: number): string {
   return new Date(now.getTime() + seconds * 1000).toISOString();
+}
+
+/**
+ * Whether `session` still counts as the holder of a claim it no longer has, from the task's
+ * claim history (newest first): it took or renewed the claim, and its last word on it since is
+ * not its own letting go. A claim that ran out or that a person broke was taken from it, not
+ * given back; releasing it, stopping work on the task or finishing the task lets go.
+ */
+export function claimTakenFrom(
+  history: readonly Pick<ArbeitEvent, "event_type" | "session_id" | "payload">[],
+  session: string,
+): boolean {
+  for (const event of history) {
+    const { payload } = event;
+    switch (event.event_type) {
+      case "task_claimed":
+      case "claim_renewed":
+        if (event.session_id === session) return true;
+        break;
+      case "claim_expired":
+        if (payload.session === session) return true;
+        break;
+      case "claim_released":
+        if (payload.reason === "forced" && payload.session === session) return true;
+        if (payload.reason !== "forced" && event.session_id === session) return false;
+        break;
+      case "work_stopped":
+        if (payload.session_id === session) return false;
+        break;
+    }
+  }
+  return false;
 }

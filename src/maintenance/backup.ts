@@ -67,15 +67,16 @@ async function copyIntoSqlite(store: MaintainedStore, path: string): Promise<voi
   const lines = `${path}.jsonl`;
   const fd = openSync(lines, "wx", 0o600);
   try {
-    await exportStore(store, (chunk) => void writeSync(fd, chunk));
+    await exportStore(store, (chunk) => void writeSync(fd, chunk), { credentials: true });
   } finally {
     closeSync(fd);
   }
   const copy = await SqliteTaskStore.open(path);
   try {
-    // A backup is this store as it is, claims and work in progress included.
+    // A backup is this store as it is: claims, work in progress, tokens and webhooks included.
     await importStore(copy, createInterface({ input: createReadStream(lines), crlfDelay: Number.POSITIVE_INFINITY }), {
       keepClaims: true,
+      credentials: true,
     });
   } finally {
     await copy.close();

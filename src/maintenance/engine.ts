@@ -217,7 +217,8 @@ export async function rowCount(db: SqlDb, table: string): Promise<number> {
 }
 
 /** True when no user table holds a row. */
-export async function isEmpty(db: SqlDb): Promise<boolean> {
-  for (const table of await engineOf(db).tables(db)) if ((await rowCount(db, table.name)) > 0) return false;
+export async function isEmpty(db: SqlDb, ignore: ReadonlySet<string> = new Set()): Promise<boolean> {
+  for (const table of await engineOf(db).tables(db))
+    if (!ignore.has(table.name) && (await rowCount(db, table.name)) > 0) return false;
   return true;
 }

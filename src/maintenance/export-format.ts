@@ -39,6 +39,13 @@ export interface ExportRow {
   row: Record<string, CellValue>;
 }
 
+/**
+ * Tables of credentials and delivery targets: the service's tokens (their hashes let a secret in)
+ * and the webhooks (a URL is where the project's questions go, and its signing secret signs them).
+ * A copy for sharing carries none of them; only a restore of this same store does.
+ */
+export const CREDENTIAL_TABLES: ReadonlySet<string> = new Set(["tokens", "webhooks"]);
+
 const PAGE = 500;
 
 /** Where in a file import found it unusable: the line (the header is line 1), table and column. */

@@ -13,6 +13,7 @@ import { type Counter, engineOf, isEmpty, quoteName, SEQUENCE_TABLE, type TableI
 import type { Progress } from "./export.js";
 import {
   badExport,
+  CREDENTIAL_TABLES,
   decodeCell,
   describeTable,
   type ExportHeader,
@@ -33,6 +34,12 @@ export interface ImportOptions {
    * import is a copy for sharing: see `releaseLiveWork`.
    */
   keepClaims?: boolean;
+  /**
+   * Load the export's tokens and webhooks (a restore of this store). Without it the import is a
+   * copy for sharing: their rows in the file are left out, and the store's own stay as they are,
+   * `replace` included.
+   */
+  credentials?: boolean;
   onProgress?: Progress;
   /** The clock that stamps the end of the work a shared copy drops. */
   now?: () => Date;
@@ -54,6 +61,10 @@ export interface ImportSummary {
   leases_dropped: number;
   /** Active work rows the import stopped. */
   work_stopped: number;
+  /** The export's tokens and webhooks came in (`credentials`); otherwise the store kept its own. */
+  credentials_imported: boolean;
+  /** Rows of tokens and webhooks in the file that a copy for sharing left out. */
+  credentials_left_out: number;
 }
 
 /** A row to load, with the line of the file it came from (unknown for a row a migration made). */
@@ -111,7 +122,10 @@ export async function importStore(
         );
       }
       const engine = engineOf(db);
-      const empty = await isEmpty(db);
+      // A copy for sharing leaves the store's own credentials alone: they neither count as data
+      // in the way nor are deleted by `replace`.
+      const kept = options.credentials ? new Set<string>() : CREDENTIAL_TABLES;
+      const empty = await isEmpty(db, kept);
       if (!empty && !options.replace) {
         throw new ArbeitError(
           "INVALID_ARGUMENT",
@@ -124,11 +138,12 @@ export async function importStore(
         );
       }
       await engine.deferForeignKeys(db);
-      if (!empty) await clearAll(db);
+      if (!empty) await clearAll(db, kept);
       const tables = await loadRows(db, source.header, source.rows, {
         onProgress: options.onProgress,
         rules: new RowRules(),
         migratedFrom: source.migratedFrom,
+        leaveOut: kept,
       });
       const released = options.keepClaims
         ? { leases: 0, work: 0 }
@@ -145,6 +160,10 @@ export async function importStore(
       claims_kept: options.keepClaims === true,
       leases_dropped: result.released.leases,
       work_stopped: result.released.work,
+      credentials_imported: options.credentials === true,
+      credentials_left_out: options.credentials
+        ? 0
+        : [...CREDENTIAL_TABLES].reduce((sum, table) => sum + (result.tables[table] ?? 0), 0),
     };
   } finally {
     scratch?.remove();
@@ -210,10 +229,10 @@ async function releaseLiveWork(db: SqlDb, now: string): Promise<{ leases: number
   return { leases: leased.length + reservations, work: stopped };
 }
 
-/** Empties every table, children before the tables they point at. */
-async function clearAll(db: SqlDb): Promise<void> {
+/** Empties every table but `keep`, children before the tables they point at. */
+async function clearAll(db: SqlDb, keep: ReadonlySet<string>): Promise<void> {
   const tables = await engineOf(db).tables(db);
-  for (const table of tables.reverse()) await db.run(`DELETE FROM ${quoteName(table.name)}`);
+  for (const table of tables.reverse()) if (!keep.has(table.name)) await db.run(`DELETE FROM ${quoteName(table.name)}`);
 }
 
 interface LoadOptions {
@@ -224,6 +243,8 @@ interface LoadOptions {
   origin?: Origin;
   /** The schema an older export was migrated from, for rows no line can be named for. */
   migratedFrom?: number | undefined;
+  /** Tables whose rows are checked and counted but not inserted. */
+  leaveOut?: ReadonlySet<string>;
 }
 
 /**
@@ -304,6 +325,7 @@ async function loadRows(
         counters.push({ name: String(row.name), seq: Number(row.seq) });
         continue;
       }
+      if (options.leaveOut?.has(table)) continue;
       const insert = inserts.get(table)!;
       const values: SqlValue[] = [];
       for (const column of insert.columns) {

@@ -14,9 +14,10 @@ import { toolInputJsonSchema } from "./tool-json-schema.js";
  * the exact parameters, enums and limits, while validation happens once, in invokeTool, which
  * returns our envelope. (Overriding McpServer's private validation or replacing its call handler
  * would depend on SDK internals; this uses only registerTool and documented zod behaviour.)
- * `$schema: undefined` keeps the SDK's converter from adding its `$schema` line back (see
- * toolInputJsonSchema for why it is left out).
+ * `$schema: undefined` keeps the SDK's converter from adding its `$schema` line back, and
+ * `additionalProperties: undefined` the loose object's own `{}`, which would tell a model any key
+ * goes (see toolInputJsonSchema for why both are left out).
  */
 export function listedInputSchema(tool: ToolDef): z.ZodObject {
-  return z.looseObject({}).meta({ ...toolInputJsonSchema(tool), $schema: undefined });
+  return z.looseObject({}).meta({ additionalProperties: undefined, ...toolInputJsonSchema(tool), $schema: undefined });
 }

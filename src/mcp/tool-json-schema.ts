@@ -6,10 +6,14 @@ export type JsonSchema = Record<string, unknown>;
 
 /**
  * A tool's input as JSON Schema (draft-07, what MCP clients and the AI SDK expect), as models see
- * it. A model reads every schema on every turn, so bounds no well-formed call comes near are left
- * out: `minLength: 1` (nobody means an empty title or name) and the length limits of names, keys
- * and ids (LIMITS.name and under). The limits a long text can reach stay, and every bound is still
- * enforced where the call is validated; docs/tools.md shows them all (inputJsonSchema).
+ * it. A model reads every schema on every turn, so what tells it nothing is left out: bounds no
+ * well-formed call comes near (`minLength: 1`, as nobody means an empty title or name; the length
+ * limits of names, keys and ids, LIMITS.name and under; a list of enum values as long as the enum,
+ * reached only by repeating one), the `type` of an enum (its values say it), and
+ * `additionalProperties: false` (a model sends the properties listed; hosts on the AI SDK close
+ * every object that does not say otherwise). The limits a long text can reach stay, and every rule
+ * is still enforced where the call is validated, unknown keys included; docs/tools.md shows the
+ * schemas whole (inputJsonSchema).
  */
 export function toolInputJsonSchema(tool: ToolDef): JsonSchema {
   return forModels(inputJsonSchema(tool.input)) as JsonSchema;
@@ -20,13 +24,33 @@ function forModels(node: unknown): unknown {
   if (typeof node !== "object" || node === null) return node;
   const nullable = orNull(node as Record<string, unknown>);
   if (nullable) return forModels(nullable);
+  const record = node as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
+  for (const [key, value] of Object.entries(record)) {
     if (key === "minLength" && value === 1) continue;
     if (key === "maxLength" && typeof value === "number" && value <= LIMITS.name) continue;
+    if (key === "additionalProperties" && value === false) continue;
+    if (key === "type" && enumSaysType(record)) continue;
+    if (key === "maxItems" && typeof value === "number" && value >= enumLength(record.items)) continue;
     out[key] = forModels(value);
   }
   return out;
+}
+
+const JSON_TYPE = (value: unknown) =>
+  value === null ? "null" : Number.isInteger(value) ? "integer" : typeof value === "number" ? "number" : typeof value;
+
+/** Whether the node's enum says its type: every value is of a type the node names. */
+function enumSaysType(node: Record<string, unknown>): boolean {
+  if (!Array.isArray(node.enum)) return false;
+  const types = Array.isArray(node.type) ? node.type : [node.type];
+  return node.enum.every((value) => types.includes(JSON_TYPE(value)));
+}
+
+/** How many values an array's items may take (an enum's), else Infinity. */
+function enumLength(items: unknown): number {
+  const values = (items as { enum?: unknown } | undefined)?.enum;
+  return Array.isArray(values) ? values.length : Number.POSITIVE_INFINITY;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DEFAULT_LEASE_SECONDS, leaseState, leaseUntil } from "../domain/claims.js";
+import { claimTakenFrom, DEFAULT_LEASE_SECONDS, leaseState, leaseUntil } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
 import { isTerminal, type Task } from "../domain/types.js";
 import type { ClaimInput } from "../schemas/inputs.js";
@@ -61,15 +61,33 @@ export function alreadyClaimed(task: Task): ArbeitError {
   );
 }
 
+/** How far back a task's claim history is read to find a session's last word on its claim. */
+const CLAIM_HISTORY_READ = 100;
+
 /**
- * Fencing: a session still working on a task whose claim another session now holds (its own
- * lease ran out, or a person broke it, and the other took the task) writes nothing more to it;
- * the refusal says to whom the claim moved.
+ * Fencing: a session whose claim on a task moved to another session (its own lease ran out, or a
+ * person broke it, and the other took the task) writes nothing more to it, whether it started
+ * work on the task or only claimed it, until it lets go (stops work on it); the refusal says to
+ * whom the claim moved. `session`: the session whose claim counts (default the caller's).
  */
-export async function assertNotFenced(w: WriteContext, task: Task): Promise<void> {
-  if (leaseState(task, w.session, w.databaseNow) !== "other") return;
-  if ((await w.tx.activeWork(w.session))?.task_id !== task.id) return;
-  throw new ArbeitError(
+export async function assertNotFenced(w: WriteContext, task: Task, session = w.session): Promise<void> {
+  if (leaseState(task, session, w.databaseNow) !== "other") return;
+  // Asked together (one round trip on Postgres); only a task someone else holds gets here.
+  const history = w.tx.claimHistory(task.id, CLAIM_HISTORY_READ);
+  history.catch(() => {});
+  const working = (await w.tx.activeWork(session))?.task_id === task.id;
+  if (!working && !claimTakenFrom(await history, session)) return;
+  throw claimMoved(task);
+}
+
+/** Whether the session only claimed `task` (no work started) and its claim moved to another session. */
+export async function onlyClaimMoved(w: WriteContext, task: Task): Promise<boolean> {
+  if (leaseState(task, w.session, w.databaseNow) !== "other") return false;
+  return claimTakenFrom(await w.tx.claimHistory(task.id, CLAIM_HISTORY_READ), w.session);
+}
+
+function claimMoved(task: Task): ArbeitError {
+  return new ArbeitError(
     "CLAIM_MOVED",
     `${task.id} is no longer this session's: its claim moved to ${task.owner} (another session, ${task.claim_session}), whose lease runs until ${task.lease_expires_at}. Nothing was written.`,
     {
@@ -275,8 +293,16 @@ async function claimFiles(
       await assertNotFenced(w, task);
       assertNotHeldByOther(w, task);
       taskId = task.id;
-    } else taskId = (await workingFor(w.tx, w.session, caller.parents))?.task_id ?? null;
-    if (taskId !== null && !input.task_id) await w.tx.lockTask(taskId);
+    } else {
+      // The task the session works for: fenced as if named, for the session whose work it is
+      // (a sub-agent reserves for its parent's task, under its parent's claim).
+      const active = await workingFor(w.tx, w.session, caller.parents);
+      if (active) {
+        const task = await requireTaskToChange(w.tx, active.task_id);
+        await assertNotFenced(w, task, active.session_id);
+        taskId = task.id;
+      }
+    }
     return ok(
       await reserveFiles(w, {
         paths: input.paths,

@@ -26,6 +26,20 @@ function lastDays(now: string): string[] {
   );
 }
 
+/**
+ * A failing webhook as the dashboard shows it: by its host alone. A webhook's URL is often a
+ * secret itself (Slack's and ntfy's carry their key in the path), and every token that may read
+ * the dashboard, a read-only one too, sees this view; `arbeit notify list`, on the store, shows it
+ * whole. The failure names the URL, so it is shortened the same way.
+ */
+function withoutTarget<W extends { url: string; last_failure: string }>(webhook: W): W {
+  let shown = "(a URL)";
+  try {
+    shown = `${new URL(webhook.url).origin}/…`;
+  } catch {}
+  return { ...webhook, url: shown, last_failure: webhook.last_failure.replaceAll(webhook.url, shown) };
+}
+
 export async function readHome(store: TaskStore): Promise<HomeView> {
   return store.read(async (tx) => {
     const now = tx.databaseNow();
@@ -35,7 +49,7 @@ export async function readHome(store: TaskStore): Promise<HomeView> {
     const since = new Date(Date.parse(now) - STOPPED_WINDOW_MS).toISOString();
     const stopped = await tx.stoppedUnfinished(since, LISTED_MAX);
     const attempts = await tx.attemptsPilingUp(HOME_ATTEMPTS_PILING, LISTED_MAX);
-    const webhooks = await tx.failingWebhooks();
+    const webhooks = (await tx.failingWebhooks()).map(withoutTarget);
     const epics = await tx.epicProgress();
     const days = lastDays(now);
     const counted = new Map((await tx.dailyWork(`${days[0]}T00:00:00.000Z`)).map((row) => [row.day, row]));

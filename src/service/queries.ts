@@ -169,7 +169,7 @@ function resolveSince(value: string, now: Date): string {
 
 export const QUERIES = {
   tasks: define({
-    brief: "{status?, parent_id? (null = roots)}",
+    brief: "{status?, parent_id? (null = roots), metadata? {key: value}}",
     summary:
       "List tasks; filter by status, parent_id (null = roots), type, owner, metadata ({key: value}: the value, or a list holding it, as labels; all must match).",
     params: () =>
@@ -213,7 +213,7 @@ export const QUERIES = {
       ),
   }),
   ready: define({
-    brief: ": what to do now (explain: why not)",
+    brief: ": what to do now (explain: why not; metadata? as tasks)",
     summary:
       "Open, unblocked, unclaimed tasks, best first (priority, age, id); no status shown, all are open. Tasks that share files with work another session holds are left out (kept_apart: which, with what, the files). metadata filters as in tasks. explain: why (or, with task_id, why not).",
     perCaller: true,
@@ -246,7 +246,7 @@ export const QUERIES = {
     },
   }),
   next: define({
-    brief: ": what to do now (explain: why not)",
+    brief: ": what to do now (explain: why not; metadata? as tasks)",
     summary: "The single best ready task, in full (what to do next); metadata filters as in tasks.",
     params: () => z.strictObject({ metadata: metadataFilter().optional(), ...scoped() }),
     run: async (ctx, p) => {

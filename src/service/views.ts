@@ -105,6 +105,7 @@ export interface HomeView {
     /** Unfinished tasks where live attempt entries pile up (HOME_ATTEMPTS_PILING or more). */
     attempts: Array<{ task_id: string; title: string; attempts: number; last_at: string }>;
     /** Webhooks (`arbeit notify`) whose latest delivery failed after every retry. */
+    /** `url` is the webhook's origin and `/…`: the whole URL is often a secret. */
     webhooks: Array<{ id: string; url: string; last_failure: string; last_failure_at: string }>;
   };
   /** Sessions working now, as the agents view lists them. */

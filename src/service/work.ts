@@ -6,7 +6,14 @@ import { assertTransition } from "../domain/validation.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ActiveWork, StoreTx } from "../store/task-store.js";
 import type { Caller } from "./caller.js";
-import { assertNotFenced, assertNotHeldByOther, releaseClaim, sweepExpiredClaims, takeClaim } from "./claims.js";
+import {
+  assertNotFenced,
+  assertNotHeldByOther,
+  onlyClaimMoved,
+  releaseClaim,
+  sweepExpiredClaims,
+  takeClaim,
+} from "./claims.js";
 import { plannedFiles } from "./file-overlap.js";
 import { assertVersion, requireTask, requireTaskToChange } from "./invariants.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
@@ -100,23 +107,41 @@ export async function stopWork(
     const { tx, now, session } = w;
     const task = await requireTaskToChange(tx, input.task_id);
     const active = await tx.activeWork(session);
-    if (!active || active.task_id !== task.id) return ok({ stopped: false, files_tracked: 0, claim_released: false });
+    if (!active || active.task_id !== task.id) {
+      // A session that only claimed the task, and whose claim moved, lets go of it here: it is
+      // fenced no more, one more collaborator on a task another session holds.
+      if (!(await onlyClaimMoved(w, task))) return ok({ stopped: false, files_tracked: 0, claim_released: false });
+      await recordWorkStopped(w, task.id, session, caller.agent, { files_tracked: 0, reason: "claim moved" });
+      await releaseReservationsOf(w, task.id, "work_stopped", session);
+      return ok({ stopped: true, files_tracked: 0, claim_released: false });
+    }
     const files = await tx.countFiles(task.id, session, active.started_at);
     await tx.stopActiveWork(session, now);
-    const link = await tx.linkSession({ task_id: task.id, session_id: session, agent: caller.agent, created_at: now });
-    await w.emit({
-      event_type: "work_stopped",
-      entity_type: "session_link",
-      entity_id: link.id,
-      task_id: task.id,
-      payload: { session_id: session, started_at: active.started_at, files_tracked: files },
-    });
+    await recordWorkStopped(w, task.id, session, caller.agent, { started_at: active.started_at, files_tracked: files });
     // Stopping hands the task back: a claim held only to work on it would otherwise lock other
     // sessions out until the lease ran out.
     const release = leaseState(task, session, w.databaseNow) === "mine";
     if (release) await releaseClaim(w, task, "work_stopped");
     await releaseReservationsOf(w, task.id, "work_stopped", session);
     return ok({ stopped: true, files_tracked: files, claim_released: release });
+  });
+}
+
+/** Logs that `session` stopped work on the task (its session link, made if missing, is the entity). */
+async function recordWorkStopped(
+  w: WriteContext,
+  taskId: string,
+  session: string,
+  agent: string | null,
+  details: { started_at?: string; files_tracked: number; reason?: string },
+): Promise<void> {
+  const link = await w.tx.linkSession({ task_id: taskId, session_id: session, agent, created_at: w.now });
+  await w.emit({
+    event_type: "work_stopped",
+    entity_type: "session_link",
+    entity_id: link.id,
+    task_id: taskId,
+    payload: { session_id: session, ...details },
   });
 }
 
@@ -127,23 +152,10 @@ export async function stopWork(
 export async function finishWorkOn(w: WriteContext, task: Task): Promise<void> {
   const { tx, now } = w;
   for (const work of await tx.workingOn(task.id)) {
-    const link = await tx.linkSession({
-      task_id: task.id,
-      session_id: work.session_id,
-      agent: work.agent,
-      created_at: now,
-    });
-    await w.emit({
-      event_type: "work_stopped",
-      entity_type: "session_link",
-      entity_id: link.id,
-      task_id: task.id,
-      payload: {
-        session_id: work.session_id,
-        started_at: work.started_at,
-        files_tracked: await tx.countFiles(task.id, work.session_id, work.started_at),
-        reason: `task ${task.status}`,
-      },
+    await recordWorkStopped(w, task.id, work.session_id, work.agent, {
+      started_at: work.started_at,
+      files_tracked: await tx.countFiles(task.id, work.session_id, work.started_at),
+      reason: `task ${task.status}`,
     });
   }
   await tx.stopWorkOn(task.id, now);

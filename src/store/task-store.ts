@@ -457,6 +457,11 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    */
   recordEvent(event: NewEvent): Promise<void>;
   recentEvents(taskId: string, limit: number): Promise<ArbeitEvent[]>;
+  /**
+   * The newest `limit` events of the task that take, keep, end or let go of a claim on it
+   * (task_claimed, claim_renewed, claim_released, claim_expired, work_stopped), newest first.
+   */
+  claimHistory(taskId: string, limit: number): Promise<ArbeitEvent[]>;
   listEvents(filter: EventFilter): Promise<ArbeitEvent[]>;
 }
 

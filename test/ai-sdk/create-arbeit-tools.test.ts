@@ -151,6 +151,14 @@ describe("createArbeitTools (AI SDK)", () => {
     }
   });
 
+  /** A schema as the AI SDK hands it on: every object that does not say otherwise is closed. */
+  const closed = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(closed);
+    if (typeof node !== "object" || node === null) return node;
+    const out = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, closed(value)]));
+    return out.type === "object" && !("additionalProperties" in out) ? { ...out, additionalProperties: false } : out;
+  };
+
   it("shows the model each tool's real JSON Schema and description", async () => {
     const store = await InMemoryTaskStore.open();
     const model = new MockLanguageModelV4({ doGenerate: async () => text("ok") });
@@ -161,7 +169,7 @@ describe("createArbeitTools (AI SDK)", () => {
       const seen = byName.get(tool.name) as { description?: string; inputSchema: Record<string, unknown> } | undefined;
       assert.ok(seen, `${tool.name} is offered to the model`);
       assert.equal(seen.description, tool.description);
-      assert.deepEqual(seen.inputSchema, toolInputJsonSchema(tool));
+      assert.deepEqual(seen.inputSchema, closed(toolInputJsonSchema(tool)));
     }
     await store.close();
   });

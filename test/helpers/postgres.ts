@@ -1,4 +1,11 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
+import { analyzeSchema, listPostgresMigrations } from "../../src/store/postgres/migrate.js";
+import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
 import { requirement } from "./requirements.js";
 
 /**
@@ -63,4 +70,71 @@ export async function adminQuery(sql: string, values: unknown[] = []): Promise<p
 
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+}
+
+/**
+ * A schema no other test uses, already at the newest version: a copy of one schema migrated once
+ * (per set of migrations, cached in the temp folder as pg_dump's SQL), replayed in one round
+ * trip. Migrating a schema costs about twice the copy, and most Postgres tests start with a fresh
+ * one; a test whose subject is the migration itself (or an empty or foreign schema) takes
+ * uniqueSchema and lets the store migrate. Where pg_dump is missing the schema is migrated here.
+ */
+export async function migratedSchema(prefix = "arbeit_test"): Promise<string> {
+  const schema = uniqueSchema(prefix);
+  await createMigratedSchema(schema);
+  return schema;
+}
+
+/** Makes `schema` (a name from uniqueSchema) as migratedSchema does. */
+export async function createMigratedSchema(schema: string): Promise<void> {
+  const template = await schemaTemplate();
+  if (template === undefined) {
+    await (await PostgresTaskStore.open(TEST_DATABASE_URL, { schema })).close();
+    return;
+  }
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    // Fresh statistics, as after a migration: the planner's guesses for tables it never analysed differ.
+    await client.query(`BEGIN; ${template.sql.replaceAll(template.name, schema)}; COMMIT`);
+    await analyzeSchema(client, schema);
+  } finally {
+    await client.end();
+  }
+}
+
+let template: Promise<{ name: string; sql: string } | undefined> | undefined;
+
+function schemaTemplate(): Promise<{ name: string; sql: string } | undefined> {
+  template ??= (async () => {
+    const migrations = listPostgresMigrations();
+    const hash = createHash("sha256");
+    for (const migration of migrations) hash.update(readFileSync(migration.path));
+    const name = `arbeit_template_${hash.digest("hex").slice(0, 16)}`;
+    const file = join(tmpdir(), `${name}.sql`);
+    if (existsSync(file)) return { name, sql: readFileSync(file, "utf8") };
+    // Made under a name of this process's own, so that files starting at once never share one.
+    const own = `${name}_${process.pid}`;
+    await (await PostgresTaskStore.open(TEST_DATABASE_URL, { schema: own })).close();
+    try {
+      const dump = spawnSync(
+        "pg_dump",
+        ["--dbname", TEST_DATABASE_URL, "--schema", own, "--no-owner", "--no-privileges", "--inserts"],
+        { encoding: "utf8", timeout: 60_000 },
+      );
+      if (dump.status !== 0) return undefined;
+      // psql's meta-commands (\restrict) are not SQL.
+      const sql = dump.stdout
+        .split("\n")
+        .filter((line) => !line.startsWith("\\"))
+        .join("\n")
+        .replaceAll(own, name);
+      writeFileSync(`${file}.${process.pid}`, sql);
+      renameSync(`${file}.${process.pid}`, file);
+      return { name, sql };
+    } finally {
+      await dropSchema(own);
+    }
+  })();
+  return template;
 }

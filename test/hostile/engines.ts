@@ -4,7 +4,7 @@ import type { Caller } from "../../src/service/caller.js";
 import { initProject, openProject } from "../../src/service/project.js";
 import type { Envelope } from "../../src/tools/envelope.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
-import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
+import { dropSchema, migratedSchema, postgresSkip, TEST_DATABASE_URL } from "../helpers/postgres.js";
 import { catalogueCaller } from "../helpers/service.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -51,7 +51,7 @@ export function forEachEngine(name: string, body: (project: () => Promise<Hostil
         cleanups.push(cleanup);
         const env: Record<string, string> = {};
         if (engine === "postgres") {
-          const schema = uniqueSchema("arbeit_hostile");
+          const schema = await migratedSchema("arbeit_hostile");
           cleanups.push(() => dropSchema(schema));
           env.ARBEIT_DATABASE_URL = TEST_DATABASE_URL;
           env.ARBEIT_DATABASE_SCHEMA = schema;

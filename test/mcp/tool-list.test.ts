@@ -60,7 +60,6 @@ describe("arbeit mcp: tool list", () => {
     const { tools } = await server.mcp.client.listTools();
     const create = tools.find((tool) => tool.name === "arbeit_task_create")!.inputSchema as any;
     assert.deepEqual(create.required, ["title"]);
-    assert.equal(create.additionalProperties, false);
     assert.deepEqual(create.properties.status.enum, ["open", "in_progress", "completed", "cancelled"]);
     assert.equal(create.properties.title.maxLength, 500);
     assert.equal(create.$schema, undefined);
@@ -74,6 +73,28 @@ describe("arbeit mcp: tool list", () => {
     const create = tools.find((tool) => tool.name === "arbeit_task_create")!.inputSchema as any;
     assert.equal(create.properties.description.maxLength, 32_768, "text a long plan can reach keeps its limit");
     assert.equal(create.properties.parent_id.pattern, "^tkt-[a-z0-9]{8}$", "ids keep their form");
+  });
+
+  it("leaves out what the rest of a schema already says: an enum's type, a closed object, a list as long as its enum", async () => {
+    const { tools } = await server.mcp.client.listTools();
+    const schema = (name: string) => tools.find((tool) => tool.name === name)!.inputSchema as any;
+    const create = schema("arbeit_task_create");
+    assert.deepEqual(create.properties.status, { enum: ["open", "in_progress", "completed", "cancelled"] });
+    assert.deepEqual(create.properties.type, { enum: ["epic", "feature", "bug", "investigation", "chore", null] });
+    assert.equal(create.properties.title.type, "string", "a field without an enum keeps its type");
+    assert.equal(schema("arbeit_task_get").properties.include.maxItems, undefined);
+    assert.equal(create.properties.blocked_by.maxItems, 100, "a list of ids keeps its limit");
+    assert.doesNotMatch(JSON.stringify(tools.map((tool) => tool.inputSchema)), /"additionalProperties":false/);
+    for (const tool of tools) assert.equal((tool.inputSchema as any).additionalProperties, undefined, tool.name);
+    assert.deepEqual(create.properties.metadata.additionalProperties, {}, "an open object still says so");
+    // Unknown keys are refused all the same, with the envelope's code.
+    const sent = await server.mcp.client.callTool({
+      name: "arbeit_task_create",
+      arguments: { title: "x", colour: "red" },
+    });
+    assert.equal(sent.isError, true);
+    assert.equal((sent.structuredContent as any).error.code, "INVALID_ARGUMENT");
+    assert.match((sent.structuredContent as any).error.message, /colour/);
   });
 
   it("says what each template is for, in the schema of every tool that takes one", async () => {

@@ -6,7 +6,7 @@ import { hookPayload, runHook } from "../claude/hook-input.js";
 import { runCli } from "../helpers/cli.js";
 import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { call, pluginProject, startTask, succeed, systemPrompt } from "../opencode/plugin-driver.js";
-import { sharedStore } from "./helpers.js";
+import { leaseRanOut, sharedStore } from "./helpers.js";
 
 /**
  * News is true when told: a session hears that it lost its task only while another session
@@ -15,6 +15,7 @@ import { sharedStore } from "./helpers.js";
 
 const postgres = { skip: await postgresSkip() };
 const LOST = /no longer this session's/;
+const RAN_OUT = /claim on tkt-\w+ ran out/;
 
 for (const engine of ["sqlite", "postgres"] as const) {
   describe(`claim news through the Claude Code hooks on ${engine}`, {
@@ -82,6 +83,37 @@ for (const engine of ["sqlite", "postgres"] as const) {
         `Arbeit: news since this session last looked:\n- codex claimed ${id}: it is no longer this session's.`,
       );
       await codex("arbeit_task_claim", { action: "release", task_id: id });
+    });
+
+    /** A task conversation `b` works on, was told nothing new about, and whose lease then ran out. */
+    const lapsed = async (b: string, title: string) => {
+      const id = await newTask(title);
+      await claude(b, "arbeit_task_start_work", { task_id: id });
+      assert.equal(await told(b, "user-prompt-submit"), "");
+      await leaseRanOut(store.service, id);
+      return id;
+    };
+
+    it("tells a session its claim ran out when another session took the task after its lease ended", async () => {
+      const b = conversation();
+      const id = await lapsed(b, "lapsed, then taken");
+      await codex("arbeit_task_claim", { task_id: id });
+
+      assert.equal(
+        await told(b, "post-tool-use"),
+        `Arbeit: news since this session last looked:\n- This session's claim on ${id} ran out.\n- codex claimed ${id}: it is no longer this session's.`,
+      );
+      await codex("arbeit_task_claim", { action: "release", task_id: id });
+    });
+
+    it("does not tell a session its claim ran out when it holds the claim again", async () => {
+      const b = conversation();
+      const id = await lapsed(b, "lapsed, then claimed again");
+      // Claiming again sweeps the lapsed lease (a claim_expired event naming this session) first.
+      await claude(b, "arbeit_task_claim", { task_id: id });
+
+      assert.doesNotMatch(await told(b, "post-tool-use"), RAN_OUT);
+      assert.doesNotMatch(await told(b, "user-prompt-submit"), RAN_OUT);
     });
 
     it("tells a sub-agent without work of its own the news of the task its parent session works on", async () => {

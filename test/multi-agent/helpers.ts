@@ -7,7 +7,14 @@ import type { SqlStore, SqlValue } from "../../src/store/sql/database.js";
 import { SqliteTaskStore } from "../../src/store/sqlite/sqlite-task-store.js";
 import type { TaskStore } from "../../src/store/task-store.js";
 import { runCli } from "../helpers/cli.js";
-import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
+import {
+  createMigratedSchema,
+  dropSchema,
+  migratedSchema,
+  postgresSkip,
+  TEST_DATABASE_URL,
+  uniqueSchema,
+} from "../helpers/postgres.js";
 import { openTestProject, serviceOn, TestClock, type TestProject } from "../helpers/service.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -79,6 +86,7 @@ export function sharedStore(engine: "sqlite" | "postgres", prefix: string) {
     engine === "postgres" ? { ARBEIT_DATABASE_URL: TEST_DATABASE_URL, ARBEIT_DATABASE_SCHEMA: schema } : {};
   let service: ArbeitService | undefined;
   before(async () => {
+    if (engine === "postgres") await createMigratedSchema(schema);
     assert.equal((await runCli(["init"], { cwd: dir, env })).code, 0);
     service = await openProject({
       cwd: dir,
@@ -134,7 +142,7 @@ export async function openEngineProject(engine: Engine, options: { clock?: TestC
     };
   }
   const { dir, cleanup } = tempDir();
-  const schema = uniqueSchema("arbeit_ma");
+  const schema = await migratedSchema("arbeit_ma");
   const clock = options.clock ?? new TestClock();
   const open = () => PostgresTaskStore.open(TEST_DATABASE_URL, { schema, clock: clock.now });
   const store = await open();
@@ -149,4 +157,20 @@ export async function openEngineProject(engine: Engine, options: { clock?: TestC
       cleanup();
     },
   };
+}
+
+/**
+ * Moves the task's stored lease end into the past, in the test's own database: the lease has run
+ * out for every process on the store, on its own clock too, without waiting for it.
+ */
+export async function leaseRanOut(service: ArbeitService, taskId: string): Promise<void> {
+  const store = service.store as unknown as SqlStore;
+  const changed = await store.transaction("write", (db) =>
+    db.run(
+      "UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND lease_expires_at IS NOT NULL",
+      "2000-01-01T00:00:00.000Z",
+      taskId,
+    ),
+  );
+  assert.equal(changed, 1, `${taskId} had a lease to run out`);
 }

@@ -12,7 +12,7 @@ import {
   uiProject,
   visitAnotherServer,
 } from "../ui/harness.js";
-import { makeToken, opensslMissing, type Service, selfSigned, startService } from "./harness.js";
+import { makeToken, opensslMissing, type Service, selfSigned, signIn, startService } from "./harness.js";
 
 /**
  * The dashboard on `arbeit serve`, as people meet it: the real service process, a real headless
@@ -28,14 +28,6 @@ async function tokenIds(project: UiProject): Promise<Record<string, string>> {
   return Object.fromEntries(
     listed.json.data.tokens.map((token: { name: string; id: string }) => [token.name, token.id]),
   );
-}
-
-/** Opens `path` of the service in a page and signs in there with `secret`, as a person would. */
-async function signIn(page: Page, service: Service, secret: string, path = "/board"): Promise<void> {
-  await page.goto(`${service.url}${path}`);
-  const form = page.locator('[data-view="sign-in"]');
-  await form.getByLabel("Token").fill(secret);
-  await form.getByRole("button", { name: "Sign in" }).click();
 }
 
 const storedToken = (page: Page) => page.evaluate((key) => (globalThis as any).localStorage.getItem(key), KEY);

@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Page } from "playwright-core";
 import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
 import type { UiProject } from "../ui/harness.js";
 
@@ -137,4 +138,12 @@ export function selfSigned(dir: string): { cert: string; key: string } {
     { stdio: "ignore" },
   );
   return { cert, key };
+}
+
+/** Opens `path` of the service in a page and signs in there with `secret`, as a person would. */
+export async function signIn(page: Page, service: Service, secret: string, path = "/board"): Promise<void> {
+  await page.goto(`${service.url}${path}`);
+  const form = page.locator('[data-view="sign-in"]');
+  await form.getByLabel("Token").fill(secret);
+  await form.getByRole("button", { name: "Sign in" }).click();
 }

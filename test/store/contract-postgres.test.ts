@@ -1,7 +1,7 @@
 import { after, describe } from "node:test";
 import { ArbeitService } from "../../src/service/arbeit-service.js";
 import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
-import { dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
+import { dropSchema, migratedSchema, postgresSkip, TEST_DATABASE_URL } from "../helpers/postgres.js";
 import { TestClock } from "../helpers/service.js";
 import { tempDir } from "../helpers/temp.js";
 import { storeContract } from "./contract/index.js";
@@ -20,7 +20,7 @@ describe(`store contract: Postgres under ${runtime}`, { skip, concurrency: 4 }, 
   });
   storeContract(
     async () => {
-      const schema = uniqueSchema();
+      const schema = await migratedSchema();
       const clock = new TestClock();
       const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema, clock: clock.now });
       const { dir, cleanup } = tempDir();

@@ -4,7 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
-import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
+import { createMigratedSchema, dropSchema, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { requirement } from "../helpers/requirements.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -130,6 +130,7 @@ export async function uiProject(engine: Engine): Promise<UiProject> {
       throw new Error(`arbeit ${args.join(" ")} failed (${result.code}): ${result.stdout}${result.stderr}`);
     return result.json?.data;
   };
+  if (engine === "postgres") await createMigratedSchema(schema);
   await cli(["init"]);
   return {
     dir,

@@ -23,6 +23,9 @@ function appendAfter(lock: string, onClash: string): string {
     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (${lock}) AS ordered${onClash} RETURNING seq`;
 }
 const RECENT = "SELECT * FROM events WHERE task_id = ? ORDER BY seq DESC LIMIT ?";
+const CLAIM_HISTORY = `SELECT * FROM events WHERE task_id = ?
+  AND event_type IN ('task_claimed', 'claim_renewed', 'claim_released', 'claim_expired', 'work_stopped')
+  ORDER BY seq DESC LIMIT ?`;
 const MAX_SEQ = "SELECT COALESCE(MAX(seq), 0) AS seq FROM events";
 
 /** The listed tasks, and the live children and dependants of one more (read in the same statement). */
@@ -84,6 +87,10 @@ export function eventStatements(db: SqlDb) {
       const appended = this.appendEvent(event, lock);
       if (d.name === "postgres") appended.catch(() => {});
       else await appended;
+    },
+
+    async claimHistory(taskId: string, limit: number): Promise<ArbeitEvent[]> {
+      return (await db.all(CLAIM_HISTORY, taskId, limit)).map(toEvent);
     },
 
     async recentEvents(taskId: string, limit: number): Promise<ArbeitEvent[]> {

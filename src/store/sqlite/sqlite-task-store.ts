@@ -8,7 +8,13 @@ import { sqliteDialect } from "../sql/dialect.js";
 import { sqlStoreTx } from "../sql/sql-tx.js";
 import { rethrowAsStoreFailure } from "../store-errors.js";
 import type { StoreTx, TaskStore } from "../task-store.js";
-import { checkDatabaseFile, createOwnerOnlyFile, databaseFileAt, type FileIdentity, sameFile } from "./database-file.js";
+import {
+  checkDatabaseFile,
+  createOwnerOnlyFile,
+  databaseFileAt,
+  type FileIdentity,
+  sameFile,
+} from "./database-file.js";
 import { isBusyError, type SqlDriver } from "./driver.js";
 import { applyMigrations, listMigrations, schemaVersion } from "./migrate.js";
 import { openDriver } from "./open-driver.js";
