@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { createSecureContext } from "node:tls";
 import { ArbeitError } from "../domain/errors.js";
 import { serviceTarget } from "../remote/target.js";
-import { DEFAULT_LIMITS } from "../serve/limits.js";
+import { DEFAULT_LIMITS, DEFAULT_SESSION_IDLE_S } from "../serve/limits.js";
 import { openProject } from "../service/project.js";
 import type { SqlStore } from "../store/sql/database.js";
 import { failure } from "../tools/envelope.js";
@@ -16,7 +16,8 @@ const DEFAULT_PORT = 7474;
 
 const USAGE = `Usage: arbeit serve [--port N] [--host H] [--tls-cert FILE --tls-key FILE]
                     [--allow-host NAME]... [--insecure-no-tls] [--request-timeout S]
-                    [--rate N] [--burst N] [--max-sessions N] [--db <file>]
+                    [--rate N] [--burst N] [--max-sessions N] [--session-idle S]
+                    [--db <file>]
 
 Serves this project's store to a team, on one port, until SIGTERM or Ctrl-C:
   POST /api/call   {"tool": "<name>", "args": {...}, "session": "<id>"} -> the tool's envelope
@@ -38,6 +39,9 @@ The first line on stdout is the URL; stderr gets one line per request.
   --burst N           calls one token may make at once (default ${DEFAULT_LIMITS.burst})
   --max-sessions N    streams one token may hold open: MCP sessions and dashboard live streams
                       (default ${DEFAULT_LIMITS.sessions})
+  --session-idle S    seconds an MCP session may sit idle (no request, no stream open) before it
+                      is closed, freeing its place; its id is then answered 404 (default
+                      ${DEFAULT_SESSION_IDLE_S})
   --insecure-no-tls   allow a --host other machines reach, without TLS (tokens cross the network
                       in clear text: use it behind a TLS-terminating proxy or on a trusted network)
   --request-timeout S seconds a request may take to arrive, headers and body (default 30); a
@@ -60,6 +64,7 @@ function parse(argv: string[]) {
       rate: { type: "string" },
       burst: { type: "string" },
       "max-sessions": { type: "string" },
+      "session-idle": { type: "string" },
     },
     USAGE,
   ).values;
@@ -134,6 +139,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   const port = portFlag(flags.port, DEFAULT_PORT, USAGE);
   const host = flags.host ?? "127.0.0.1";
   const requestTimeoutMs = secondsFlag("--request-timeout", flags["request-timeout"], 30);
+  const sessionIdleMs = secondsFlag("--session-idle", flags["session-idle"], DEFAULT_SESSION_IDLE_S);
   const remote = !LOOPBACK.has(host);
   const limits = {
     rate: countFlag("--rate", flags.rate, DEFAULT_LIMITS.rate),
@@ -163,6 +169,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
       port,
       version: version(),
       requestTimeoutMs,
+      sessionIdleMs,
       tls,
       allowHosts: flags["allow-host"] ?? [],
       limits,

@@ -13,6 +13,13 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Limits = { rate: 50, burst: 100, sessions: 20 };
 
+/**
+ * Seconds an MCP session may sit idle before it is closed. A running client holds a stream open or
+ * sends requests, so only a client that died without ending its session waits this long; an hour
+ * spares a client that does not initialize again after a 404 (not every one does).
+ */
+export const DEFAULT_SESSION_IDLE_S = 3600;
+
 /** Keys remembered at most; past it the memory starts again (every bucket full, every address forgiven). */
 const REMEMBERED = 10_000;
 

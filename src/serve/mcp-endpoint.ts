@@ -23,6 +23,10 @@ interface OpenSession {
   /** The token that opened the session: only it may go on using it. */
   tokenId: string;
   secret: string;
+  /** Its requests in progress, open streams included: while any is, the session is in use. */
+  active: number;
+  /** When its last request ended (performance.now()): it has been idle since, unless one is active. */
+  idleSince: number;
 }
 
 const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
@@ -83,7 +87,13 @@ export class McpEndpoint {
       scopes: [],
       extra: { token: bearer.token, bearer },
     };
-    await open.transport.handleRequest(Object.assign(req, { auth }), res, body);
+    const session = open;
+    session.active++;
+    res.once("close", () => {
+      session.active--;
+      session.idleSince = performance.now();
+    });
+    await session.transport.handleRequest(Object.assign(req, { auth }), res, body);
   }
 
   async #open(bearer: Bearer): Promise<OpenSession> {
@@ -104,7 +114,14 @@ export class McpEndpoint {
       const chosen = headerValue(extra.requestInfo?.headers[SESSION_HEADER]);
       return callWithToken(this.context, bearer, tool, args, chosen ?? extra.sessionId);
     });
-    const open: OpenSession = { transport, server, tokenId: bearer.token.id, secret: bearer.secret };
+    const open: OpenSession = {
+      transport,
+      server,
+      tokenId: bearer.token.id,
+      secret: bearer.secret,
+      active: 0,
+      idleSince: performance.now(),
+    };
     await server.connect(transport);
     return open;
   }
@@ -120,6 +137,20 @@ export class McpEndpoint {
       }
       if (!(await verdict)) await open.server.close();
     }
+  }
+
+  /**
+   * Closes every session idle for `idleMs` or longer: no request in progress and no stream open
+   * since. A client that died without DELETE /mcp leaves such a session, and it would hold its
+   * token's place for good; a request naming it afterwards is answered 404, so a live client
+   * initializes again.
+   */
+  async closeIdle(idleMs: number): Promise<void> {
+    const now = performance.now();
+    const idle = [...this.#sessions].filter(([, open]) => open.active === 0 && now - open.idleSince >= idleMs);
+    // Forgotten at once, before any request can find them again while they close.
+    for (const [id] of idle) this.#sessions.delete(id);
+    await Promise.all(idle.map(([, open]) => open.server.close()));
   }
 
   async close(): Promise<void> {

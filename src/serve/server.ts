@@ -17,7 +17,15 @@ import { callWithToken, defaultList, parentSessions, type ServiceContext } from 
 import { ServiceDashboard } from "./dashboard.js";
 import { hookRequest, runHookStep } from "./hook-endpoint.js";
 import { Refusal, readJson, sendJson } from "./http.js";
-import { callsOf, DEFAULT_LIMITS, FailedTokens, type Limits, mcpCalls, RequestRate } from "./limits.js";
+import {
+  callsOf,
+  DEFAULT_LIMITS,
+  DEFAULT_SESSION_IDLE_S,
+  FailedTokens,
+  type Limits,
+  mcpCalls,
+  RequestRate,
+} from "./limits.js";
 import { McpEndpoint, SESSION_HEADER } from "./mcp-endpoint.js";
 import { SessionOwners } from "./session-owners.js";
 import { type Bearer, TokenGate } from "./token-gate.js";
@@ -40,8 +48,10 @@ export interface ServiceOptions extends ServiceContext {
   limits?: Limits;
   /** How long a request may take to arrive, headers and body (default 30 s). */
   requestTimeoutMs?: number;
-  /** How often open MCP sessions are checked for a revoked token. */
+  /** How often open MCP sessions are checked for a revoked token and for idleness. */
   revocationCheckMs?: number;
+  /** How long an MCP session may sit idle (no request, no stream open) before it is closed (default an hour). */
+  sessionIdleMs?: number;
   /**
    * Delivers the project's webhooks (`arbeit notify`) from this process while it runs (default
    * true); options tune how often it looks and its back-off.
@@ -250,6 +260,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Revocation reaches sessions that only listen (an open GET stream sends no request to check).
   const sweep = setInterval(() => {
     void mcp.closeRevoked((secret) => gate.stillActive(secret));
+    void mcp.closeIdle(options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_S * 1000);
     void dashboard.closeRevoked((secret) => gate.stillActive(secret));
   }, options.revocationCheckMs ?? 1000);
   sweep.unref();
