@@ -1,4 +1,5 @@
 import { ArbeitError } from "../domain/errors.js";
+import { switchLogged } from "../domain/guard-switches.js";
 import { otherAgentsMemoryRefusal } from "../domain/memory-owner.js";
 import { DEFAULT_LIST_ID, type MemoryEntry, type MemoryScope } from "../domain/types.js";
 import type { MemoryInput } from "../schemas/inputs.js";
@@ -117,7 +118,7 @@ export async function memory(deps: ServiceDeps, input: MemoryInput, caller: Call
           entity_type: "memory",
           entity_id: deletedId,
           task_id: taskId,
-          payload: { scope, scope_id: scopeId, key },
+          payload: { scope, scope_id: scopeId, key, ...switchLogged(scope, key, undefined) },
         });
       }
       return ok({ deleted: deletedId !== undefined });
@@ -133,7 +134,15 @@ export async function memory(deps: ServiceDeps, input: MemoryInput, caller: Call
       entity_type: "memory",
       entity_id: entry.id,
       task_id: taskId,
-      payload: { scope, scope_id: scopeId, key, value: entry.value, expires_at, reinforced: entry.reinforced },
+      payload: {
+        scope,
+        scope_id: scopeId,
+        key,
+        value: entry.value,
+        expires_at,
+        reinforced: entry.reinforced,
+        ...switchLogged(scope, key, entry.value),
+      },
     });
     if (evicted.length === 0) return ok({ entry });
     const keys = evicted.map((e) => JSON.stringify(e.key)).join(", ");
@@ -229,7 +238,14 @@ async function merge(
         entity_type: "memory",
         entity_id: entry.id,
         task_id: taskId,
-        payload: { scope, scope_id: scopeId, key: entry.key, reason: "merged", into: kept },
+        payload: {
+          scope,
+          scope_id: scopeId,
+          key: entry.key,
+          reason: "merged",
+          into: kept,
+          ...switchLogged(scope, entry.key, undefined),
+        },
       });
     }
     if (!target)
@@ -248,6 +264,7 @@ async function merge(
         expires_at: entry.expires_at,
         reinforced: entry.reinforced,
         merged: mergedKeys,
+        ...switchLogged(scope, kept, entry.value),
       },
     });
     return ok({ entry, merged: mergedKeys });

@@ -1,4 +1,5 @@
 import { ArbeitError } from "../domain/errors.js";
+import { guardSwitchRefusal } from "../domain/guard-switches.js";
 import { agentSession, nameProblem } from "../domain/identity.js";
 import { otherAgentsMemoryRefusal } from "../domain/memory-owner.js";
 import type { Caller } from "../service/caller.js";
@@ -164,6 +165,10 @@ export function callRefusal(
     if (refusal) return refusal;
   }
   if (token.kind === "agent") {
+    if (tool.name === "arbeit_memory") {
+      const refusal = guardSwitchRefusal(args);
+      if (refusal) return refusal;
+    }
     // Every `force` breaks another session's claim (a release, an update, a delete): a person's step.
     if (args.force === true)
       return forbidden(

@@ -110,6 +110,64 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.equal(own.body.success, true, JSON.stringify(own.body));
     });
 
+    it("an agent token cannot switch reservations to warnings for everyone; a person's can, logged as a switch with the person's name", async () => {
+      const switchKey = "reservations.enforce";
+      const stored = async () =>
+        (await project.cli(["call", "arbeit_memory", JSON.stringify({ action: "get", key: switchKey })])).entry;
+      assert.equal(
+        (await apiCall(service, mallory, { tool: "arbeit_memory", args: { action: "set", key: "x", value: "warn" } }))
+          .body.success,
+        true,
+        "other project keys stay open to agents",
+      );
+      const before = (await memoryEvents()).length;
+      const writes = [
+        { action: "set", key: switchKey, value: "warn" },
+        { action: "set", scope: "project", key: switchKey, value: "warn" },
+        { action: "delete", key: switchKey },
+        { action: "merge", keys: ["x", switchKey] },
+        { action: "merge", keys: ["x", "y"], key: switchKey },
+      ];
+      const mcp = await mcpClient(service, mallory);
+      try {
+        for (const args of writes) {
+          for (const envelope of [
+            (await apiCall(service, mallory, { tool: "arbeit_memory", args })).body,
+            (
+              await apiCall(service, mallory, {
+                tool: "arbeit_batch",
+                args: { operations: [{ tool: "arbeit_memory", args }] },
+              })
+            ).body,
+            await mcp.call("arbeit_memory", args),
+          ])
+            assert.equal(envelope.error?.code, "FORBIDDEN", `${JSON.stringify(args)}: ${JSON.stringify(envelope)}`);
+        }
+      } finally {
+        await mcp.close();
+      }
+      assert.equal(await stored(), null, "reservations are still enforced");
+      assert.equal((await memoryEvents()).length, before, "nothing was written");
+
+      const switched = await apiCall(service, dana, {
+        tool: "arbeit_memory",
+        args: { action: "set", key: switchKey, value: "warn" },
+      });
+      assert.equal(switched.body.success, true, JSON.stringify(switched.body));
+      const logged = (await memoryEvents()).at(-1);
+      assert.equal(logged.event_type, "memory_set");
+      assert.equal(logged.agent, "human:dana");
+      assert.ok(logged.payload.token_id, "the event names the person's token");
+      assert.equal(logged.payload.guard_switch.weakens, true);
+      assert.match(logged.payload.guard_switch.guard, /file reservations/);
+      assert.equal(
+        (await apiCall(service, dana, { tool: "arbeit_memory", args: { action: "delete", key: switchKey } })).body
+          .success,
+        true,
+      );
+      assert.equal((await memoryEvents()).at(-1).payload.guard_switch.weakens, false);
+    });
+
     it("an agent named on the command line changes no other agent's memory either, and acting as that agent it may", async () => {
       const as = (agent: string, args: Record<string, unknown>) =>
         runCli(["call", "arbeit_memory", JSON.stringify(args), "--agent", agent, "--json"], {
