@@ -5,8 +5,10 @@
  * terminal what it acts on (escape sequences, bidi controls that reorder what is shown). One
  * plain word is written as it is; anything else is written as a JSON string, with the controls
  * JSON would leave raw (DEL, C1, format and separator characters) escaped too. Over-long text is
- * cut, so one request cannot flood the log.
+ * cut, so one request cannot flood the log. One of Arbeit's secrets in it is written redacted.
  */
+
+import { redactSecrets } from "../domain/secrets.js";
 
 /** The most characters of a client's text a field shows. */
 export const LOG_FIELD_CHARS = 256;
@@ -17,7 +19,9 @@ const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 const escaped = (char: string) =>
   Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
 
-export function logField(text: string): string {
+export function logField(given: string): string {
+  // A token sent where it does not belong (a path's query, a tool's name) stays out of the log.
+  const text = redactSecrets(given);
   const shown = text.length > LOG_FIELD_CHARS ? `${text.slice(0, LOG_FIELD_CHARS - 1)}…` : text;
   if (PLAIN.test(shown)) return shown;
   return JSON.stringify(shown).replace(HIDDEN, escaped);
