@@ -98,7 +98,8 @@ export const taskId = id("task");
 const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 /** The first reserved key in `value` down to `maxDepth`, as a dotted path ("labels.__proto__"), or undefined. */
-function reservedKeyPath(value: unknown, maxDepth: number): string | undefined {
+function reservedKeyPath(value: unknown, rules: KeyRules): string | undefined {
+  const { maxDepth = LIMITS.json_depth, nullRemoves = false } = rules;
   const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: "", depth: 0 }];
   while (stack.length > 0) {
     const item = stack.pop()!;
@@ -107,21 +108,33 @@ function reservedKeyPath(value: unknown, maxDepth: number): string | undefined {
     const isArray = Array.isArray(item.value);
     for (const key of Object.keys(item.value)) {
       const path = item.path === "" ? key : `${item.path}.${key}`;
-      if (!isArray && RESERVED_KEYS.has(key)) return path;
-      stack.push({ value: (item.value as Record<string, unknown>)[key], path, depth: item.depth + 1 });
+      const child = (item.value as Record<string, unknown>)[key];
+      const removal = nullRemoves && item.depth === 0 && child === null;
+      if (!isArray && RESERVED_KEYS.has(key) && !removal) return path;
+      stack.push({ value: child, path, depth: item.depth + 1 });
     }
   }
   return undefined;
 }
 
+interface KeyRules {
+  /** How deep keys are checked: 0 where the values are checked by a schema of their own. */
+  maxDepth?: number;
+  /**
+   * A top-level key given as null removes it and sets nothing, so a reserved one is let through:
+   * a task whose metadata held `constructor` before the rule can still drop it.
+   */
+  nullRemoves?: boolean;
+}
+
 /**
- * An object of the caller's keys, refused whole if a key is reserved: at any depth, or at the top
- * only where the values are checked by a schema of their own. The check runs on the value as
- * given: zod's record drops `__proto__` before a refinement could see it.
+ * An object of the caller's keys, refused whole if a key is reserved (see KeyRules for where).
+ * The check runs on the value as given: zod's record drops `__proto__` before a refinement could
+ * see it.
  */
-function ownKeys<T extends z.ZodType>(record: T, maxDepth: number = LIMITS.json_depth) {
+function ownKeys<T extends z.ZodType>(record: T, rules: KeyRules = {}) {
   return z.preprocess((value, ctx) => {
-    const path = reservedKeyPath(value, maxDepth);
+    const path = reservedKeyPath(value, rules);
     if (path !== undefined) {
       ctx.addIssue({
         code: "custom",
@@ -144,14 +157,16 @@ export const storedMetadata = jsonValue(z.record(z.string(), z.unknown()), LIMIT
 export const metadata = ownKeys(storedMetadata);
 
 /** A task's metadata: a metadata object whose keys and strings follow the text rules (it is filtered as jsonb). */
-export const taskMetadata = ownKeys(jsonValue(z.record(z.string(), z.unknown()), LIMITS.metadata_bytes, true));
+export const taskMetadata = ownKeys(jsonValue(z.record(z.string(), z.unknown()), LIMITS.metadata_bytes, true), {
+  nullRemoves: true,
+});
 
 /** A listing's filter on metadata: keys each with the string, number or boolean they must hold. */
 export const metadataFilter = () =>
   ownKeys(jsonValue(z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), LIMITS.metadata_bytes, true));
 
 /** Arguments passed on to a tool or query that checks them by its own schema (which refuses unknown keys). */
-export const passedArguments = () => ownKeys(z.record(z.string(), z.unknown()), 0);
+export const passedArguments = () => ownKeys(z.record(z.string(), z.unknown()), { maxDepth: 0 });
 
 export const name = text(LIMITS.name);
 

@@ -114,6 +114,25 @@ forEachEngine("reserved metadata keys", (project) => {
     const restored = await into.cli(["import", dump, "--json"]);
     assert.equal(restored.code, 0, restored.stdout + restored.stderr);
     assert.deepEqual((await into.ok("arbeit_task_get", { task_id: made.id })).task.metadata, { constructor: "ui" });
+    // Such a key can still be removed (null), though never set again.
+    const removed = await into.cli([
+      "call",
+      "arbeit_task_update",
+      `{"task_id": "${made.id}", "metadata": {"constructor": null, "team": "ui"}}`,
+    ]);
+    assert.equal(removed.code, 0, removed.stdout);
+    assert.deepEqual(removed.json.data.task.metadata, { team: "ui" });
+    const created = await into.cli(["call", "arbeit_task_create", `{"title": "t", "metadata": {"prototype": null}}`]);
+    assert.equal(created.code, 0, created.stdout);
+    assert.equal(created.json.data.task.metadata, null);
+    refusedAsMetadata(
+      await into.cli([
+        "call",
+        "arbeit_context_add",
+        `{"task_id": "${made.id}", "type": "note", "content": "c", "metadata": {"constructor": null}}`,
+      ]),
+      "constructor",
+    );
   });
 
   it("the MCP server refuses one too", async () => {
