@@ -2,7 +2,7 @@ import { fromDirectory } from "../domain/paths.js";
 import { checkEditStep, type GuardAnswer } from "../remote/edit-check.js";
 import { row } from "../remote/step-input.js";
 import { type HostStep, localRelative } from "../remote/steps.js";
-import { bashWrittenPaths } from "./bash-writes.js";
+import { shellWrittenPaths } from "./bash-writes.js";
 import { type HookPayload, isRow, text } from "./hook-payload.js";
 import type { HookAnswer } from "./hook-steps.js";
 
@@ -29,11 +29,9 @@ export function editedPaths(payload: HookPayload, dir: string): string[] {
   if (!payload.tool_name || !isRow(payload.tool_input)) return [];
   const base = payload.cwd ?? dir;
   const field = EDIT_TOOLS[payload.tool_name];
-  const spelled = field
-    ? [text(payload.tool_input[field])].filter((path) => path !== undefined)
-    : payload.tool_name === "Bash" && typeof payload.tool_input.command === "string"
-      ? bashWrittenPaths(payload.tool_input.command)
-      : [];
+  if (payload.tool_name === "Bash" && typeof payload.tool_input.command === "string")
+    return shellWrittenPaths(payload.tool_input.command, base);
+  const spelled = field ? [text(payload.tool_input[field])].filter((path) => path !== undefined) : [];
   return spelled.map((path) => fromDirectory(base, path));
 }
 

@@ -1,7 +1,7 @@
-import { execFileSync } from "node:child_process";
 import { fromDirectory } from "../domain/paths.js";
 import { ENFORCE_KEY, guardAnswer, holderOf } from "../domain/reservations.js";
 import { enforcement } from "../remote/edit-check.js";
+import { changedFiles } from "../service/git-commit.js";
 import { failure } from "../tools/envelope.js";
 import { envSetting, type GlobalOptions } from "./global-options.js";
 import { printEnvelope, wantsJson, write } from "./output.js";
@@ -26,23 +26,6 @@ The session is --session / ARBEIT_SESSION, else Claude Code's CLAUDE_CODE_SESSIO
 every reservation is another session's.
 `;
 
-/**
- * The files `git commit` would change, relative to the current directory. A rename is read as the
- * deletion of the old path and the addition of the new one: git's rename detection names only the
- * new path, and moving a reserved file away changes it as much as editing it does.
- */
-function stagedFiles(): string[] {
-  const root = execFileSync("git", ["rev-parse", "--show-toplevel"], { encoding: "utf8" }).trim();
-  const listed = execFileSync("git", ["diff", "--cached", "--name-only", "-z", "--no-renames", "--diff-filter=ACDMT"], {
-    cwd: root,
-    encoding: "utf8",
-  });
-  return listed
-    .split("\0")
-    .filter((path) => path !== "")
-    .map((path) => fromDirectory(root, path));
-}
-
 export async function run(argv: string[], options: GlobalOptions): Promise<number> {
   if (options.help) {
     write(1, USAGE);
@@ -56,7 +39,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   const ctx = cliToolContext(options);
   const session = ctx.caller.session ?? envSetting(process.env, "CLAUDE_CODE_SESSION_ID") ?? null;
   try {
-    const paths = staged ? stagedFiles() : given.map((path) => fromDirectory(process.cwd(), path));
+    const paths = staged ? changedFiles(process.cwd()) : given.map((path) => fromDirectory(process.cwd(), path));
     const service = await ctx.service();
     const caller = { ...ctx.caller, session };
     const { data: check } = await service.checkEdit({ paths }, caller);

@@ -52,6 +52,13 @@ export function holderOf(r: { agent: string | null; session: string; task_id: st
   return `${r.agent ?? r.session} (session ${r.session}${r.task_id ? `, task ${r.task_id}` : ""})`;
 }
 
+/**
+ * The start of a sentence saying `path` is reserved: a pattern checked (a folder deleted whole,
+ * `src/**`) is not itself reserved, files in it are.
+ */
+const reservedSubject = (c: { path: string; pattern: string }) =>
+  hasWildcard(c.path) && c.path !== c.pattern ? `${c.path} includes files` : `${c.path} is`;
+
 /** The answer to "may this session edit these files now?". */
 export interface EditCheck {
   /** `deny`: another session holds a path exclusively; `warn`: only shared; `allow`: nobody else. */
@@ -85,9 +92,10 @@ export function editCheckOf(
   const denied = conflicts.find((c) => c.mode === "exclusive");
   const first = denied ?? conflicts[0]!;
   const holder = holderOf(first);
+  const subject = reservedSubject(first);
   const reason = denied
-    ? `${first.path} is reserved exclusively by ${holder} until ${first.until} (${first.pattern}). Do not edit it: work on other files, or on another task (arbeit_query ready), and come back after that time or once its work stops.`
-    : `${first.path} is also reserved (shared) by ${holder} until ${first.until}: it may be editing it too; keep your change small and re-read the file first.`;
+    ? `${subject} reserved exclusively by ${holder} until ${first.until} (${first.pattern}). Do not edit it: work on other files, or on another task (arbeit_query ready), and come back after that time or once its work stops.`
+    : `${subject} also reserved (shared) by ${holder} until ${first.until}: it may be editing it too; keep your change small and re-read the file first.`;
   return { decision: denied ? "deny" : "warn", reason, conflicts };
 }
 
@@ -116,7 +124,7 @@ export function guardAnswer(check: EditCheck, enforce: unknown): GuardAnswer {
   if (held && warnsOnly(enforce))
     return {
       decision: "warn",
-      reason: `${held.path} is reserved exclusively by ${holderOf(held)} until ${held.until} (${held.pattern}). This project enforces reservations as warnings only, so the edit goes ahead: re-read the file first and keep the change small, since that session may be editing it too.`,
+      reason: `${reservedSubject(held)} reserved exclusively by ${holderOf(held)} until ${held.until} (${held.pattern}). This project enforces reservations as warnings only, so the edit goes ahead: re-read the file first and keep the change small, since that session may be editing it too.`,
     };
   return { decision: check.decision, ...(check.reason ? { reason: check.reason } : {}) };
 }

@@ -1,8 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { closeSync, createReadStream, existsSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import { ArbeitError } from "../domain/errors.js";
-import { createOwnerOnlyFile } from "../store/sqlite/database-file.js";
 import { schemaVersion } from "../store/sqlite/migrate.js";
 import { openDriver } from "../store/sqlite/open-driver.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
@@ -36,10 +36,12 @@ export async function backupStore(store: MaintainedStore, destination: string): 
       suggestions: ["Create the folder first, or name a file in an existing one."],
     });
   }
-  const partial = `${destination}.partial-${process.pid}`;
+  // The target's folder may be one others write to (/tmp): a name they cannot guess, created only
+  // where nothing is, so a symlink planted there never has the copy written through it.
+  const partial = `${destination}.partial-${process.pid}-${randomBytes(8).toString("hex")}`;
   try {
     // The copy holds what the store holds (token hashes, webhook secrets): its owner's alone.
-    createOwnerOnlyFile(partial);
+    closeSync(openSync(partial, "wx", 0o600));
     if (store instanceof SqliteTaskStore) await store.backup(partial);
     else await copyIntoSqlite(store, partial);
     const copy = await openDriver(partial);

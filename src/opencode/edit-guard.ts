@@ -1,4 +1,4 @@
-import { bashWrittenPaths } from "../claude/bash-writes.js";
+import { shellWrittenPaths } from "../claude/bash-writes.js";
 import { fromDirectory } from "../domain/paths.js";
 import { isRow } from "./file-touches.js";
 
@@ -21,7 +21,7 @@ export function pathsBeforeToolCall(tool: string, args: unknown, directory: stri
   }
   if (tool === "bash" && typeof args.command === "string") {
     const folder = typeof args.workdir === "string" && args.workdir !== "" ? at(args.workdir) : directory;
-    return bashWrittenPaths(args.command).map((path) => fromDirectory(folder, path));
+    return shellWrittenPaths(args.command, folder);
   }
   return [];
 }

@@ -77,3 +77,27 @@ export function readCommit(dir: string, sha: string, since: number): CommitInput
   if (Number(seconds) * 1000 < since - CLOCK_SLACK_MS) return undefined;
   return { sha: full, subject, files: files.filter((line) => line !== "") };
 }
+
+/**
+ * The files with changes git holds in the repository around `dir`, absolute: the staged ones (what
+ * `git commit` records), and with `unstaged` the tracked files changed in the working tree too
+ * (`commit -a`, `stash`, `reset --hard`). A rename counts by both its paths: moving a file away
+ * changes it as much as editing it. None when `dir` is in no repository.
+ */
+export function changedFiles(dir: string, unstaged = false): string[] {
+  const git = (args: string[]) =>
+    execFileSync("git", args, {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: GIT_TIMEOUT_MS,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+  const names = (args: string[]) => git(["diff", "--name-only", "-z", "--no-renames", "--diff-filter=ACDMT", ...args]);
+  try {
+    const root = git(["rev-parse", "--show-toplevel"]).trim();
+    const listed = names(["--cached"]) + (unstaged ? names([]) : "");
+    return [...new Set(listed.split("\0").filter((path) => path !== ""))].map((path) => `${root}/${path}`);
+  } catch {
+    return [];
+  }
+}

@@ -49,6 +49,14 @@ describe("OpenCode plugin: file reservations before a tool call", () => {
       );
     }
     assert.equal(existsSync(file), false);
+    // The shell read as a shell: a folder deleted or moved whole, after a `cd`, in a subshell.
+    for (const command of ["cd src && rm -rf auth", "mv src lib", "(cd src/auth; echo x > session.ts)"]) {
+      await assert.rejects(
+        before(project.hooks, "ses_bob", "bash", { command }),
+        /Arbeit: src\S* (?:is|includes files) reserved exclusively by build \(session ses_alice/,
+        command,
+      );
+    }
   });
 
   it("lets the holder, files nobody holds, shared files and reads through", async () => {
@@ -91,7 +99,10 @@ describe("the files an OpenCode tool call is about to write", () => {
       "/p/b/renamed.ts",
       "/p/c/gone.ts",
     ]);
-    assert.deepEqual(pathsBeforeToolCall("bash", { command: "rm x.ts", workdir: "sub" }, "/p"), ["/p/sub/x.ts"]);
+    assert.deepEqual(pathsBeforeToolCall("bash", { command: "rm x.ts", workdir: "sub" }, "/p"), [
+      "/p/sub/x.ts",
+      "/p/sub/x.ts/**",
+    ]);
     assert.deepEqual(pathsBeforeToolCall("read", { filePath: "x.ts" }, "/p"), []);
   });
 });
