@@ -177,6 +177,18 @@ const linked: Array<[string, string[], (dir: string) => void, RegExp]> = [
     /\.opencode is a symbolic link to gone, which does not exist/,
   ],
   [
+    ".arbeit (where setup creates the database) a dangling link",
+    ["claude"],
+    (dir) => symlinkSync("gone/.arbeit", join(dir, ".arbeit")),
+    /\.arbeit is a symbolic link to gone\/\.arbeit, which does not exist/,
+  ],
+  [
+    ".arbeit a file, for setup opencode",
+    ["opencode"],
+    (dir) => writeFileSync(join(dir, ".arbeit"), "x\n"),
+    /\.arbeit is a file, not a folder, so setup cannot write \.arbeit\/arbeit\.db/,
+  ],
+  [
     "opencode.json a dangling link (--npm)",
     ["opencode", "--npm"],
     (dir) => symlinkSync("gone/opencode.json", join(dir, "opencode.json")),
