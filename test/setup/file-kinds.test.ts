@@ -231,6 +231,19 @@ describe("arbeit setup git with a pre-commit hook of the wrong kind", () => {
     ["a named pipe", (hooks) => spawnSync("mkfifo", [join(hooks, "pre-commit")]), /pre-commit is a named pipe/],
     ["a folder", (hooks) => mkdirSync(join(hooks, "pre-commit")), /pre-commit is a folder, not a file/],
   ];
+  it("core.hooksPath naming a folder under a missing one: refused with SETUP_REFUSED", {
+    timeout: RUN_TIMEOUT_MS,
+  }, async () => {
+    const { dir, cleanup } = project((dir) => {
+      spawnSync("git", ["init", "-q", dir]);
+      spawnSync("git", ["config", "core.hooksPath", join(dir, "gone", "hooks")], { cwd: dir });
+    });
+    const before = entries(dir);
+    refusal(await setup(dir, "git"), /gone does not exist, so setup cannot write pre-commit; create it/, "git");
+    assert.deepEqual(entries(dir), before);
+    cleanup();
+  });
+
   for (const [label, prepare, pattern] of gitCases) {
     it(`pre-commit ${label}: refused with SETUP_REFUSED, the hooks folder untouched`, {
       timeout: RUN_TIMEOUT_MS,
