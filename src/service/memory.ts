@@ -6,6 +6,7 @@ import type { MemoryInput } from "../schemas/inputs.js";
 import { jsonBytes } from "../schemas/json-size.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { Caller } from "./caller.js";
+import { assertNotFenced } from "./claims.js";
 import { requireTask } from "./invariants.js";
 import { type SimilarPair, similarPairs } from "./memory-terms.js";
 import { mutate, ok, type Result, type ServiceDeps, type WriteContext } from "./operation.js";
@@ -107,7 +108,7 @@ export async function memory(deps: ServiceDeps, input: MemoryInput, caller: Call
   }
   return mutate(deps, caller, async (w) => {
     const { tx, now } = w;
-    if (scope === "task") await requireTask(tx, scopeId);
+    if (scope === "task") await assertNotFenced(w, await requireTask(tx, scopeId));
     await tx.memorySweep(now);
     const taskId = scope === "task" ? scopeId : null;
     if (input.action === "delete") {
@@ -207,7 +208,7 @@ async function merge(
   const mergedKeys = keys.filter((key) => key !== kept);
   return mutate(deps, caller, async (w) => {
     const { tx, now } = w;
-    if (scope === "task") await requireTask(tx, scopeId);
+    if (scope === "task") await assertNotFenced(w, await requireTask(tx, scopeId));
     const taskId = scope === "task" ? scopeId : null;
     const found = await Promise.all(keys.map((key) => tx.memoryGet(scope, scopeId, key, now)));
     const missing = keys.filter((_, i) => found[i] === undefined);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { hookPayload, runHook } from "../claude/hook-input.js";
+import { startDashboard } from "../ui/harness.js";
 import { forEachEngine, type HostileProject } from "./engines.js";
 import { rawSql } from "./raw-sql.js";
 
@@ -125,6 +126,19 @@ forEachEngine("Arbeit's own secrets typed into text", (project) => {
       [],
       "nothing was written",
     );
+  });
+
+  it("knows the token arbeit ui prints, pasted from its URL", async () => {
+    const p = await project();
+    const dashboard = await startDashboard(p.dir, { env: p.env });
+    try {
+      const token = new URL(dashboard.url).hash.replace("#token=", "");
+      const created = await p.cli(["task", "create", "--title", `Open ${dashboard.url}`]);
+      assert.equal(created.json.data.task.title, `Open ${dashboard.url.replace(token, "arbui_[redacted]")}`);
+      assert.equal(created.json.warnings[0].code, "SECRET_REDACTED");
+    } finally {
+      await dashboard.stop();
+    }
   });
 
   it("leaves alone text that only looks like one: a short arb_ name, a snake_case identifier", async () => {

@@ -52,6 +52,7 @@ for (const engine of ["sqlite", "postgres"] as const) {
         ["arbeit_context_add", { task_id: id, type: "decision", content: "Use the old parser" }],
         ["arbeit_task_update", { task_id: id, title: "Renamed by a stale holder" }],
         ["arbeit_task_update", { task_id: id, description: "Mine, I thought" }],
+        ["arbeit_memory", { action: "set", scope: "task", scope_id: id, key: "approach", value: "the old parser" }],
       ] as const) {
         const refused = await alice(tool, args);
         assert.equal(refused.error?.code, "CLAIM_MOVED", `${tool}: ${JSON.stringify(refused)}`);
