@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { runClaudeHook } from "../../src/claude/hooks.js";
 import { quickPreToolUse } from "../../src/claude/pre-tool-use.js";
 import { runCli } from "../helpers/cli.js";
+import { letReservationRunOut } from "../helpers/expiry.js";
 import { tempDir } from "../helpers/temp.js";
 import { hookPayload, runHook } from "./hook-input.js";
 
@@ -146,8 +147,8 @@ describe("Claude Code PreToolUse: the quick path answers as the service does", (
     await call(dir, ALICE, "arbeit_task_claim", { task_id: task, paths: ["src/auth/**", "README.md"] });
     await call(dir, ALICE, "arbeit_task_claim", { task_id: task, paths: ["docs/"], shared: true });
     // A reservation whose lease has run out holds nothing.
-    await call(dir, "carol-claude-session", "arbeit_task_claim", { paths: ["src/old.ts"], lease_seconds: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await call(dir, "carol-claude-session", "arbeit_task_claim", { paths: ["src/old.ts"] });
+    await letReservationRunOut({ cwd: dir }, "src/old.ts");
   });
   after(() => cleanup());
 
