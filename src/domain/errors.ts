@@ -51,6 +51,9 @@ export const ERROR_SUGGESTIONS = {
   FILE_RESERVED: [
     "Work on other files or another task, or wait until the reservation ends; breaking another session's reservation is a person's decision.",
   ],
+  RESERVATION_TOO_BROAD: [
+    "Reserve the folders or files your task changes (e.g. src/auth/**), or reserve everything shared (shared: true).",
+  ],
   FIELD_TOO_LARGE: ["Shorten the value; put long material in a file and reference it."],
   INVALID_ID: [
     "Ids are a prefix for their kind and 8 lowercase letters or digits: tkt-a7f3b2c1 for a task, ctx- for a context entry, prg- for a progress item.",

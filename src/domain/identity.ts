@@ -18,7 +18,7 @@ export function nameProblem(value: string): string | undefined {
   if (CONTROL.test(value)) return "must not contain control characters";
   if (LONE_SURROGATE.test(value)) return "must be valid Unicode (it holds half of a UTF-16 surrogate pair)";
   // A name is stored with every row and event its caller writes: it cannot be cut out as text is.
-  if (holdsSecret(value)) return "must not hold a secret (an arb_ token or whsec_ webhook secret)";
+  if (holdsSecret(value)) return "must not hold a secret (an arb_, arbui_ or whsec_ one)";
   return undefined;
 }
 

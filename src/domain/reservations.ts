@@ -129,6 +129,17 @@ export function guardAnswer(check: EditCheck, enforce: unknown): GuardAnswer {
   return { decision: check.decision, ...(check.reason ? { reason: check.reason } : {}) };
 }
 
+/**
+ * True when every file of the project matches `pattern` (`**`, `**\/*`, `*\/**`): its folders are
+ * all `**` but at most one that is any single name (`*`). A session may hold such a pattern
+ * shared, never exclusively: that would leave no file another session may edit.
+ */
+export function coversEverything(pattern: string): boolean {
+  const segments = pattern.split("/");
+  const names = segments.filter((segment) => segment !== "**");
+  return names.length < segments.length && names.length <= 1 && names.every((segment) => /^\*+$/.test(segment));
+}
+
 const WILDCARD = /[*?]/;
 
 export function hasWildcard(pattern: string): boolean {

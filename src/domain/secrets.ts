@@ -1,6 +1,7 @@
 /**
- * Arbeit's own secrets, recognised in text: service tokens (`arb_`) and webhook signing secrets
- * (`whsec_`), each 32 random bytes in base64url (43 characters). What people and agents write is
+ * Arbeit's own secrets, recognised in text: service tokens (`arb_`), webhook signing secrets
+ * (`whsec_`) and the tokens of `arbeit ui` (`arbui_`), each 32 random bytes in base64url (43
+ * characters). What people and agents write is
  * stored where every token can read it back (the event log, context, titles, memory), so a secret
  * pasted into it is cut out before it is stored. The prefix stays, so a reader still sees which
  * kind of secret was there and knows to revoke it.
@@ -14,7 +15,7 @@
  * almost never come out without a capital or a digit and a small letter, while a long
  * snake_case name (`arb_compute_the_…`) does: that is what tells a secret from an identifier.
  */
-const SECRET = /(?<![A-Za-z0-9])(arb_|whsec_)([A-Za-z0-9_-]{43,})/g;
+const SECRET = /(?<![A-Za-z0-9])(arb_|arbui_|whsec_)([A-Za-z0-9_-]{43,})/g;
 const looksRandom = (body: string) => /[A-Z0-9]/.test(body) && /[a-z]/.test(body);
 
 export const REDACTED = "[redacted]";
@@ -26,7 +27,7 @@ export function holdsSecret(text: string): boolean {
 
 /** `text` with each of Arbeit's secrets in it replaced by its prefix and `[redacted]`. */
 export function redactSecrets(text: string): string {
-  if (!text.includes("arb_") && !text.includes("whsec_")) return text;
+  if (!text.includes("arb") && !text.includes("whsec_")) return text;
   return text.replace(SECRET, (whole, prefix: string, body: string) =>
     looksRandom(body) ? `${prefix}${REDACTED}` : whole,
   );

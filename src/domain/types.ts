@@ -253,7 +253,7 @@ export const WARNING_MEANINGS: Record<WarningCode, string> = {
   MEMORY_EVICTED:
     "A new key in a full memory scope evicted the least reinforced, least recently set entry; its value is in `evicted`.",
   SECRET_REDACTED:
-    "Text in the call held one of Arbeit's secrets (an `arb_` token or a `whsec_` webhook secret); it was stored as `arb_[redacted]`. Treat the secret as leaked: revoke the token or replace the webhook.",
+    "Text in the call held one of Arbeit's secrets (an `arb_` token, a `whsec_` webhook secret or an `arbui_` dashboard token); it was stored as `arb_[redacted]` (and so on). Treat the secret as leaked: revoke the token, replace the webhook or restart `arbeit ui`.",
 };
 
 export function isTerminal(status: TaskStatus): boolean {

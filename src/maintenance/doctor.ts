@@ -142,7 +142,7 @@ async function storedSecrets(db: SqlDb): Promise<Finding[]> {
         if (typeof value !== "string" || SECRET_COLUMNS.has(`${table.name}.${column}`) || !holdsSecret(value)) continue;
         const id = String(row.id ?? row.seq ?? row.key ?? "?");
         findings.push({
-          message: `${table.name} row ${id}: its ${column} holds an Arbeit secret (an arb_ token or a whsec_ webhook secret), readable by every token; revoke that token (arbeit token revoke) or replace that webhook`,
+          message: `${table.name} row ${id}: its ${column} holds an Arbeit secret (an arb_ token, a whsec_ webhook secret or an arbui_ dashboard token), readable by every token; revoke that token (arbeit token revoke), replace that webhook or restart that arbeit ui`,
           table: table.name,
           column,
           id,

@@ -34,7 +34,8 @@ function absolute(directory: string, path: string): string {
  * old `filePath` and the new `movePath`; a delete is a write). Anything else touches nothing.
  */
 export function touchesFromToolCall(tool: string, args: unknown, metadata: unknown, directory: string): FileTouch[] {
-  const operation = FILE_PATH_TOOLS[tool];
+  // Own keys only: a tool named constructor or toString is no file tool.
+  const operation = Object.hasOwn(FILE_PATH_TOOLS, tool) ? FILE_PATH_TOOLS[tool] : undefined;
   if (operation) {
     const path = isRow(args) ? args.filePath : undefined;
     return nonEmpty(path) ? [{ path: absolute(directory, path), operation }] : [];

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -98,7 +97,7 @@ function writeCredentials(file: string, credentials: Credentials): void {
       suggestions: [`Remove the link ${file} (a token is kept in a file of its own there), then retry.`],
       details: { path: file },
     });
-  const scratch = `${file}.${randomBytes(8).toString("hex")}.tmp`;
+  const scratch = `${file}.${Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(8))).toString("hex")}.tmp`;
   const { O_CREAT, O_EXCL, O_NOFOLLOW, O_WRONLY } = constants;
   const fd = openSync(scratch, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
   try {

@@ -1,6 +1,14 @@
-import { execFileSync } from "node:child_process";
 import type { CommitInput } from "./commits.js";
 import { commandsRun, programOf } from "./shell-commands.js";
+
+// Claude Code's PreToolUse hook and the OpenCode plugin load this module before every file tool,
+// and git runs only for a commit: child_process is loaded when git first runs, not with the module
+// (a static import, or node:module to require it, would load on every edit). Node 20.16+ and Bun
+// hand out built-ins through process; the CLI's bundle is CommonJS, where require is at hand.
+function childProcess(): typeof import("node:child_process") {
+  if (typeof process.getBuiltinModule === "function") return process.getBuiltinModule("node:child_process");
+  return require("node:child_process");
+}
 
 /**
  * A `git commit` an agent ran through a host's shell tool (Claude Code's Bash, OpenCode's bash).
@@ -66,12 +74,16 @@ export function commitMade(call: ShellCall): string | undefined {
  * not the session's.
  */
 export function readCommit(dir: string, sha: string, since: number): CommitInput | undefined {
-  const out = execFileSync("git", ["show", "--no-color", "--name-only", "--format=%H%x1f%ct%x1f%s", sha, "--"], {
-    cwd: dir,
-    encoding: "utf8",
-    timeout: GIT_TIMEOUT_MS,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const out = childProcess().execFileSync(
+    "git",
+    ["show", "--no-color", "--name-only", "--format=%H%x1f%ct%x1f%s", sha, "--"],
+    {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: GIT_TIMEOUT_MS,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const [head = "", ...files] = out.split("\n");
   const [full = sha, seconds = "0", subject = ""] = head.split("\x1f");
   if (Number(seconds) * 1000 < since - CLOCK_SLACK_MS) return undefined;
@@ -86,7 +98,7 @@ export function readCommit(dir: string, sha: string, since: number): CommitInput
  */
 export function changedFiles(dir: string, unstaged = false): string[] {
   const git = (args: string[]) =>
-    execFileSync("git", args, {
+    childProcess().execFileSync("git", args, {
       cwd: dir,
       encoding: "utf8",
       timeout: GIT_TIMEOUT_MS,

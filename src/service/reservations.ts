@@ -2,6 +2,7 @@ import { DEFAULT_LEASE_SECONDS, leaseUntil } from "../domain/claims.js";
 import { ArbeitError } from "../domain/errors.js";
 import { ARBEIT_DIR } from "../domain/project-layout.js";
 import {
+  coversEverything,
   type EditCheck,
   editCheckOf,
   folderPattern,
@@ -152,6 +153,17 @@ export async function reserveFiles(w: WriteContext, input: ReserveInput): Promis
   const { tx, session } = w;
   const exclusive = !input.shared;
   const patterns = settlePatterns(w.deps, input.paths);
+  // Checked before anything is written, so a refused call reserves none of its paths.
+  const given = exclusive
+    ? input.paths.find((path) => coversEverything(reservedPattern(w.deps, path) ?? ""))
+    : undefined;
+  if (given !== undefined) {
+    throw new ArbeitError(
+      "RESERVATION_TOO_BROAD",
+      `${JSON.stringify(given)} matches every file of the project; held exclusively it would keep every other session from editing anything, so nothing was reserved.`,
+      { details: { field: "paths", path: given } },
+    );
+  }
   await tx.lockReservations();
   await sweepExpiredReservations(w);
   const own = ownSessions(session, w.caller.parents);

@@ -53,6 +53,6 @@ export function secretRedacted(): Warning {
   return {
     code: "SECRET_REDACTED",
     message:
-      "The call's text held an Arbeit secret (an arb_ token or a whsec_ webhook secret); it was stored as arb_[redacted] / whsec_[redacted]. Treat it as leaked: a person should revoke the token (arbeit token revoke) or replace the webhook.",
+      "The call's text held an Arbeit secret (an arb_ token, a whsec_ webhook secret or an arbui_ dashboard token); it was stored as arb_[redacted] (and so on). Treat it as leaked: a person should revoke the token (arbeit token revoke), replace the webhook or restart arbeit ui.",
   };
 }

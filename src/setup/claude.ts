@@ -11,7 +11,14 @@ import { rememberCreated, toBeCreated } from "./created-files.js";
 import { checkWritable } from "./files.js";
 import { addInstructions, removeInstructions } from "./instruction-file.js";
 import { readJsonObject, writeJson, writeRemainder } from "./json-file.js";
-import { ensureInitialized, newReport, noteDatabaseKept, record, type SetupReport } from "./report.js";
+import {
+  checkStoreCreatable,
+  ensureInitialized,
+  newReport,
+  noteDatabaseKept,
+  record,
+  type SetupReport,
+} from "./report.js";
 
 /**
  * `arbeit setup claude`: hooks in .claude/settings.json, the MCP server in .mcp.json, merged
@@ -34,6 +41,7 @@ export async function setupClaude(options: { dir: string; command?: string }): P
   ].filter(Boolean);
   const mcpWrites = mcp.action === "added" || mcp.action === "updated";
   checkAllWritable(options.dir, [changes.length > 0, mcpWrites, instructions.writes], paths);
+  checkStoreCreatable(options.dir);
 
   if (changes.length > 0)
     record(report, settingsFile.path, writeJson(settingsFile, settings.value), changes.join("; "));

@@ -32,10 +32,12 @@ export function readText(path: string): string | undefined {
 const FILE = "a file";
 const FOLDER = "a folder";
 const BROKEN_LINK = "a symbolic link to";
+const MISSING = "missing";
 
 /** Why setup cannot use `path`, found to be `kind` where it needs `wanted`, and what to do. */
 function notA(path: string, kind: string, wanted: string, consequence?: string): string {
   const so = consequence ? `, so ${consequence}` : "";
+  if (kind === MISSING) return `${path} does not exist${so}; create it, then run again.`;
   if (kind.startsWith(BROKEN_LINK))
     return `${path} is ${kind}${so}; create what it points to or remove the link, then run again.`;
   return `${path} is ${kind}, not ${wanted}${so}; move it aside, then run again.`;
@@ -85,7 +87,7 @@ export function checkWritable(path: string, projectDir: string): void {
     if (folderKind === undefined && (folder === projectDir || isInside(folder, projectDir))) continue;
     if (folderKind !== FOLDER) {
       throw new SetupError(
-        notA(folder, folderKind ?? "missing", FOLDER, `setup cannot write ${relative(projectDir, path)}`),
+        notA(folder, folderKind ?? MISSING, FOLDER, `setup cannot write ${relative(projectDir, path)}`),
       );
     }
     existing = folder;

@@ -14,7 +14,14 @@ import {
   pluginFileSource,
   removeOpencodePlugin,
 } from "./opencode-config.js";
-import { ensureInitialized, newReport, noteDatabaseKept, record, type SetupReport } from "./report.js";
+import {
+  checkStoreCreatable,
+  ensureInitialized,
+  newReport,
+  noteDatabaseKept,
+  record,
+  type SetupReport,
+} from "./report.js";
 
 export const PLUGIN_FILE = join(".opencode", "plugin", "arbeit.js");
 const OTHER_PLUGIN_FILES = ["plugin/arbeit.ts", "plugins/arbeit.js", "plugins/arbeit.ts"].map((file) =>
@@ -52,6 +59,7 @@ export async function setupOpencode(options: SetupOpencodeOptions): Promise<Setu
   const localFiles = [PLUGIN_FILE, ...OTHER_PLUGIN_FILES].filter((file) => existsSync(join(options.dir, file)));
   const instructions = addInstructions(join(options.dir, "AGENTS.md"));
   if (instructions.writes) checkWritable(instructions.path, options.dir);
+  checkStoreCreatable(options.dir);
 
   if (options.npm) {
     if (!existsSync(configPath) && existsSync(join(options.dir, "opencode.jsonc"))) {

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { ARBEIT_DIR } from "../domain/project-layout.js";
+import { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
 import { initProject, locate } from "../service/project.js";
+import { checkWritable } from "./files.js";
 import type { FileAction } from "./json-file.js";
 
 /** What a setup run did, file by file, for people (text) and scripts (JSON). */
@@ -37,6 +38,14 @@ export function projectDir(cwd: string, dir?: string): string {
 export function noteDatabaseKept(report: SetupReport): void {
   if (!existsSync(join(report.dir, ARBEIT_DIR))) return;
   report.notes.push("The Arbeit database (.arbeit/) was kept, with every task.");
+}
+
+/**
+ * Refuses, before any file is written, a project where setup could not create the database it
+ * creates last (`.arbeit` a file, or a link to nowhere): the files written before it would stay.
+ */
+export function checkStoreCreatable(dir: string): void {
+  if (!locate({ cwd: dir })) checkWritable(join(dir, ARBEIT_DIR, DB_FILE), dir);
 }
 
 /** Hooks and tools do nothing without a database, so setup creates one where none is found. */

@@ -5,12 +5,14 @@ import { holdsSecret, redactSecrets, withoutSecrets } from "../../src/domain/sec
 /** Which text holds one of Arbeit's secrets, and what is stored in its place. */
 const TOKEN = "arb_8pL9PhDOXFdXO1TP7r7X_1ziaAzuoVXznqkNnrZ3PAQ";
 const SIGNING = "whsec_Fo7XslotvRNG6xG5EqcAudjEpri9_SH4Tumdol5hI28";
+const DASHBOARD = "arbui_q3ZtR0xY8mK2vB7nL4pW9sD1fG6hJ5cX0aE3uI8oT2k";
 
 describe("redactSecrets", () => {
   const cases: Array<[string, string]> = [
     [`Bearer ${TOKEN}`, "Bearer arb_[redacted]"],
     [`ARBEIT_TOKEN=${TOKEN}; echo`, "ARBEIT_TOKEN=arb_[redacted]; echo"],
     [`"${SIGNING}"`, '"whsec_[redacted]"'],
+    [`#token=${DASHBOARD}`, "#token=arbui_[redacted]"],
     [`${TOKEN} and ${TOKEN}`, "arb_[redacted] and arb_[redacted]"],
     [`${TOKEN}trailing`, "arb_[redacted]"],
     // Not ours, or not a secret: left as they are.

@@ -63,6 +63,19 @@ function failing(report: DoctorReport): string[] {
   return report.checks.filter((c) => !c.ok).map((c) => c.name);
 }
 
+/** Every check doctor runs, in the order it reports them. */
+const CHECKS = [
+  "integrity",
+  "foreign_keys",
+  "orphan_relationships",
+  "relationships_to_deleted",
+  "expired_claims",
+  "broken_leases",
+  "history",
+  "rules",
+  "stored_secrets",
+];
+
 const ids = () => ({ task: data.tasks[5]!, other: data.tasks[6]! });
 
 describe("a healthy database", () => {
@@ -71,17 +84,7 @@ describe("a healthy database", () => {
     assert.equal(report.ok, true, JSON.stringify(report.checks.filter((c) => !c.ok)));
     assert.deepEqual(
       report.checks.map((c) => c.name),
-      [
-        "integrity",
-        "foreign_keys",
-        "orphan_relationships",
-        "relationships_to_deleted",
-        "expired_claims",
-        "broken_leases",
-        "history",
-        "rules",
-        "stored_secrets",
-      ],
+      CHECKS,
     );
   });
 });
@@ -318,7 +321,10 @@ describe("arbeit doctor (CLI)", () => {
     const healthy = await runCli(["doctor"], { cwd: dir.dir });
     assert.equal(healthy.code, 0, healthy.stdout);
     assert.equal(healthy.json.ok, true);
-    assert.equal(healthy.json.checks.length, 8);
+    assert.deepEqual(
+      healthy.json.checks.map((c: { name: string }) => c.name),
+      CHECKS,
+    );
     for (const c of healthy.json.checks) assert.deepEqual(Object.keys(c).sort(), ["findings", "name", "ok", "total"]);
 
     const driver = await openDriver(join(dir.dir, ".arbeit", "arbeit.db"));

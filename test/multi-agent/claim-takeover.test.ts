@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { runCli } from "../helpers/cli.js";
+import { letLeaseRunOut } from "../helpers/expiry.js";
 import { postgresSkip } from "../helpers/postgres.js";
 import { sharedStore } from "./helpers.js";
 
@@ -196,8 +197,8 @@ for (const engine of ["sqlite", "postgres"] as const) {
     it("takes no force for a task whose lease ran out", async () => {
       const alice = holder();
       const id = (await shared.service.createTask({ title: "lapsed" }, alice)).data.task.id;
-      await shared.service.claim({ task_id: id, lease_seconds: 1 }, alice);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await shared.service.claim({ task_id: id }, alice);
+      await letLeaseRunOut(shared.service.store, id);
       assert.equal(
         (await call({ tool: "arbeit_task_update", args: { task_id: id, status: "cancelled" } })).success,
         true,

@@ -7,6 +7,7 @@ import { createArbeitHooks } from "../../src/opencode/plugin.js";
 import * as serverModule from "../../src/opencode/server.js";
 import { opencodeArgs } from "../../src/opencode/tool-args.js";
 import { HOST_TOOL_NAMES } from "../../src/opencode/tools.js";
+import { initProject as initProjectIn } from "../../src/service/project.js";
 import { TOOL_NAMES, TOOLS } from "../../src/tools/catalogue.js";
 import { tempDir } from "../helpers/temp.js";
 import { afterTool, call, event, type Hooks, pluginProject, startTask as startTaskIn } from "./plugin-driver.js";
@@ -188,6 +189,30 @@ describe("the OpenCode plugin in a project without Arbeit", () => {
       assert.equal(init.envelope.success, true, JSON.stringify(init.envelope));
       const after = await call(hooks, "arbeit_query", { query: "ready" });
       assert.equal(after.envelope.success, true, JSON.stringify(after.envelope));
+    } finally {
+      await hooks.dispose!();
+      cleanup();
+    }
+  });
+});
+
+describe("the OpenCode plugin and a tool named like what every JavaScript object has", () => {
+  it("tracks no file for a tool named constructor, toString or valueOf, and logs no failure", async () => {
+    const { dir, cleanup } = tempDir();
+    await initProjectIn({ cwd: dir });
+    const warnings: string[] = [];
+    const client = {
+      app: { log: async (entry: { body: { message: string } }) => void warnings.push(entry.body.message) },
+    };
+    const hooks = await createArbeitHooks({ directory: dir, client } as never, {}, {});
+    try {
+      const id = (await call(hooks, "arbeit_task_create", { title: "Plain names" })).envelope.data.task.id;
+      await call(hooks, "arbeit_task_start_work", { task_id: id });
+      for (const tool of ["constructor", "toString", "hasOwnProperty", "valueOf", "__proto__"])
+        await afterTool(hooks, "ses_main", tool, { filePath: "src/a.ts" });
+      await afterTool(hooks, "ses_main", "read", { filePath: "src/b.ts" });
+      assert.deepEqual(warnings, []);
+      assert.deepEqual(await trackedFiles(dir, id), ["src/b.ts read ses_main"]);
     } finally {
       await hooks.dispose!();
       cleanup();

@@ -19,8 +19,12 @@ import {
  * The package as users get it: `npm pack` of this checkout, installed with npm into a clean
  * folder, then used as each kind of user would, on Node and under Bun (the runtime of OpenCode's
  * plugins): the `arbeit` command, the library, and the OpenCode plugin in the real binary.
- * The install compiles better-sqlite3 (about a minute) and reads the npm registry for what the
- * npm cache lacks; where the registry cannot be reached the suite skips, saying so (never in CI).
+ * The install reads the npm registry for what the npm cache lacks; where the registry cannot be
+ * reached the suite skips, saying so (never in CI). better-sqlite3 installs from a prebuilt binary
+ * where the machine can download one; this machine cannot, so it would compile it (about a minute
+ * of both cores). The install is offered the binary the checkout's own install compiled instead,
+ * as a local prebuild of the same version, Node ABI and platform (prebuild-install's
+ * `local-prebuilds`, set in the app's .prebuild-installrc): what a user with a download gets. A different version resolved is compiled.
  */
 
 const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
@@ -58,7 +62,23 @@ function pack(into: string): { tarball: string; files: string[] } {
   return { tarball: join(into, report.filename), files: report.files.map((file: { path: string }) => file.path) };
 }
 
-function install(app: string, spec: string): { status: number | null; output: string } {
+/**
+ * A folder holding better-sqlite3's binary from the checkout's node_modules as prebuild-install's
+ * tarball for this platform (`build/Release/better_sqlite3.node` inside), named as it looks for it.
+ */
+function localPrebuilds(into: string): string {
+  const dir = join(into, "prebuilds");
+  mkdirSync(dir, { recursive: true });
+  const module = join(REPO, "node_modules", "better-sqlite3");
+  const { version } = JSON.parse(readFileSync(join(module, "package.json"), "utf8"));
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  execFileSync("tar", ["-czf", join(dir, name), "-C", module, "build/Release/better_sqlite3.node"]);
+  return dir;
+}
+
+function install(app: string, spec: string, prebuilds: string): { status: number | null; output: string } {
+  // prebuild-install reads its settings from a .prebuild-installrc above the package it installs.
+  writeFileSync(join(app, ".prebuild-installrc"), `local-prebuilds=${prebuilds}\n`);
   const result = spawnSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", spec], {
     cwd: app,
     encoding: "utf8",
@@ -97,7 +117,7 @@ const scratch = tempDir("arbeit-package-");
 const installed: Installed = (() => {
   const { tarball, files } = pack(scratch.dir);
   const app = newApp(scratch.dir, "app");
-  const { status, output } = install(app, tarball);
+  const { status, output } = install(app, tarball, localPrebuilds(scratch.dir));
   if (status !== 0) {
     // No registry (an offline machine) is the one failure that is not ours.
     if (/ENOTFOUND|EAI_AGAIN|ENOTCACHED|ECONNREFUSED|ETIMEDOUT/.test(output)) {
@@ -203,7 +223,7 @@ describe("the packed package, installed with npm into a clean folder", { skip: c
       const project = sandbox.project;
       writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "oc-app", private: true })}\n`);
       // The packed install above, as this project's node_modules (a second install would only
-      // compile better-sqlite3 again).
+      // repeat it).
       symlinkSync(join(installed.app, "node_modules"), join(project, "node_modules"), "dir");
       writeFileSync(join(project, "opencode.json"), JSON.stringify(opencodeConfig(), null, 2));
       seedConfigDir(join(project, ".opencode"));

@@ -177,6 +177,18 @@ const linked: Array<[string, string[], (dir: string) => void, RegExp]> = [
     /\.opencode is a symbolic link to gone, which does not exist/,
   ],
   [
+    ".arbeit (where setup creates the database) a dangling link",
+    ["claude"],
+    (dir) => symlinkSync("gone/.arbeit", join(dir, ".arbeit")),
+    /\.arbeit is a symbolic link to gone\/\.arbeit, which does not exist/,
+  ],
+  [
+    ".arbeit a file, for setup opencode",
+    ["opencode"],
+    (dir) => writeFileSync(join(dir, ".arbeit"), "x\n"),
+    /\.arbeit is a file, not a folder, so setup cannot write \.arbeit\/arbeit\.db/,
+  ],
+  [
     "opencode.json a dangling link (--npm)",
     ["opencode", "--npm"],
     (dir) => symlinkSync("gone/opencode.json", join(dir, "opencode.json")),
@@ -219,6 +231,19 @@ describe("arbeit setup git with a pre-commit hook of the wrong kind", () => {
     ["a named pipe", (hooks) => spawnSync("mkfifo", [join(hooks, "pre-commit")]), /pre-commit is a named pipe/],
     ["a folder", (hooks) => mkdirSync(join(hooks, "pre-commit")), /pre-commit is a folder, not a file/],
   ];
+  it("core.hooksPath naming a folder under a missing one: refused with SETUP_REFUSED", {
+    timeout: RUN_TIMEOUT_MS,
+  }, async () => {
+    const { dir, cleanup } = project((dir) => {
+      spawnSync("git", ["init", "-q", dir]);
+      spawnSync("git", ["config", "core.hooksPath", join(dir, "gone", "hooks")], { cwd: dir });
+    });
+    const before = entries(dir);
+    refusal(await setup(dir, "git"), /gone does not exist, so setup cannot write pre-commit; create it/, "git");
+    assert.deepEqual(entries(dir), before);
+    cleanup();
+  });
+
   for (const [label, prepare, pattern] of gitCases) {
     it(`pre-commit ${label}: refused with SETUP_REFUSED, the hooks folder untouched`, {
       timeout: RUN_TIMEOUT_MS,

@@ -87,7 +87,7 @@ function dashboardSuite(engine: Engine) {
   });
 
   it("prints a loopback URL that carries the token in its fragment, which browsers never send", () => {
-    assert.match(dashboard.url, /^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{32}$/);
+    assert.match(dashboard.url, /^http:\/\/127\.0\.0\.1:\d+\/#token=arbui_[\w-]{43}$/);
   });
 
   it("refuses every API request and the live stream without the token, or with a wrong one", async () => {

@@ -13,7 +13,8 @@ import { hostname, networkInterfaces } from "node:os";
  * receive it. The page keeps it in storage scoped to its own origin (docs/dashboard.md#security).
  */
 
-export const newToken = (): string => randomBytes(24).toString("base64url");
+/** A token for one run of `arbeit ui`; its prefix lets it be recognised wherever it is pasted (domain/secrets.ts). */
+export const newToken = (): string => `arbui_${randomBytes(32).toString("base64url")}`;
 
 function sameSecret(given: string, token: string): boolean {
   const a = Buffer.from(given);
