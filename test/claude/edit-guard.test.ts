@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { runClaudeHook } from "../../src/claude/hooks.js";
 import { quickPreToolUse } from "../../src/claude/pre-tool-use.js";
 import { runCli } from "../helpers/cli.js";
+import { letReservationRunOut } from "../helpers/expiry.js";
 import { tempDir } from "../helpers/temp.js";
 import { hookPayload, runHook } from "./hook-input.js";
 
@@ -146,8 +147,8 @@ describe("Claude Code PreToolUse: the quick path answers as the service does", (
     await call(dir, ALICE, "arbeit_task_claim", { task_id: task, paths: ["src/auth/**", "README.md"] });
     await call(dir, ALICE, "arbeit_task_claim", { task_id: task, paths: ["docs/"], shared: true });
     // A reservation whose lease has run out holds nothing.
-    await call(dir, "carol-claude-session", "arbeit_task_claim", { paths: ["src/old.ts"], lease_seconds: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await call(dir, "carol-claude-session", "arbeit_task_claim", { paths: ["src/old.ts"] });
+    await letReservationRunOut({ cwd: dir }, "src/old.ts");
   });
   after(() => cleanup());
 
@@ -169,6 +170,9 @@ describe("Claude Code PreToolUse: the quick path answers as the service does", (
     ["a held file at the root (deny)", BOB, "Write", { file_path: "README.md" }],
     ["a file in a shared folder (warn)", BOB, "Write", { file_path: "docs/guide.md" }],
     ["a Bash command writing a held file (deny)", BOB, "Bash", { command: "echo x > src/auth/a.ts" }],
+    ["a Bash command deleting the folder of a held file (deny)", BOB, "Bash", { command: "rm -rf src" }],
+    ["a Bash command writing a held file after a cd (deny)", BOB, "Bash", { command: "cd src/auth && echo x > a.ts" }],
+    ["a Bash command moving a free file (allow)", BOB, "Bash", { command: "mv src/free.ts src/other.ts" }],
     ["the holder's own edit (allow)", ALICE, "Edit", { file_path: "src/auth/session.ts" }],
     ["the holder's sub-agent (allow)", ALICE, "Edit", { file_path: "src/auth/session.ts" }, { agent_id: "a1" }],
     ["another's sub-agent (deny)", BOB, "Edit", { file_path: "src/auth/session.ts" }, { agent_id: "b1" }],

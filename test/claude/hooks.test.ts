@@ -7,6 +7,7 @@ import { touchFromPostToolUse } from "../../src/claude/hook-payload.js";
 import { HOOK_NAMES } from "../../src/claude/hooks.js";
 import { openProject } from "../../src/service/project.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
+import { letMemoryExpire } from "../helpers/expiry.js";
 import { tempDir } from "../helpers/temp.js";
 import { trackedFiles } from "../opencode/tracked-files.js";
 import { hookPayload, runHook } from "./hook-input.js";
@@ -200,9 +201,9 @@ describe("Claude Code hooks", () => {
     };
     const set = (key: string, extra: Record<string, unknown>) =>
       arbeit(dir, ["call", "arbeit_memory", JSON.stringify({ action: "set", key, value: 1, ...extra })]);
-    await set("short-lived", { ttl_seconds: 1 });
+    await set("short-lived", { ttl_seconds: 60 });
     await set("lasting", {});
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await letMemoryExpire({ cwd: dir }, "short-lived");
     assert.deepEqual((await stored()).sort(), ["lasting", "short-lived"]);
     const result = await hook("pre-compact", payload(dir, "PreCompact", { trigger: "auto" }, "other"), dir);
     assert.deepEqual([result.code, result.stdout, result.stderr], [0, "", ""]);

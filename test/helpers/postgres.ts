@@ -109,6 +109,8 @@ function schemaTemplate(): Promise<{ name: string; sql: string } | undefined> {
   template ??= (async () => {
     const migrations = listPostgresMigrations();
     const hash = createHash("sha256");
+    // The way the copy is made is part of the key: a copy made otherwise is made again.
+    hash.update(inCreationOrder.toString());
     for (const migration of migrations) hash.update(readFileSync(migration.path));
     const name = `arbeit_template_${hash.digest("hex").slice(0, 16)}`;
     const file = join(tmpdir(), `${name}.sql`);
@@ -117,6 +119,11 @@ function schemaTemplate(): Promise<{ name: string; sql: string } | undefined> {
     const own = `${name}_${process.pid}`;
     await (await PostgresTaskStore.open(TEST_DATABASE_URL, { schema: own })).close();
     try {
+      const created = await adminQuery(
+        `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.oid`,
+        [own],
+      );
       const dump = spawnSync(
         "pg_dump",
         ["--dbname", TEST_DATABASE_URL, "--schema", own, "--no-owner", "--no-privileges", "--inserts"],
@@ -124,11 +131,14 @@ function schemaTemplate(): Promise<{ name: string; sql: string } | undefined> {
       );
       if (dump.status !== 0) return undefined;
       // psql's meta-commands (\restrict) are not SQL.
-      const sql = dump.stdout
+      const text = dump.stdout
         .split("\n")
         .filter((line) => !line.startsWith("\\"))
-        .join("\n")
-        .replaceAll(own, name);
+        .join("\n");
+      const sql = inCreationOrder(
+        text,
+        created.rows.map((row) => String(row.name)),
+      ).replaceAll(own, name);
       writeFileSync(`${file}.${process.pid}`, sql);
       renameSync(`${file}.${process.pid}`, file);
       return { name, sql };
@@ -137,4 +147,29 @@ function schemaTemplate(): Promise<{ name: string; sql: string } | undefined> {
     }
   })();
   return template;
+}
+
+/**
+ * pg_dump creates tables in the order of their names; the copy creates them in the order the
+ * migrations did, because Arbeit reads a schema's tables in creation order (its export lists them
+ * so, parents before the rows that point at them). Each table moves with the sequences pg_dump
+ * writes right after it.
+ */
+function inCreationOrder(dump: string, tables: string[]): string {
+  const blocks = dump.split(/(?=^--\n-- Name: )/m);
+  const type = (block: string) => /^-- Name: (\S+); Type: ([A-Z ]+);/m.exec(block);
+  const first = blocks.findIndex((block) => type(block)?.[2] === "TABLE");
+  if (first < 0) return dump;
+  let end = first;
+  while (end < blocks.length && ["TABLE", "SEQUENCE", "SEQUENCE OWNED BY"].includes(type(blocks[end]!)?.[2] ?? ""))
+    end++;
+  const groups: Array<{ table: string; blocks: string[] }> = [];
+  for (const block of blocks.slice(first, end)) {
+    const [, name, kind] = type(block)!;
+    if (kind === "TABLE") groups.push({ table: name!, blocks: [block] });
+    else groups.at(-1)!.blocks.push(block);
+  }
+  const rank = (table: string) => (tables.includes(table) ? tables.indexOf(table) : tables.length);
+  groups.sort((a, b) => rank(a.table) - rank(b.table));
+  return [...blocks.slice(0, first), ...groups.flatMap((group) => group.blocks), ...blocks.slice(end)].join("");
 }

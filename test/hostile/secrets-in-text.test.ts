@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
-import { it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { hookPayload, runHook } from "../claude/hook-input.js";
-import { startDashboard } from "../ui/harness.js";
+import { runCli } from "../helpers/cli.js";
+import { apiCall, makeToken, mcpClient, type Service, startService } from "../serve/harness.js";
+import { startDashboard, type UiProject, uiProject } from "../ui/harness.js";
 import { forEachEngine, type HostileProject } from "./engines.js";
 import { rawSql } from "./raw-sql.js";
 
@@ -171,5 +173,42 @@ forEachEngine("arbeit doctor and secrets stored before they were kept out", (pro
       [["tasks", "description", task]],
     );
     assert.ok(!report.stdout.includes(token), "the report does not repeat the secret");
+  });
+});
+
+describe("a secret sent to arbeit serve, over the tool-call endpoint and MCP over HTTP", () => {
+  let project: UiProject;
+  let service: Service;
+  let agent: string;
+  before(async () => {
+    project = await uiProject("sqlite");
+    agent = await makeToken(project, ["--agent", "builder"]);
+    service = await startService(project);
+  });
+  after(async () => {
+    await service?.stop();
+    await project?.close();
+  });
+
+  it("is stored redacted, whichever way it came in", async () => {
+    const viaCall = await apiCall(service, agent, {
+      tool: "arbeit_task_create",
+      args: { title: `Rotate ${agent}` },
+    });
+    assert.equal(viaCall.body.data.task.title, "Rotate arb_[redacted]");
+    assert.equal(viaCall.body.warnings[0].code, "SECRET_REDACTED");
+    const client = await mcpClient(service, agent);
+    try {
+      const viaMcp = await client.call("arbeit_context_add", {
+        task_id: viaCall.body.data.task.id,
+        type: "note",
+        content: `ARBEIT_TOKEN=${agent}`,
+      });
+      assert.equal(viaMcp.data.entry.content, "ARBEIT_TOKEN=arb_[redacted]");
+    } finally {
+      await client.close();
+    }
+    const exported = await runCli(["export"], { cwd: project.dir, env: project.env });
+    assert.ok(!exported.stdout.includes(agent), "the token is nowhere in the store");
   });
 });

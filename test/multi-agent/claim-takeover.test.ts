@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { runCli } from "../helpers/cli.js";
+import { letLeaseRunOut } from "../helpers/expiry.js";
 import { postgresSkip } from "../helpers/postgres.js";
 import { sharedStore } from "./helpers.js";
 
@@ -115,20 +116,22 @@ for (const engine of ["sqlite", "postgres"] as const) {
       ];
       const id = (await shared.service.createTask({ title: "held", parent_id: parent, blocked_by: [blocker] }, alice))
         .data.task.id;
+      const orphan = await make("held, without a parent");
       await shared.service.claim({ task_id: id }, alice);
-      const held = await read(id);
+      await shared.service.claim({ task_id: orphan }, alice);
+      const held = [await read(id), await read(orphan)];
       for (const args of [
         { action: "add", from_task_id: newBlocker, to_task_id: id, type: "blocks" },
         { action: "add", from_task_id: id, to_task_id: newBlocker, type: "blocked_by" },
         { action: "remove", from_task_id: blocker, to_task_id: id, type: "blocks" },
         { action: "remove", from_task_id: parent, to_task_id: id, type: "parent_of" },
-        { action: "add", from_task_id: id, to_task_id: newParent, type: "child_of" },
+        { action: "add", from_task_id: orphan, to_task_id: newParent, type: "child_of" },
       ]) {
         const refused = await call({ tool: "arbeit_relationship", args });
         assert.equal(refused.error?.code, "ALREADY_CLAIMED", `${JSON.stringify(args)}: ${JSON.stringify(refused)}`);
         assert.equal(refused.error.details.owner, "alice");
       }
-      assert.deepEqual(await read(id), held, "the refused edges changed nothing");
+      assert.deepEqual([await read(id), await read(orphan)], held, "the refused edges changed nothing");
       // Edges that leave the held task's own parent and blockers as they are stay open.
       const free = await call({
         tool: "arbeit_relationship",
@@ -194,8 +197,8 @@ for (const engine of ["sqlite", "postgres"] as const) {
     it("takes no force for a task whose lease ran out", async () => {
       const alice = holder();
       const id = (await shared.service.createTask({ title: "lapsed" }, alice)).data.task.id;
-      await shared.service.claim({ task_id: id, lease_seconds: 1 }, alice);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await shared.service.claim({ task_id: id }, alice);
+      await letLeaseRunOut(shared.service.store, id);
       assert.equal(
         (await call({ tool: "arbeit_task_update", args: { task_id: id, status: "cancelled" } })).success,
         true,

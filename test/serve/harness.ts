@@ -76,14 +76,15 @@ export interface HttpAnswer {
   headers: Headers;
 }
 
-/** POST /api/call with the token (if any): the HTTP status and the envelope. */
-export async function apiCall(
+/** POST `path` with the token (if any) and a JSON body: the HTTP status and the envelope. */
+async function apiPost(
   service: Service,
+  path: string,
   token: string | undefined,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers: Record<string, string>,
 ): Promise<HttpAnswer> {
-  const response = await fetch(`${service.url}/api/call`, {
+  const response = await fetch(`${service.url}${path}`, {
     method: "POST",
     headers: {
       "Content-Type": "application/json",
@@ -94,6 +95,25 @@ export async function apiCall(
   });
   return { status: response.status, body: await response.json(), headers: response.headers };
 }
+
+/** POST /api/call with the token (if any): the HTTP status and the envelope. */
+export const apiCall = (
+  service: Service,
+  token: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+) => apiPost(service, "/api/call", token, body, headers);
+
+/** POST /api/hook with the token: the HTTP status and the envelope. */
+export const apiHook = (service: Service, token: string, body: unknown) =>
+  apiPost(service, "/api/hook", token, body, {});
+
+/** The body of a UserPromptSubmit hook step in `session` whose prompt is `text`. */
+export const promptStep = (session: string, text: string) => ({
+  hook: "user-prompt-submit",
+  session,
+  input: { prompt: { text, chars: text.length } },
+});
 
 /** A real MCP client over Streamable HTTP, connected to the service's /mcp with the token. */
 export async function mcpClient(service: Service, token: string, headers: Record<string, string> = {}) {

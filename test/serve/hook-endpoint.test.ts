@@ -4,8 +4,9 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { postCall } from "../../src/remote/client.js";
 import { runCli } from "../helpers/cli.js";
-import { type UiProject, uiProject } from "../ui/harness.js";
-import { apiCall, makeToken, type Service, startService } from "./harness.js";
+import { postgresSkip } from "../helpers/postgres.js";
+import { type Engine, type UiProject, uiProject } from "../ui/harness.js";
+import { apiCall, apiHook, makeToken, promptStep, type Service, startService } from "./harness.js";
 
 /**
  * POST /api/hook (docs/team.md): one step of a host's hook, run with the token's identity. Its
@@ -109,32 +110,45 @@ describe("POST /api/hook", () => {
     });
     assert.equal(own.body.data.results[0].tracked, true, JSON.stringify(own.body));
   });
-  it("a token revoked after sending only hooks has its very next hook refused 401, and the hook writes nothing", async () => {
-    // What a client that sends nothing but hooks does (the OpenCode plugin, `arbeit track`): the
-    // service knows the token from its earlier hooks and no call of another kind reads it again.
-    const watcher = await makeToken(project, ["--agent", "watcher"]);
-    const prompt = (text: string) =>
-      hook(watcher, {
-        hook: "user-prompt-submit",
-        session: "watcher-1",
-        input: { prompt: { text, chars: text.length } },
-      });
-    for (const text of ["Before 1", "Before 2"]) assert.equal((await prompt(text)).body.success, true);
-    const revoked = await runCli(["token", "revoke", "watcher"], { cwd: project.dir, env: project.env });
-    assert.equal(revoked.code, 0, revoked.stdout);
-    const after = await prompt("After the revocation");
-    assert.deepEqual([after.status, after.body.error?.code], [401, "UNAUTHORIZED"], JSON.stringify(after.body));
-    const exported = await runCli(["export", "-"], { cwd: project.dir, env: project.env });
-    const prompts = exported.stdout
-      .split("\n")
-      .filter((line) => line.startsWith('{"table":"events"'))
-      .map((line) => JSON.parse(line).row)
-      .filter((event) => event.event_type === "prompt_submitted")
-      .map((event) => JSON.parse(event.payload).prompt);
-    assert.ok(prompts.includes("Before 2"), prompts.join(", "));
-    assert.ok(!prompts.includes("After the revocation"), "the refused hook logged its prompt");
-  });
 });
+
+for (const engine of ["sqlite", "postgres"] as Engine[]) {
+  describe(`POST /api/hook from a client that sends only hooks (${engine})`, {
+    skip: engine === "postgres" ? await postgresSkip() : false,
+  }, () => {
+    let project: UiProject;
+    let service: Service;
+    before(async () => {
+      project = await uiProject(engine);
+      service = await startService(project);
+    });
+    after(async () => {
+      await service?.stop();
+      await project?.close();
+    });
+
+    it("a token revoked after sending only hooks has its very next hook refused 401, and the hook writes nothing", async () => {
+      // What the OpenCode plugin and `arbeit track` do: the service knows the token from its
+      // earlier hooks, and no call of another kind reads it again.
+      const watcher = await makeToken(project, ["--agent", "watcher"]);
+      const prompt = (text: string) => apiHook(service, watcher, promptStep("watcher-1", text));
+      for (const text of ["Before 1", "Before 2"]) assert.equal((await prompt(text)).body.success, true);
+      const revoked = await runCli(["token", "revoke", "watcher"], { cwd: project.dir, env: project.env });
+      assert.equal(revoked.code, 0, revoked.stdout);
+      const refused = await prompt("After the revocation");
+      assert.deepEqual([refused.status, refused.body.error?.code], [401, "UNAUTHORIZED"], JSON.stringify(refused.body));
+      const exported = await runCli(["export", "-"], { cwd: project.dir, env: project.env });
+      const prompts = exported.stdout
+        .split("\n")
+        .filter((line) => line.startsWith('{"table":"events"'))
+        .map((line) => JSON.parse(line).row)
+        .filter((event) => event.event_type === "prompt_submitted")
+        .map((event) => JSON.parse(event.payload).prompt);
+      assert.ok(prompts.includes("Before 2"), prompts.join(", "));
+      assert.ok(!prompts.includes("After the revocation"), "the refused hook logged its prompt");
+    });
+  });
+}
 
 describe("the client's timeout", () => {
   it("a tool call to a service that never answers is STORE_UNAVAILABLE naming it, after the timeout", async () => {

@@ -2,7 +2,16 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { type UiProject, uiProject } from "../ui/harness.js";
-import { apiCall, type HttpAnswer, makeToken, mcpClient, type Service, startService } from "./harness.js";
+import {
+  apiCall,
+  apiHook,
+  type HttpAnswer,
+  makeToken,
+  mcpClient,
+  promptStep,
+  type Service,
+  startService,
+} from "./harness.js";
 
 /** Limits per token and per address, each met against the real `arbeit serve` process. */
 
@@ -58,18 +67,7 @@ describe("arbeit serve --rate 1 --burst 3: every endpoint that acts counts", () 
   it("hook steps on /api/hook are limited like calls: past the burst 429 RATE_LIMITED, and the step does nothing", async () => {
     const { project, service } = run;
     const hooker = await makeToken(project, ["--agent", "hooker"]);
-    const prompt = async (text: string) => {
-      const response = await fetch(`${service.url}/api/hook`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${hooker}` },
-        body: JSON.stringify({
-          hook: "user-prompt-submit",
-          session: "hooker-1",
-          input: { prompt: { text, chars: 4 } },
-        }),
-      });
-      return { status: response.status, body: (await response.json()) as any, headers: response.headers };
-    };
+    const prompt = (text: string) => apiHook(service, hooker, promptStep("hooker-1", text));
     const answers = await Promise.all(["one", "two", "three"].map(prompt));
     assert.deepEqual(
       answers.map((answer) => answer.status),

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
+import { letLeaseRunOut } from "../helpers/expiry.js";
 import { postgresSkip } from "../helpers/postgres.js";
 import { chromiumSkip, type Dashboard, type Engine, signIn, signOut, type UiProject, uiProject } from "./harness.js";
 
@@ -113,10 +114,9 @@ function missionSuite(engine: Engine) {
 
     // Last, so that no later write sweeps it: a claim whose lease runs out before the page loads.
     const sleepy = (await call("arbeit_task_create", { title: "Rename the config keys" })).task.id;
-    const claimed = await call("arbeit_task_claim", { task_id: sleepy, lease_seconds: 1 }, "ses-sleepy", "sleepy");
-    const until = Date.parse(claimed.task?.lease_expires_at ?? claimed.lease_expires_at);
-    assert.ok(!Number.isNaN(until), JSON.stringify(claimed));
-    while (Date.now() < until + 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    const claimed = await call("arbeit_task_claim", { task_id: sleepy }, "ses-sleepy", "sleepy");
+    assert.ok(claimed.task?.lease_expires_at ?? claimed.lease_expires_at, JSON.stringify(claimed));
+    await letLeaseRunOut({ cwd: project.dir, env: project.env }, sleepy);
 
     await page.goto(`${dashboard.origin}/`);
     const home = page.locator('[data-view="home"]');
