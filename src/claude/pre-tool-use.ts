@@ -32,7 +32,14 @@ export function noteArbeitCall(payload: HookPayload, location: Location | undefi
 }
 
 /** A project-relative path the lookup takes as it is: the service would resolve it to itself. */
-const plain = (path: string) => path.length <= LIMITS.file_path && !hasWildcard(path) && !path.includes("\\");
+const literal = (path: string) => !hasWildcard(path) && !path.includes("\\");
+/**
+ * A path the lookup takes as it is, or everything below one (`src/**`, what deleting or moving a
+ * folder changes): the service resolves such a pattern by its literal folder, as a path.
+ */
+const plain = (path: string) =>
+  path.length <= LIMITS.file_path &&
+  (path === "**" || literal(path) || (path.endsWith("/**") && literal(path.slice(0, -3))));
 
 /**
  * The hook's answer, or undefined when the full hook must give it. `input` is the hook's stdin.

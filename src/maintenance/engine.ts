@@ -30,7 +30,7 @@ export interface Counter {
 }
 
 export interface MaintenanceEngine {
-  /** Every user table in creation order (parents before the tables that reference them). */
+  /** Every user table, parents before the tables that reference them, otherwise in creation order. */
   tables(db: SqlDb): Promise<TableInfo[]>;
   schemaVersion(db: SqlDb): Promise<number>;
   /** The AUTOINCREMENT / identity counters worth keeping (the event sequence). */
@@ -153,7 +153,13 @@ const postgres: MaintenanceEngine = {
         if (identity && table.key === "") table.key = column;
       }
     }
-    return [...tables.values()];
+    const keys = (await db.all(
+      `SELECT child.relname AS child, parent.relname AS parent FROM pg_constraint k
+       JOIN pg_class child ON child.oid = k.conrelid JOIN pg_class parent ON parent.oid = k.confrelid
+       JOIN pg_namespace n ON n.oid = child.relnamespace
+       WHERE k.contype = 'f' AND n.nspname = current_schema()`,
+    )) as Array<{ child: string; parent: string }>;
+    return parentsFirst([...tables.values()], keys);
   },
   async schemaVersion(db) {
     return Number((await db.get(`SELECT COALESCE(MAX(version), 0) AS v FROM ${POSTGRES_BOOKKEEPING}`))?.v ?? 0);
@@ -207,6 +213,28 @@ const postgres: MaintenanceEngine = {
     await db.run(`ANALYZE ${[...tables.map((t) => t.name), POSTGRES_BOOKKEEPING].map(quoteName).join(", ")}`);
   },
 };
+
+/**
+ * `tables` reordered so that every table comes after the tables its foreign keys point at, and
+ * otherwise keeps its place. Creation order alone is not enough on Postgres: a schema restored
+ * with pg_dump creates its tables in name order and adds the keys afterwards, and an export in
+ * that order puts rows before the rows they reference, which no import can load. Keys that point
+ * back at their own table, or a cycle, cannot be ordered away; the rest of a cycle keeps its
+ * place, for keys declared deferrable to settle.
+ */
+function parentsFirst(tables: TableInfo[], keys: Array<{ child: string; parent: string }>): TableInfo[] {
+  const parents = new Map<string, Set<string>>(tables.map((table) => [table.name, new Set<string>()]));
+  for (const { child, parent } of keys) if (child !== parent && parents.has(parent)) parents.get(child)?.add(parent);
+  const placed = new Set<string>();
+  const ordered: TableInfo[] = [];
+  while (ordered.length < tables.length) {
+    const waiting = tables.filter((table) => !placed.has(table.name));
+    const next = waiting.find((table) => [...parents.get(table.name)!].every((p) => placed.has(p))) ?? waiting[0]!;
+    placed.add(next.name);
+    ordered.push(next);
+  }
+  return ordered;
+}
 
 export function engineOf(db: SqlDb): MaintenanceEngine {
   return db.dialect.name === "sqlite" ? sqlite : postgres;

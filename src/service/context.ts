@@ -44,6 +44,18 @@ export async function addContext(
           },
         );
       }
+      // A person's word (user_input) is replaced only by a person's word: superseding it with a
+      // note would move the answer out of every briefing, in the agent's words instead.
+      if (old.type === "user_input" && input.type !== "user_input") {
+        throw new ArbeitError(
+          "FORBIDDEN",
+          `Context entry ${old.id} is a person's word (user_input): only another user_input may supersede it. Nothing was written.`,
+          {
+            details: { entry_id: old.id, type: input.type },
+            suggestions: ["Add your entry without supersede_entry_id; the person's word stays as it is."],
+          },
+        );
+      }
     }
     const metadata = input.metadata ?? old?.metadata ?? null;
     const id = await tx.insertContext({

@@ -58,7 +58,6 @@ export async function changeRelationship(
     }
 
     for (const id of [edge.from, edge.to]) if ((await tx.getTask(id)) === undefined) throw taskNotFound(id);
-    await assertTouchedNotHeld(w, touched);
     if (edge.from === edge.to) {
       if (edge.type === "parent_of" || edge.type === "blocks") throw circular(edge.type, edge.from, edge.to);
       throw new ArbeitError("INVALID_ARGUMENT", `A task cannot be related to itself (${edge.type}).`);
@@ -83,6 +82,8 @@ export async function changeRelationship(
       await assertCanParent(tx, edge.from, edge.to);
     }
     if (edge.type === "blocks") await assertCanBlock(tx, edge.from, edge.to);
+    // Checked once the edge proved valid, so an edge that would fail anyway fails for its own reason.
+    await assertTouchedNotHeld(w, touched);
     const id = await tx.insertRelationship({
       from_task_id: edge.from,
       to_task_id: edge.to,

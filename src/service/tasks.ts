@@ -193,19 +193,24 @@ export async function updateTask(
     if (!input.force) await assertNotFenced(w, current);
     assertIntentKept(current, input.intent);
     let { patch, changes } = fieldChanges(current, input);
-    // `owner` is the claim's agent while a lease lives, a status change moves or ends the
-    // holder's work, and the task's shape is what the holder is working on: only the holder may
-    // change any of them, unless forced.
-    if ("owner" in patch || "status" in patch || reshapes(current, patch, input)) {
+    assertStatusHolds(current, patch);
+    // `owner` is the claim's agent while a lease lives, and a status change moves or ends the
+    // holder's work: only the holder may make either, unless forced.
+    const claimChange = "owner" in patch || "status" in patch;
+    if (claimChange) {
       const before = current;
       current = await overrideOthersClaim(w, current, input.force);
       if (current !== before) ({ patch, changes } = fieldChanges(current, input));
     }
-    assertStatusHolds(current, patch);
     const parentMoved = await moveParent(w, current, input.parent_id);
     if (parentMoved) changes.parent_id = parentMoved;
     const blockersChanged = await replaceBlockers(w, current, input.blocked_by);
     if (blockersChanged) changes.blocked_by = blockersChanged;
+    // The title, the parent and the blockers are the work the holder took on and where it sits:
+    // only the holder reshapes them, unless forced. Checked once the new shape proved valid, so a
+    // call that would fail anyway fails for its own reason; a refusal undoes the graph changes.
+    if (!claimChange && ("title" in patch || parentMoved || blockersChanged))
+      current = await overrideOthersClaim(w, current, input.force);
     // Nothing differs: no write, no version bump, no event.
     if (Object.keys(changes).length === 0) return ok(withRecommendations(current));
     let task = await save(w, current, patch, changes);
@@ -216,19 +221,6 @@ export async function updateTask(
     }
     return ok(withRecommendations(task), await statusWarnings(w.tx, task, current.status));
   });
-}
-
-/**
- * Whether the call reshapes the task: its title (what the holder was asked to do), its parent or
- * its blockers (where it sits in the plan). Done under a session that holds the task, that
- * changes the work it took on. The other fields stay open to everyone.
- */
-function reshapes(current: Task, patch: TaskPatch, input: UpdateTaskInput): boolean {
-  if ("title" in patch) return true;
-  if (input.parent_id !== undefined && input.parent_id !== current.parent_id) return true;
-  if (input.blocked_by === undefined) return false;
-  const had = new Set(current.blocked_by);
-  return input.blocked_by.length !== had.size || input.blocked_by.some((id) => !had.has(id));
 }
 
 /**

@@ -15,12 +15,14 @@ import { createdBySetup, forgetCreated } from "./created-files.js";
 import { SetupError } from "./json-file.js";
 
 /**
- * A text file's content, or undefined when there is no such file. Anything but a regular file is
- * refused before it is opened: reading a FIFO would wait forever for a writer.
+ * A text file's content, or undefined when there is no such file (or only a link to nowhere).
+ * Anything but a regular file is refused before it is opened: reading a FIFO would wait forever
+ * for a writer.
  */
 export function readText(path: string): string | undefined {
   const kind = kindOf(path);
-  if (kind === undefined) return undefined;
+  // A link to nowhere holds nothing; writing through it is what checkWritable refuses.
+  if (kind === undefined || kind.startsWith(BROKEN_LINK)) return undefined;
   if (kind !== FILE) throw new SetupError(notA(path, kind, FILE));
   try {
     return readFileSync(path, "utf8");

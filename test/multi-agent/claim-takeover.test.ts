@@ -116,20 +116,22 @@ for (const engine of ["sqlite", "postgres"] as const) {
       ];
       const id = (await shared.service.createTask({ title: "held", parent_id: parent, blocked_by: [blocker] }, alice))
         .data.task.id;
+      const orphan = await make("held, without a parent");
       await shared.service.claim({ task_id: id }, alice);
-      const held = await read(id);
+      await shared.service.claim({ task_id: orphan }, alice);
+      const held = [await read(id), await read(orphan)];
       for (const args of [
         { action: "add", from_task_id: newBlocker, to_task_id: id, type: "blocks" },
         { action: "add", from_task_id: id, to_task_id: newBlocker, type: "blocked_by" },
         { action: "remove", from_task_id: blocker, to_task_id: id, type: "blocks" },
         { action: "remove", from_task_id: parent, to_task_id: id, type: "parent_of" },
-        { action: "add", from_task_id: id, to_task_id: newParent, type: "child_of" },
+        { action: "add", from_task_id: orphan, to_task_id: newParent, type: "child_of" },
       ]) {
         const refused = await call({ tool: "arbeit_relationship", args });
         assert.equal(refused.error?.code, "ALREADY_CLAIMED", `${JSON.stringify(args)}: ${JSON.stringify(refused)}`);
         assert.equal(refused.error.details.owner, "alice");
       }
-      assert.deepEqual(await read(id), held, "the refused edges changed nothing");
+      assert.deepEqual([await read(id), await read(orphan)], held, "the refused edges changed nothing");
       // Edges that leave the held task's own parent and blockers as they are stay open.
       const free = await call({
         tool: "arbeit_relationship",

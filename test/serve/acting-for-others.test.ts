@@ -168,6 +168,38 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.equal((await memoryEvents()).at(-1).payload.guard_switch.weakens, false);
     });
 
+    it("an agent token cannot supersede a person's answer with words of its own; a person may", async () => {
+      const task = (await apiCall(service, bob, { tool: "arbeit_task_create", args: { title: "Asked a person" } })).body
+        .data.task.id;
+      const answer = await apiCall(service, dana, {
+        tool: "arbeit_context_add",
+        args: { task_id: task, type: "user_input", content: "Keep the old API for one release" },
+      });
+      const answerId = answer.body.data.entry.id;
+      for (const type of ["note", "decision"]) {
+        const args = { task_id: task, type, content: PLANTED, supersede_entry_id: answerId };
+        const direct = await apiCall(service, mallory, { tool: "arbeit_context_add", args });
+        const batched = await apiCall(service, mallory, {
+          tool: "arbeit_batch",
+          args: { operations: [{ tool: "arbeit_context_add", args }] },
+        });
+        for (const envelope of [direct.body, batched.body])
+          assert.equal(envelope.error?.code, "FORBIDDEN", `${type}: ${JSON.stringify(envelope)}`);
+      }
+      const seen = (
+        await apiCall(service, bob, { tool: "arbeit_task_get", args: { task_id: task, include: ["context"] } })
+      ).body.data;
+      assert.deepEqual(
+        seen.context.map((entry: { id: string; superseded_by: string | null }) => [entry.id, entry.superseded_by]),
+        [[answerId, null]],
+      );
+      const corrected = await apiCall(service, dana, {
+        tool: "arbeit_context_add",
+        args: { task_id: task, type: "user_input", content: "Drop it now", supersede_entry_id: answerId },
+      });
+      assert.equal(corrected.body.success, true, JSON.stringify(corrected.body));
+    });
+
     it("an agent named on the command line changes no other agent's memory either, and acting as that agent it may", async () => {
       const as = (agent: string, args: Record<string, unknown>) =>
         runCli(["call", "arbeit_memory", JSON.stringify(args), "--agent", agent, "--json"], {
