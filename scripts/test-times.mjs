@@ -23,6 +23,8 @@ const save = args.includes("--save-durations");
 const path = args.find((arg) => !arg.startsWith("--")) ?? join(root, "test-results", "times.json");
 
 const read = (file) => JSON.parse(readFileSync(file, "utf8"));
+// Piped into `head`, the reader may go before the table ends.
+process.stdout.on("error", () => process.exit(0));
 const run = read(path);
 const key = (entry) => `${entry.runner} ${entry.file}`;
 
