@@ -57,7 +57,8 @@ for (const runner of ["node", "bun"]) {
   const of = run.files.filter((entry) => entry.runner === runner);
   if (of.length === 0) continue;
   const sum = (list, field) => list.reduce((total, entry) => total + (entry[field] ?? 0), 0);
-  const earlier = before ? [...before.values()].filter((entry) => entry.runner === runner) : [];
+  // The same files in the other run, so that the two totals compare like with like.
+  const earlier = before ? of.map((entry) => before.get(key(entry))).filter((entry) => entry !== undefined) : [];
   lines.push(
     `| all ${of.length} files | ${runner} | ${of.reduce((n, e) => n + e.passed + e.failed + e.skipped, 0)} | ${seconds(
       sum(of, "wallMs"),
