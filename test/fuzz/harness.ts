@@ -142,6 +142,7 @@ async function runCall(world: World, step: Extract<Step, { kind: "call" }>): Pro
   world.stats.codes.set(code, (world.stats.codes.get(code) ?? 0) + 1);
   assert.notEqual(code, "INTERNAL_ERROR", `${context()}\n${JSON.stringify(envelope)}`);
   if (plan.expect) assert.equal(code, plan.expect, `${context()}\n${JSON.stringify(envelope).slice(0, 500)}`);
+  if (plan.tool === "arbeit_relationship") assertHeldNotReshaped(envelope, pre, context);
 
   const written = world.driver
     .prepare("SELECT event_type FROM events WHERE seq > ? ORDER BY seq")
@@ -176,6 +177,22 @@ async function runCall(world: World, step: Extract<Step, { kind: "call" }>): Pro
     assert.deepEqual(world.driver.prepare("PRAGMA integrity_check").all(), [{ integrity_check: "ok" }]);
   }
   if (world.step % world.options.historyEvery === 0) await assertHistory(world);
+}
+
+/**
+ * Only the holder gives a task it holds another parent or blocker: an edge that would is refused
+ * with ALREADY_CLAIMED, and ALREADY_CLAIMED means exactly that. An edge that is wrong in itself
+ * (a cycle, a self edge, a second parent, too deep) fails for that reason even on a held task:
+ * the aimed calls' predicted codes hold whoever holds their tasks.
+ */
+function assertHeldNotReshaped(envelope: Envelope<any>, pre: Pre, context: () => string): void {
+  const code = envelope.success ? "OK" : envelope.error.code;
+  const changed = envelope.success && (envelope.data.relationship !== undefined || envelope.data.removed === true);
+  assert.ok(!(changed && pre.reshapesHeld), `reshaped a task another session holds: ${context()}`);
+  assert.ok(
+    code !== "ALREADY_CLAIMED" || pre.reshapesHeld,
+    `ALREADY_CLAIMED for a task nobody else holds: ${context()}`,
+  );
 }
 
 function assertEnvelope(envelope: Envelope<any>, context: () => string): void {
@@ -230,6 +247,8 @@ interface Pre {
   leased: boolean;
   /** args.task_id: how many sessions work on it. */
   workingSessions: number;
+  /** arbeit_relationship: the edge gives a task another session holds live another parent or blocker. */
+  reshapesHeld: boolean;
 }
 
 function preState(world: World, plan: Plan, caller: Caller): Pre {
@@ -255,6 +274,7 @@ function preState(world: World, plan: Plan, caller: Caller): Pre {
     leaseMine: false,
     leased: false,
     workingSessions: 0,
+    reshapesHeld: false,
   };
   const session = typeof args.session === "string" ? args.session : caller.session;
   if (typeof args.task_id === "string") {
@@ -295,6 +315,16 @@ function preState(world: World, plan: Plan, caller: Caller): Pre {
     const terminal = pre.status === "completed" || pre.status === "cancelled";
     pre.leaseFree =
       task !== undefined && !terminal && leaseState(task, caller.session ?? `agent:${caller.agent}`, now) === "free";
+  }
+  if (plan.tool === "arbeit_relationship" && typeof args.type === "string") {
+    const edge = canonicalEdge(String(args.from_task_id), String(args.to_task_id), args.type);
+    const task =
+      edge.type === "parent_of" || edge.type === "blocks"
+        ? d
+            .prepare("SELECT claim_session, lease_expires_at FROM tasks WHERE id = ?")
+            .get<{ claim_session: string | null; lease_expires_at: string | null }>(edge.to)
+        : undefined;
+    pre.reshapesHeld = task !== undefined && leaseState(task, session ?? `agent:${caller.agent}`, now) === "other";
   }
   if (plan.tool === "arbeit_progress_complete" && Array.isArray(args.item_ids)) {
     const ids = [...new Set(args.item_ids.filter((id): id is string => typeof id === "string"))];

@@ -140,6 +140,38 @@ for (const engine of ["sqlite", "postgres"] as const) {
       assert.equal(free.success, true, JSON.stringify(free));
     });
 
+    it("refuses a reshaping that is wrong in itself for that reason, not for the claim", async () => {
+      const alice = holder();
+      const make = async (title: string, more: Record<string, unknown> = {}) =>
+        (await shared.service.createTask({ title, ...more }, alice)).data.task.id;
+      const parent = await make("parent");
+      const id = await make("held", { parent_id: parent });
+      const after = await make("waits for the held task", { blocked_by: [id] });
+      const child = await make("child of the held task", { parent_id: id });
+      const other = await make("another parent");
+      let deepest = await make("level 1");
+      for (const level of [2, 3, 4]) deepest = await make(`level ${level}`, { parent_id: deepest });
+      const loose = await make("held, without a parent");
+      await shared.service.claim({ task_id: id }, alice);
+      await shared.service.claim({ task_id: loose }, alice);
+      const held = [await read(id), await read(loose)];
+      const edge = (from_task_id: string, type: string, to_task_id: string) => ({
+        tool: "arbeit_relationship",
+        args: { action: "add", from_task_id, to_task_id, type },
+      });
+      for (const [takeover, code] of [
+        [edge(id, "blocks", id), "CIRCULAR_DEPENDENCY"],
+        [edge(after, "blocks", id), "CIRCULAR_DEPENDENCY"],
+        [edge(other, "parent_of", id), "RELATIONSHIP_EXISTS"],
+        [edge(deepest, "parent_of", loose), "MAX_DEPTH_EXCEEDED"],
+        [{ tool: "arbeit_task_update", args: { task_id: id, parent_id: child } }, "CIRCULAR_DEPENDENCY"],
+      ] as const) {
+        const refused = await call(takeover);
+        assert.equal(refused.error?.code, code, `${JSON.stringify(takeover)}: ${JSON.stringify(refused)}`);
+      }
+      assert.deepEqual([await read(id), await read(loose)], held, "the refused calls changed nothing");
+    });
+
     it("lets the holder itself reopen and delete its task without force", async () => {
       const alice = holder();
       const id = (await shared.service.createTask({ title: "own" }, alice)).data.task.id;
