@@ -1,13 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, statSync } from "node:fs";
-import { dirname } from "node:path";
 import { CLI, type CliResult } from "../helpers/cli.js";
+import { filePermissionsMissing, withFilePermissions } from "../helpers/file-permissions.js";
 import { requirement } from "../helpers/requirements.js";
 
 /**
  * Odd environments made for real, not simulated: a small or read-only file system is a tmpfs
  * mounted in a private mount namespace (`unshare -rm`, which needs no root where user namespaces
- * are allowed), and "another user" is the `nobody` account (which needs root to switch to).
+ * are allowed), and a file the user may not read or write is one whose mode says so, with root's
+ * power to ignore modes taken away (test/helpers/file-permissions.ts).
  */
 
 function works(command: string, args: string[]): boolean {
@@ -24,17 +24,10 @@ export function mountSkip(): string | false {
   );
 }
 
-/** The `skip` option for tests that run the CLI as another user. */
-export function otherUserSkip(): string | false {
-  return requirement(
-    "the file permission tests",
-    process.getuid?.() === 0 && works("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "true"])
-      ? undefined
-      : "they switch to the user nobody, which needs root and setpriv",
-  );
+/** The `skip` option for tests that need file permissions to hold for the CLI. */
+export function filePermissionsSkip(): string | false {
+  return requirement("the file permission tests", filePermissionsMissing());
 }
-
-const NOBODY = ["--reuid=65534", "--regid=65534", "--clear-groups"];
 
 function parse(result: ReturnType<typeof spawnSync>): CliResult {
   const stdout = String(result.stdout ?? "");
@@ -109,25 +102,8 @@ export function cliInMount(
   return { results, listing: parts.at(-1)!.trim() };
 }
 
-/**
- * Runs the CLI as the user nobody in `cwd`. The checkout may sit in a folder only its owner can
- * enter (a fresh `mktemp -d` clone is 0700): the folders on the way to it are opened for passing
- * through (search only, no listing) for the call, and put back as they were.
- */
-export function cliAsNobody(cwd: string, args: string[], env: Record<string, string> = {}): CliResult {
-  const restore: Array<[string, number]> = [];
-  for (let dir = dirname(CLI); dirname(dir) !== dir; dir = dirname(dir)) {
-    const mode = statSync(dir).mode & 0o7777;
-    if ((mode & 0o001) === 0) {
-      restore.push([dir, mode]);
-      chmodSync(dir, mode | 0o001);
-    }
-  }
-  try {
-    return parse(
-      spawnSync("setpriv", [...NOBODY, process.execPath, CLI, ...args], { cwd, env: cleanEnv(env), encoding: "utf8" }),
-    );
-  } finally {
-    for (const [dir, mode] of restore) chmodSync(dir, mode);
-  }
+/** Runs the CLI in `cwd` as a process that file permissions apply to, even when the tests run as root. */
+export function cliUnderFilePermissions(cwd: string, args: string[], env: Record<string, string> = {}): CliResult {
+  const [command, commandArgs] = withFilePermissions(process.execPath, [CLI, ...args]);
+  return parse(spawnSync(command, commandArgs, { cwd, env: cleanEnv(env), encoding: "utf8" }));
 }

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { runCli } from "../helpers/cli.js";
 import { adminQuery, dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
-import { cliAsNobody, cliInMount, mountSkip, otherUserSkip } from "./sandbox.js";
+import { cliInMount, cliUnderFilePermissions, filePermissionsSkip, mountSkip } from "./sandbox.js";
 
 /**
  * Stores in odd states: read-only, unreadable, full, damaged, empty. Each is a documented error
@@ -105,19 +105,20 @@ describe("a full disk", { skip: mountSkip() }, () => {
   });
 });
 
-describe("a store the user may not write, or not read", { skip: otherUserSkip() }, () => {
+describe("a store the user may not write, or not read", { skip: filePermissionsSkip() }, () => {
   it("is read as usual and refuses writes with STORE_READ_ONLY when only readable", async () => {
     const { dir, cleanup } = await seededProject();
     try {
-      for (const path of [dir, join(dir, ".arbeit")]) chmodSync(path, 0o755);
-      chmodSync(join(dir, ".arbeit", "arbeit.db"), 0o644);
-      const tasks = cliAsNobody(dir, ["query", "tasks", "--json"]);
+      for (const path of [dir, join(dir, ".arbeit")]) chmodSync(path, 0o555);
+      chmodSync(join(dir, ".arbeit", "arbeit.db"), 0o444);
+      const tasks = cliUnderFilePermissions(dir, ["query", "tasks", "--json"]);
       assert.equal(tasks.code, 0, tasks.stdout + tasks.stderr);
       assert.equal(tasks.json.data.tasks.length, 2);
-      const create = cliAsNobody(dir, ["task", "create", "--title", "third", "--json"]);
+      const create = cliUnderFilePermissions(dir, ["task", "create", "--title", "third", "--json"]);
       assert.equal(errorCode(create), "STORE_READ_ONLY", create.stdout);
       assert.match(create.json.error.message, /no permission to write/);
     } finally {
+      for (const path of [dir, join(dir, ".arbeit")]) chmodSync(path, 0o755);
       cleanup();
     }
   });
@@ -125,9 +126,8 @@ describe("a store the user may not write, or not read", { skip: otherUserSkip() 
   it("is STORE_UNAVAILABLE naming the file when it cannot be read at all", async () => {
     const { dir, cleanup } = await seededProject();
     try {
-      for (const path of [dir, join(dir, ".arbeit")]) chmodSync(path, 0o755);
-      chmodSync(join(dir, ".arbeit", "arbeit.db"), 0o600);
-      const tasks = cliAsNobody(dir, ["query", "tasks", "--json"]);
+      chmodSync(join(dir, ".arbeit", "arbeit.db"), 0o000);
+      const tasks = cliUnderFilePermissions(dir, ["query", "tasks", "--json"]);
       assert.equal(tasks.code, 1);
       assert.equal(errorCode(tasks), "STORE_UNAVAILABLE", tasks.stdout);
       assert.equal(tasks.json.error.details.path, join(dir, ".arbeit", "arbeit.db"));

@@ -1,18 +1,11 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  chownSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { CLI, type CliResult, runCli } from "../helpers/cli.js";
+import { filePermissionsMissing, withFilePermissions } from "../helpers/file-permissions.js";
+import { requirement } from "../helpers/requirements.js";
 import { tempDir } from "../helpers/temp.js";
 
 /**
@@ -20,6 +13,8 @@ import { tempDir } from "../helpers/temp.js";
  * writes any, and refuses with SETUP_REFUSED naming the file and what is wrong; `arbeit status`
  * reports them. A named pipe is never opened (reading one waits for a writer forever).
  */
+
+const permissionsSkip = requirement("the unwritable CLAUDE.md test", filePermissionsMissing());
 
 /** A hang is a failure too: each run is given this long. */
 const RUN_TIMEOUT_MS = 60_000;
@@ -86,20 +81,13 @@ describe("arbeit setup claude with configuration files of the wrong kind", () =>
     });
   }
 
-  it("CLAUDE.md not writable: refused before .claude/settings.json or .mcp.json is written", async () => {
+  it("CLAUDE.md not writable: refused before .claude/settings.json or .mcp.json is written", {
+    skip: permissionsSkip,
+  }, async () => {
     const { dir, cleanup } = project((dir) => writeFileSync(join(dir, "CLAUDE.md"), "# Our notes\n"));
     chmodSync(join(dir, "CLAUDE.md"), 0o444);
-    // As root every file is writable: the CLI then runs as nobody, who owns the project.
-    const asRoot = process.getuid?.() === 0;
-    if (asRoot) {
-      chmodSync(dir, 0o755);
-      chownSync(dir, 65534, 65534);
-      chownSync(join(dir, "CLAUDE.md"), 65534, 65534);
-    }
-    const command = asRoot
-      ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath]
-      : [process.execPath];
-    const run = spawnSync(command[0]!, [...command.slice(1), CLI, "setup", "claude", "--json"], {
+    const [command, args] = withFilePermissions(process.execPath, [CLI, "setup", "claude", "--json"]);
+    const run = spawnSync(command, args, {
       cwd: dir,
       encoding: "utf8",
       timeout: RUN_TIMEOUT_MS,
