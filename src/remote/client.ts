@@ -22,6 +22,11 @@ export interface HookRequest {
   /** The host's default list, as for a tool call. */
   list?: string | undefined;
   input: unknown;
+  /**
+   * A write step's stable id: the service runs a step with an id at most once, so a step sent
+   * again (from the checkout's outbox, after an answer that never came) is not applied twice.
+   */
+  id?: string | undefined;
 }
 
 /** How long a tool call may wait for the service's answer. */
@@ -30,7 +35,17 @@ export const CALL_TIMEOUT_MS = 30_000;
  * How long a hook may wait: a host waits for its hooks (Claude Code kills one after the 10 s
  * `arbeit setup claude` gives it), and a hook must never hold the person's session up for long.
  */
-export const HOOK_TIMEOUT_MS = 8_000;
+export const HOOK_TIMEOUT_MS = 4_000;
+/**
+ * How long the edit check before a file tool may wait: the person watches the agent wait for it.
+ * A check is one small read, answered in milliseconds by a working service.
+ */
+export const EDIT_CHECK_TIMEOUT_MS = 2_000;
+/**
+ * How long a connection may take to open. A service that is up opens one in a round trip; one
+ * that is down or cut off by a hung network must not hold a hook for its whole answer timeout.
+ */
+export const CONNECT_TIMEOUT_MS = 1_500;
 
 const loginHint = (url: string) =>
   `Run \`arbeit login ${url}\` with a token from the service's administrator, or set ARBEIT_TOKEN.`;
@@ -49,6 +64,20 @@ interface Request {
  * Never throws.
  */
 async function post(url: string, request: Request, env: NodeJS.ProcessEnv): Promise<Envelope> {
+  return (await postFor(url, request, env)).envelope;
+}
+
+/**
+ * The service's answer: its envelope, and the HTTP status it came with (undefined when no answer
+ * came, or nothing was sent). A step the service refused as a request (400: it does not know the
+ * step, or the body's shape) comes with a 4xx; a step's own failure with 200.
+ */
+export interface Reply {
+  envelope: Envelope;
+  status: number | undefined;
+}
+
+async function postFor(url: string, request: Request, env: NodeJS.ProcessEnv): Promise<Reply> {
   try {
     const token = tokenFor(url, env);
     if (token === undefined)
@@ -65,7 +94,7 @@ async function post(url: string, request: Request, env: NodeJS.ProcessEnv): Prom
             "INTERNAL_ERROR",
             `Unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
           );
-    return { success: false, error: known.toBody() };
+    return { envelope: { success: false, error: known.toBody() }, status: undefined };
   }
 }
 
@@ -79,22 +108,27 @@ export function postCall(
   return post(url, { path: "/api/call", body: call, timeoutMs }, env);
 }
 
-/** One hook step sent to the service at `url`: its envelope, whose data is the step's answer (see post). */
+/** One hook step sent to the service at `url`: its envelope, whose data is the step's answer, and its HTTP status. */
 export function postHook(
   url: string,
   hook: HookRequest,
   env: NodeJS.ProcessEnv = process.env,
   timeoutMs = HOOK_TIMEOUT_MS,
-): Promise<Envelope> {
-  return post(url, { path: "/api/hook", body: hook, timeoutMs }, env);
+): Promise<Reply> {
+  return postFor(url, { path: "/api/hook", body: hook, timeoutMs }, env);
 }
 
 /** Sends a tool call with `token`; the envelope the service answered. Throws an ArbeitError when there is none. */
-export function send(url: string, token: string, call: CallRequest, timeoutMs = CALL_TIMEOUT_MS): Promise<Envelope> {
-  return sendRequest(url, token, { path: "/api/call", body: call, timeoutMs });
+export async function send(
+  url: string,
+  token: string,
+  call: CallRequest,
+  timeoutMs = CALL_TIMEOUT_MS,
+): Promise<Envelope> {
+  return (await sendRequest(url, token, { path: "/api/call", body: call, timeoutMs })).envelope;
 }
 
-async function sendRequest(url: string, token: string, request: Request): Promise<Envelope> {
+async function sendRequest(url: string, token: string, request: Request): Promise<Reply> {
   let answer: { status: number; text: string };
   try {
     answer = await exchange(new URL(`${url}${request.path}`), token, JSON.stringify(request.body), request.timeoutMs);
@@ -119,7 +153,7 @@ async function sendRequest(url: string, token: string, request: Request): Promis
         details: { path: url, status: answer.status },
       },
     );
-  return envelope;
+  return { envelope, status: answer.status };
 }
 
 /** One keep-alive agent per scheme: `arbeit mcp` sends many calls; an idle connection never holds the process open. */
@@ -139,7 +173,9 @@ async function exchange(target: URL, token: string, body: string, timeoutMs: num
     agents.set(target.protocol, agent);
   }
   return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    let connecting: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
+      clearTimeout(connecting);
       const error = new Error(`No answer within ${timeoutMs} ms.`);
       error.name = "TimeoutError";
       reject(error);
@@ -147,6 +183,7 @@ async function exchange(target: URL, token: string, body: string, timeoutMs: num
     }, timeoutMs);
     const fail = (error: Error) => {
       clearTimeout(timer);
+      clearTimeout(connecting);
       reject(error);
     };
     const req = http.request(
@@ -172,6 +209,21 @@ async function exchange(target: URL, token: string, body: string, timeoutMs: num
       },
     );
     req.on("error", fail);
+    // A connection still opening after CONNECT_TIMEOUT_MS: nothing was sent, the service is away.
+    req.on("socket", (socket) => {
+      if (!socket.connecting) return;
+      connecting = setTimeout(
+        () => {
+          const error = new Error(`No connection within ${CONNECT_TIMEOUT_MS} ms.`);
+          error.name = "ConnectTimeoutError";
+          fail(error);
+          req.destroy(error);
+        },
+        Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
+      );
+      socket.once("connect", () => clearTimeout(connecting));
+      socket.once("close", () => clearTimeout(connecting));
+    });
     req.end(body);
   });
 }
@@ -184,6 +236,15 @@ function unreachable(url: string, error: unknown, timeoutMs: number): ArbeitErro
       {
         suggestions: ["Check that `arbeit serve` runs there and is not stuck (its log, GET /healthz), then retry."],
         details: { path: url, cause: "service_timeout" },
+      },
+    );
+  if ((error as { name?: unknown } | null)?.name === "ConnectTimeoutError")
+    return new ArbeitError(
+      "STORE_UNAVAILABLE",
+      `The Arbeit service at ${url} could not be reached (no connection within ${CONNECT_TIMEOUT_MS / 1000} s); nothing was sent.`,
+      {
+        suggestions: ["Check that `arbeit serve` runs there and the network reaches it, then retry."],
+        details: { path: url, cause: "service_unreachable" },
       },
     );
   const why = (error as { code?: unknown } | null)?.code ?? (error instanceof Error ? error.message : String(error));

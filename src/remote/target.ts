@@ -1,4 +1,5 @@
 import { dirname } from "node:path";
+import { isDirectory } from "../service/locate.js";
 import { locate } from "../service/project.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
 import { readStoreRecord } from "../store/store-record.js";
@@ -11,6 +12,11 @@ export interface ServiceTarget {
   root: string;
   /** Where the URL came from: ARBEIT_URL, or the checkout's `.arbeit/config.json`. */
   from: "ARBEIT_URL" | "record";
+  /**
+   * The checkout's `.arbeit/` folder, when it has one: where it remembers that the service is
+   * away and keeps what hooks could not send (src/remote/service-away.ts, src/remote/outbox.ts).
+   */
+  folder?: string;
 }
 
 /**
@@ -28,9 +34,15 @@ export function serviceTarget(
   // The real root, as the local service takes it, so that it compares with resolved paths.
   const root = resolveLikeKernel(spelled) ?? spelled;
   const fromEnv = env.ARBEIT_URL || undefined;
-  if (fromEnv !== undefined) return { url: serviceUrl(fromEnv, "ARBEIT_URL"), root, from: "ARBEIT_URL" };
+  const folder = location && isDirectory(dirname(location.dbPath)) ? { folder: dirname(location.dbPath) } : {};
+  if (fromEnv !== undefined) return { url: serviceUrl(fromEnv, "ARBEIT_URL"), root, from: "ARBEIT_URL", ...folder };
   if (location === undefined) return undefined;
   const record = readStoreRecord(dirname(location.dbPath));
   if (record?.store !== "service") return undefined;
-  return { url: serviceUrl(record.url, `The service recorded in ${dirname(location.dbPath)}`), root, from: "record" };
+  return {
+    url: serviceUrl(record.url, `The service recorded in ${dirname(location.dbPath)}`),
+    root,
+    from: "record",
+    ...folder,
+  };
 }
