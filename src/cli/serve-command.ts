@@ -118,7 +118,8 @@ function tlsFiles(cert: string | undefined, key: string | undefined): { cert: Bu
 function refuseServiceCheckout(cwd: string, db: string | undefined): void {
   const remote = serviceTarget({ cwd, db });
   if (!remote) return;
-  const where = remote.from === "ARBEIT_URL" ? "ARBEIT_URL is set" : "this checkout records it in .arbeit/config.json";
+  const where =
+    remote.from === "ARBEIT_URL" ? "ARBEIT_URL is set" : `${remote.file ?? "this checkout's .arbeit/"} names it`;
   throw new ArbeitError(
     "STORE_UNAVAILABLE",
     `arbeit serve serves a store of its own, but this process uses the Arbeit service at ${remote.url} (${where}); nothing was started.`,
