@@ -79,7 +79,7 @@ function outcomeOf(reply: Reply): Outcome {
 }
 
 const send = (target: ServiceTarget, env: NodeJS.ProcessEnv, request: HookRequest) =>
-  postHook(target.url, request, env, timeoutOf(request.hook)).then(outcomeOf);
+  postHook(target, request, env, timeoutOf(request.hook)).then(outcomeOf);
 
 const requestOf = (entry: OutboxEntry): HookRequest => ({
   hook: entry.hook,
@@ -173,8 +173,7 @@ export async function runRemoteStep<I, O>(
       enqueue(folder, { ...(request as HookRequest & { id: string }), at: new Date().toISOString() });
     return writes && folder !== undefined;
   };
-  const away = (cause: string, why: string, known?: Away) =>
-    new ServiceAwayError(why, cause, known, keep());
+  const away = (cause: string, why: string, known?: Away) => new ServiceAwayError(why, cause, known, keep());
 
   if (folder) {
     const state = readAwayState(folder);

@@ -3,6 +3,7 @@ import { ArbeitError } from "../domain/errors.js";
 import { OPENCODE_STEPS } from "../opencode/plugin-steps.js";
 import type { HookRequest } from "../remote/client.js";
 import { cutOffStep } from "../remote/cut-off-step.js";
+import { heartbeatStep } from "../remote/heartbeat.js";
 import { type AnyStep, trackCommandStep, trackFilesStep } from "../remote/steps.js";
 import { LIMITS } from "../schemas/limits.js";
 import { identify } from "../service/caller.js";
@@ -22,7 +23,10 @@ import type { Bearer } from "./token-gate.js";
  * sends it again, from its outbox, under the same id, and is answered what the first run answered.
  */
 const STEPS = new Map<string, AnyStep>(
-  [...CLAUDE_STEPS, trackFilesStep, trackCommandStep, ...OPENCODE_STEPS, cutOffStep].map((s) => [s.name, s]),
+  [...CLAUDE_STEPS, trackFilesStep, trackCommandStep, heartbeatStep, ...OPENCODE_STEPS, cutOffStep].map((s) => [
+    s.name,
+    s,
+  ]),
 );
 
 type ReadHook = HookRequest & { parents: string[]; list: string | undefined };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { hookPayload, runHook } from "../claude/hook-input.js";
@@ -131,14 +131,13 @@ describe("Claude Code hooks when the service cannot be asked", () => {
     assert.match(output(other.stdout).additionalContext, /coordination is OFF/);
 
     // A project that fails closed refuses the edit while the service cannot check it.
-    writeFileSync(
-      join(laptop.dir, ".arbeit", "service.json"),
-      JSON.stringify({ url: service.url, edit_check: "fail-closed" }),
-    );
+    const serviceFile = join(laptop.dir, ".arbeit", "service.json");
+    const committed = readFileSync(serviceFile, "utf8");
+    writeFileSync(serviceFile, JSON.stringify({ ...JSON.parse(committed), edit_check: "fail-closed" }));
     const closed = await hook("pre-tool-use", "PreToolUse", edit("src/app.ts"));
     assert.equal(output(closed.stdout).permissionDecision, "deny");
     assert.match(output(closed.stdout).permissionDecisionReason, /coordination is OFF.*refused until it answers/s);
-    rmSync(join(laptop.dir, ".arbeit", "service.json"));
+    writeFileSync(serviceFile, committed);
 
     await hook("session-end", "SessionEnd", { reason: "other" });
     assert.deepEqual(
