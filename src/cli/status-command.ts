@@ -59,7 +59,8 @@ async function remoteStatus(target: ServiceTarget, options: GlobalOptions): Prom
   if (wantsJson(options.json)) write(1, `${JSON.stringify(report)}\n`);
   else {
     const lines = [
-      `Store:   the Arbeit service at ${report.store.url} (${report.store.from === "record" ? "recorded in .arbeit/config.json" : "from ARBEIT_URL"}), ${report.reachable ? "answering" : "not answering"}`,
+      `Store:   the Arbeit service at ${report.store.url} (${report.store.from === "record" ? `named in ${report.store.file ?? ".arbeit/"}` : "from ARBEIT_URL"}), ${report.reachable ? "answering" : report.certificate ? "its certificate is not trusted" : "not answering"}`,
+      ...(report.store.ca ? [`CA:      ${report.store.ca}`] : []),
       `Token:   ${report.token === "missing" ? "none" : report.token === "stored" ? "stored by arbeit login" : "from ARBEIT_TOKEN"}`,
       ...(report.ok ? ["Nothing needs attention."] : ["Needs attention:"]),
       ...report.attention.flatMap((item) => [`  ${item.message}`, ...(item.hint ? [`    hint: ${item.hint}`] : [])]),
