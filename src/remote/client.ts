@@ -1,4 +1,6 @@
 import type { Agent } from "node:http";
+import { version } from "../cli/version.js";
+import { VERSION_HEADER } from "../domain/client-versions.js";
 import type { Envelope } from "../domain/envelope.js";
 import { ArbeitError } from "../domain/errors.js";
 import { tokenFor } from "./credentials.js";
@@ -122,15 +124,48 @@ async function sendRequest(url: string, token: string, request: Request): Promis
   return envelope;
 }
 
+/** What a GET of the service answered: its HTTP status, its envelope (if it sent one) and its release. */
+export interface ServiceAnswer {
+  status: number;
+  envelope: Envelope | undefined;
+  /** The service's Arbeit-Version header; undefined from a service older than the exchange of versions. */
+  version: string | undefined;
+}
+
+/**
+ * GETs `path` of the service at `url` (with `token`, if given). Throws STORE_UNAVAILABLE when the
+ * service cannot be reached or does not answer in time.
+ */
+export async function getFromService(
+  url: string,
+  path: string,
+  token: string | undefined,
+  timeoutMs: number,
+): Promise<ServiceAnswer> {
+  let answer: Awaited<ReturnType<typeof exchange>>;
+  try {
+    answer = await exchange(new URL(`${url}${path}`), token, undefined, timeoutMs);
+  } catch (error) {
+    throw unreachable(url, error, timeoutMs);
+  }
+  let envelope: Envelope | undefined;
+  try {
+    const parsed = JSON.parse(answer.text) as Envelope;
+    if (typeof parsed?.success === "boolean") envelope = parsed;
+  } catch {}
+  return { status: answer.status, envelope, version: answer.version };
+}
+
 /** One keep-alive agent per scheme: `arbeit mcp` sends many calls; an idle connection never holds the process open. */
 const agents = new Map<string, Agent>();
 
 /**
- * POSTs `body` and reads the whole answer, within `timeoutMs` (a hung service must not hang the
- * caller). node:http, not fetch: loading fetch costs a fresh process tens of milliseconds, more
- * than the call. HTTPS trusts Node's CAs and NODE_EXTRA_CA_CERTS.
+ * POSTs `body` (GETs, without one) and reads the whole answer, within `timeoutMs` (a hung service
+ * must not hang the caller). node:http, not fetch: loading fetch costs a fresh process tens of
+ * milliseconds, more than the call. HTTPS trusts Node's CAs and NODE_EXTRA_CA_CERTS. Every request
+ * names this client's release, by which the service serves or refuses it (docs/team.md#versions).
  */
-async function exchange(target: URL, token: string, body: string, timeoutMs: number) {
+async function exchange(target: URL, token: string | undefined, body: string | undefined, timeoutMs: number) {
   const https = target.protocol === "https:";
   const http = https ? await import("node:https") : await import("node:http");
   let agent = agents.get(target.protocol);
@@ -138,7 +173,7 @@ async function exchange(target: URL, token: string, body: string, timeoutMs: num
     agent = new http.Agent({ keepAlive: true });
     agents.set(target.protocol, agent);
   }
-  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+  return new Promise<{ status: number; text: string; version: string | undefined }>((resolve, reject) => {
     const timer = setTimeout(() => {
       const error = new Error(`No answer within ${timeoutMs} ms.`);
       error.name = "TimeoutError";
@@ -152,12 +187,14 @@ async function exchange(target: URL, token: string, body: string, timeoutMs: num
     const req = http.request(
       target,
       {
-        method: "POST",
+        method: body === undefined ? "GET" : "POST",
         agent,
         headers: {
-          "Content-Type": "application/json",
-          "Content-Length": Buffer.byteLength(body),
-          Authorization: `Bearer ${token}`,
+          ...(body === undefined
+            ? {}
+            : { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) }),
+          ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
+          [VERSION_HEADER]: version(),
         },
       },
       (res) => {
@@ -167,7 +204,12 @@ async function exchange(target: URL, token: string, body: string, timeoutMs: num
         res.on("aborted", () => fail(new Error("The connection closed before the whole answer arrived.")));
         res.on("end", () => {
           clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+          const release = res.headers[VERSION_HEADER.toLowerCase()];
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString("utf8"),
+            version: typeof release === "string" ? release : undefined,
+          });
         });
       },
     );

@@ -1,4 +1,7 @@
-import { HOOK_TIMEOUT_MS } from "./client.js";
+import { version as ownVersion } from "../cli/version.js";
+import { clientStanding, compareVersions } from "../domain/client-versions.js";
+import type { ServiceReport } from "../serve/status-endpoint.js";
+import { getFromService, HOOK_TIMEOUT_MS } from "./client.js";
 import { tokenFor } from "./credentials.js";
 import type { ServiceTarget } from "./target.js";
 
@@ -9,18 +12,39 @@ export interface ServiceStatus {
   token: "ARBEIT_TOKEN" | "stored" | "missing";
   /** What GET /healthz said: the service answers and its store does. */
   reachable: boolean;
-  attention: Array<{ message: string; hint?: string }>;
+  /** This client's release, and the service's with the clients it serves (when it said). */
+  versions: { client: string; service: string | null; clients: string | null };
+  /**
+   * What the service says with this token (GET /api/status): who the token is, and the picture a
+   * local status gives (tasks by status, who works on what, claims). Absent when it could not be asked.
+   */
+  remote?: Omit<ServiceReport, "service" | "attention">;
+  attention: Array<{ code?: string; message: string; hint?: string }>;
+}
+
+/** Anything a service answered that is not what a status needs is "not said"; the status never fails on it. */
+async function ask(url: string, path: string, token: string | undefined) {
+  try {
+    return await getFromService(url, path, token, HOOK_TIMEOUT_MS);
+  } catch {
+    return undefined;
+  }
 }
 
 export async function serviceStatus(
   target: ServiceTarget,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ServiceStatus> {
-  const token = env.ARBEIT_TOKEN ? "ARBEIT_TOKEN" : tokenFor(target.url, env) === undefined ? "missing" : "stored";
-  const reachable = await fetch(`${target.url}/healthz`, { signal: AbortSignal.timeout(HOOK_TIMEOUT_MS) }).then(
-    (response) => response.ok,
-    () => false,
-  );
+  const secret = tokenFor(target.url, env);
+  const token = env.ARBEIT_TOKEN ? "ARBEIT_TOKEN" : secret === undefined ? "missing" : "stored";
+  const client = ownVersion();
+  const health = await ask(target.url, "/healthz", undefined);
+  const reachable = health?.status === 200;
+  const healthData = (health?.envelope?.success ? health.envelope.data : undefined) as
+    | { version?: unknown; clients?: unknown }
+    | undefined;
+  const service = health?.version ?? (typeof healthData?.version === "string" ? healthData.version : null);
+  const clients = typeof healthData?.clients === "string" ? healthData.clients : null;
   const attention: ServiceStatus["attention"] = [];
   if (!reachable)
     attention.push({
@@ -29,11 +53,49 @@ export async function serviceStatus(
     });
   if (token === "missing")
     attention.push({ message: `No token for ${target.url}.`, hint: `Run \`arbeit login ${target.url}\`.` });
+  let remote: ServiceStatus["remote"];
+  if (health && secret !== undefined) {
+    const answer = await ask(target.url, "/api/status", secret);
+    const envelope = answer?.envelope;
+    if (envelope?.success) {
+      const { service: _, attention: theirs, ...rest } = envelope.data as ServiceReport;
+      remote = rest;
+      attention.push(...theirs);
+    } else if (envelope && !envelope.success)
+      attention.push({
+        code: envelope.error.code,
+        message: `The service refused this checkout's status: ${envelope.error.message}`,
+        ...(envelope.error.suggestions?.[0] ? { hint: envelope.error.suggestions[0] } : {}),
+      });
+  }
+  // A client the service does not serve is refused by the service on every call; a service that
+  // names no release predates the exchange of versions and cannot tell this client apart.
+  if (service === null && health)
+    attention.push({
+      code: "SERVICE_VERSION_UNKNOWN",
+      message: `The service at ${target.url} does not say its release: it is older than this client (${client}).`,
+      hint: "Upgrade the service; until then its answers to this client's hooks are not checked against their release.",
+    });
+  else if (
+    service !== null &&
+    clientStanding(client, service) !== "served" &&
+    !attention.some((item) => item.code === "VERSION_UNSUPPORTED")
+  )
+    attention.push({
+      code: "VERSION_UNSUPPORTED",
+      message: `The service runs release ${service} and serves clients ${clients ?? "of its own release line"}; this client is ${client}.`,
+      hint:
+        compareVersions(client, service) > 0
+          ? "Upgrade the service first, or use an older client here."
+          : `Upgrade Arbeit in this checkout to the service's release (${service}).`,
+    });
   return {
     ok: attention.length === 0,
     store: { engine: "service", url: target.url, from: target.from },
     token,
     reachable,
+    versions: { client, service, clients },
+    ...(remote ? { remote } : {}),
     attention,
   };
 }
