@@ -1,3 +1,4 @@
+import { DEFAULT_HEARTBEAT_SECONDS } from "../domain/claims.js";
 import { FILE_OPERATIONS, type FileOperation } from "../domain/types.js";
 import { activeBriefingText } from "../fragments/briefing-text.js";
 import { lastWorkedOnText, sessionStartContext } from "../fragments/session-start.js";
@@ -363,6 +364,9 @@ export const sessionEnd: HostStep<{ reason: string }, HookAnswer> = {
     // included: a run that is never resumed must not hold the task for the lease's length. A
     // `--resume` is briefed on the task it last worked on, with the call that starts it again.
     await service.endSession({ reason: input.reason, stop: true }, caller);
+    // The conversation is over: whatever else it still holds (claims without work, file
+    // reservations) is free at once, not when its lease or heartbeat runs out.
+    if (caller.session) await service.heartbeat({ seconds: DEFAULT_HEARTBEAT_SECONDS, ended: true }, caller);
     await collectMemory(service, caller);
     return silent;
   },

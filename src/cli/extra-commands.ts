@@ -66,6 +66,11 @@ export const EXTRA_COMMANDS: Record<string, ExtraCommand> = {
     summary: "Serve every tool over MCP on stdio (setup: docs/mcp.md)",
     load: () => import("./mcp-command.js"),
   },
+  migrate: {
+    heavy: true,
+    summary: "Upgrade the store to this release's schema (a shared Postgres store: only this, or arbeit serve)",
+    load: () => import("./migrate-command.js"),
+  },
   notify: {
     heavy: true,
     summary: "Webhooks told of questions and other events: arbeit notify add <url> [--events ...], list, remove",

@@ -1,4 +1,6 @@
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { serviceUrl } from "../remote/service-url.js";
+import { caFile } from "../remote/trust.js";
 import { initProject } from "../service/project.js";
 import { failure } from "../tools/envelope.js";
 import type { GlobalOptions } from "./global-options.js";
@@ -7,9 +9,19 @@ import { parseFlags } from "./schema-flags.js";
 import { inCommand, UsageError } from "./usage-error.js";
 
 /**
- * `arbeit init --server URL`: this checkout uses the team's `arbeit serve` service. Only its URL is
- * recorded (`.arbeit/config.json`); no local database is made and no token is written into the
- * project (`arbeit login URL` keeps it in the user's config).
+ * How the project names its CA file: relative to the project root when it is inside it (the file
+ * is committed with the project), else as given (a path every teammate's machine has).
+ */
+function recordedCa(file: string, root: string): string {
+  const inside = relative(root, file);
+  return inside.startsWith("..") || isAbsolute(inside) ? file : inside.split(sep).join("/");
+}
+
+/**
+ * `arbeit init --server URL [--ca FILE]`: this project uses the team's `arbeit serve` service. Its
+ * URL (and the CA that signed its certificate) go into `.arbeit/service.json`, committed with the
+ * project so that every clone uses the service too; no local database is made and no token is
+ * written into the project (`arbeit login URL` keeps it in the user's config).
  */
 export async function initServer(argv: string[], options: GlobalOptions): Promise<number> {
   const args = inCommand("init", () =>
@@ -18,6 +30,7 @@ export async function initServer(argv: string[], options: GlobalOptions): Promis
       [
         { key: "server", flag: "--server", kind: "string", nullable: false, required: true },
         { key: "nested", flag: "--nested", kind: "boolean", nullable: false, required: false },
+        { key: "ca", flag: "--ca", kind: "string", nullable: false, required: false },
       ],
       [],
     ),
@@ -26,7 +39,9 @@ export async function initServer(argv: string[], options: GlobalOptions): Promis
     throw new UsageError("--server and --db (or ARBEIT_DB) name two different stores; give one.", undefined, "init");
   try {
     const url = serviceUrl(args.server as string, "--server");
-    const made = await initProject({ cwd: process.cwd(), server: url, nested: args.nested === true });
+    const cwd = process.cwd();
+    const ca = typeof args.ca === "string" ? recordedCa(caFile(resolve(cwd, args.ca), "--ca"), cwd) : undefined;
+    const made = await initProject({ cwd, server: { url, ca }, nested: args.nested === true });
     return printEnvelope({ success: true, data: made }, wantsJson(options.json));
   } catch (error) {
     return printEnvelope(failure(error), wantsJson(options.json));

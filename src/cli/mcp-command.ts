@@ -6,7 +6,10 @@ Serves every Arbeit tool over MCP on stdin/stdout until stdin closes. The projec
 .arbeit/ above the working directory (or --db / ARBEIT_DB). The connection is one session:
 --session / ARBEIT_SESSION, else Claude Code's CLAUDE_CODE_SESSION_ID (so MCP calls and hooks of
 one conversation share it), else mcp-<random>. Work is attributed to the client's name (or
---agent / ARBEIT_AGENT). Setup: docs/mcp.md; many agents: docs/multi-agent.md.
+--agent / ARBEIT_AGENT). While it runs, the claims and file reservations of its sessions stay held
+however long one tool call takes; when stdin closes they lapse at once, and if the process dies,
+within a minute (ARBEIT_HEARTBEAT_SECONDS, for tests). Setup: docs/mcp.md; many agents:
+docs/multi-agent.md.
 `;
 
 /** `arbeit mcp`: the stdio MCP server. Nothing but JSON-RPC goes to stdout. */
@@ -24,10 +27,11 @@ export async function run(
     throw new UsageError(`arbeit mcp takes no arguments, not ${JSON.stringify(argv[0])}.`, USAGE);
   }
   const names = callerNames(options, env);
-  const [{ LineTransport }, { createMcpServer }, { version }] = await Promise.all([
+  const [{ LineTransport }, { createMcpServer }, { version }, { connectionHeartbeat }] = await Promise.all([
     import("../mcp/stdio-transport.js"),
     import("../mcp/server.js"),
     import("./version.js"),
+    import("../mcp/connection.js"),
   ]);
   const { server, connection } = createMcpServer({
     version: version(),
@@ -38,6 +42,9 @@ export async function run(
     session: names.session ?? envSetting(env, "CLAUDE_CODE_SESSION_ID"),
     agent: names.agent,
     listId: names.list,
+    // The server lives exactly as long as the conversation that started it: its sessions' claims
+    // stay held while it runs and lapse once it is gone.
+    heartbeatSeconds: connectionHeartbeat(env),
   });
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;

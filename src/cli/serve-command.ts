@@ -17,7 +17,7 @@ const DEFAULT_PORT = 7474;
 const USAGE = `Usage: arbeit serve [--port N] [--host H] [--tls-cert FILE --tls-key FILE]
                     [--allow-host NAME]... [--insecure-no-tls] [--request-timeout S]
                     [--rate N] [--burst N] [--max-sessions N] [--session-idle S]
-                    [--db <file>]
+                    [--no-migrate] [--db <file>]
 
 Serves this project's store to a team, on one port, until SIGTERM or Ctrl-C:
   POST /api/call   {"tool": "<name>", "args": {...}, "session": "<id>"} -> the tool's envelope
@@ -46,6 +46,9 @@ The first line on stdout is the URL; stderr gets one line per request.
                       in clear text: use it behind a TLS-terminating proxy or on a trusted network)
   --request-timeout S seconds a request may take to arrive, headers and body (default 30); a
                       slower one is cut with 408. Streams that answer it are not cut.
+  --no-migrate        do not migrate the store at start: refuse to start (SCHEMA_TOO_OLD) if it
+                      is behind this release's schema. Without it, serve starts by migrating a
+                      Postgres store as \`arbeit migrate\` does (docs/postgres.md#upgrading-a-shared-store).
 
 Works on SQLite and on Postgres (ARBEIT_DATABASE_URL). More: docs/team.md.
 `;
@@ -65,6 +68,7 @@ function parse(argv: string[]) {
       burst: { type: "string" },
       "max-sessions": { type: "string" },
       "session-idle": { type: "string" },
+      "no-migrate": { type: "boolean" },
     },
     USAGE,
   ).values;
@@ -114,7 +118,8 @@ function tlsFiles(cert: string | undefined, key: string | undefined): { cert: Bu
 function refuseServiceCheckout(cwd: string, db: string | undefined): void {
   const remote = serviceTarget({ cwd, db });
   if (!remote) return;
-  const where = remote.from === "ARBEIT_URL" ? "ARBEIT_URL is set" : "this checkout records it in .arbeit/config.json";
+  const where =
+    remote.from === "ARBEIT_URL" ? "ARBEIT_URL is set" : `${remote.file ?? "this checkout's .arbeit/"} names it`;
   throw new ArbeitError(
     "STORE_UNAVAILABLE",
     `arbeit serve serves a store of its own, but this process uses the Arbeit service at ${remote.url} (${where}); nothing was started.`,
@@ -127,6 +132,24 @@ function refuseServiceCheckout(cwd: string, db: string | undefined): void {
       details: { path: remote.root, cause: "service_checkout", url: remote.url },
     },
   );
+}
+
+/**
+ * The service at start is one of the two deliberate steps that migrate a shared store (the other
+ * is `arbeit migrate`): said on stderr when it applied anything. With --no-migrate a store that is
+ * behind stops the start instead of every call failing later.
+ */
+async function migrateAtStart(cwd: string, db: string | undefined, refuse: boolean): Promise<void> {
+  const { migrateProjectStore } = await import("../maintenance/migrate-store.js");
+  const step = await migrateProjectStore({ cwd, db, dryRun: refuse });
+  if (refuse && step.engine === "postgres" && step.pending.length > 0) {
+    const { schemaTooOld } = await import("../store/postgres/migrate.js");
+    throw schemaTooOld(step.schema ?? step.location, step.from, step.from + step.pending.length);
+  }
+  if (step.applied.length > 0)
+    process.stderr.write(
+      `Migrated the store ${step.location} from schema version ${step.from} to ${step.to}: ${step.applied.map((m) => `${m.name} (${m.kind})`).join(", ")}.\n`,
+    );
 }
 
 /** `arbeit serve`: one service in front of the project's store (docs/team.md). */
@@ -159,6 +182,7 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
   let running: Awaited<ReturnType<typeof import("../serve/server.js").startService>>;
   try {
     refuseServiceCheckout(cwd, db);
+    await migrateAtStart(cwd, db, flags["no-migrate"] === true);
     service = await openProject({ cwd, db });
     const [{ startService }, { version }] = await Promise.all([import("../serve/server.js"), import("./version.js")]);
     running = await startService({

@@ -94,7 +94,8 @@ async function remoteStatus(target: ServiceTarget, options: GlobalOptions): Prom
   else {
     const remote = report.remote;
     const lines = [
-      `Store:   the Arbeit service at ${report.store.url} (${report.store.from === "record" ? "recorded in .arbeit/config.json" : "from ARBEIT_URL"}), ${report.reachable ? "answering" : "not answering"}`,
+      `Store:   the Arbeit service at ${report.store.url} (${report.store.from === "record" ? `named in ${report.store.file ?? ".arbeit/"}` : "from ARBEIT_URL"}), ${report.reachable ? "answering" : report.certificate ? "its certificate is not trusted" : "not answering"}`,
+      ...(report.store.ca ? [`CA:      ${report.store.ca}`] : []),
       ...(report.reachable || report.versions.service !== null ? [releaseLine(report.versions)] : []),
       tokenLine(report),
       ...(remote

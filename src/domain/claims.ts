@@ -59,3 +59,29 @@ export function claimTakenFrom(
   }
   return false;
 }
+
+/**
+ * A live conversation's heartbeat. The process that lives exactly as long as a conversation (the
+ * MCP server a host starts for it, the OpenCode plugin in the host's process) beats for its
+ * sessions every third of HEARTBEAT_SECONDS; each beat makes every claim and file reservation of
+ * the session run until HEARTBEAT_SECONDS from then, however long one tool call takes. When the
+ * process ends or dies the beats stop, and the claims lapse within HEARTBEAT_SECONDS.
+ */
+export const DEFAULT_HEARTBEAT_SECONDS = 60;
+export const MAX_HEARTBEAT_SECONDS = 60 * 60;
+
+/**
+ * The heartbeat length a process uses, from ARBEIT_HEARTBEAT_SECONDS (meant for tests, which
+ * cannot wait a minute): a whole number of seconds from 1 to MAX_HEARTBEAT_SECONDS, or 0 for no
+ * heartbeat at all (the conversation's claims keep plain lease rules). Anything else: the default.
+ */
+export function heartbeatSeconds(setting: string | undefined): number {
+  if (setting === undefined || !/^\d{1,7}$/.test(setting.trim())) return DEFAULT_HEARTBEAT_SECONDS;
+  const seconds = Number(setting.trim());
+  return seconds <= MAX_HEARTBEAT_SECONDS ? seconds : DEFAULT_HEARTBEAT_SECONDS;
+}
+
+/** How often a process beats: three beats within one heartbeat length, so one late beat loses nothing. */
+export function beatIntervalMs(seconds: number): number {
+  return Math.max(1, Math.floor((seconds * 1000) / 3));
+}

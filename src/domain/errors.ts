@@ -61,6 +61,9 @@ export const ERROR_SUGGESTIONS = {
   INVALID_METADATA: ['metadata must be a JSON object, e.g. {"source": "docs"}.'],
   UNKNOWN_QUERY: ["Use one of the query names the message lists."],
   SCHEMA_TOO_NEW: ["This database was written by a newer Arbeit; upgrade the arbeit package."],
+  SCHEMA_TOO_OLD: [
+    "The shared store has not been migrated to this Arbeit's schema yet. Its administrator migrates it once, with this release: `arbeit migrate`, or by restarting `arbeit serve` (docs/postgres.md#upgrading-a-shared-store); the release the team used before keeps working meanwhile.",
+  ],
   INVALID_IMPORT: [
     "Nothing was imported. Fix the line the message names, or write the file again with `arbeit export`.",
   ],

@@ -1,7 +1,8 @@
+import { leaseState } from "../domain/claims.js";
 import { estimateTokens } from "../domain/token-budget.js";
-import { DEFAULT_PRIORITY, type TaskSummary } from "../domain/types.js";
+import { DEFAULT_PRIORITY, type Task, type TaskSummary } from "../domain/types.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
-import type { Caller } from "../service/caller.js";
+import { type Caller, identify } from "../service/caller.js";
 import type { ResumePacket } from "../service/resume.js";
 import type { NewsOptions } from "../service/session-news.js";
 import { activeBriefingText, briefingOf, KEEP_CURRENT, readBriefing } from "./briefing-text.js";
@@ -17,28 +18,72 @@ const IN_PROGRESS_SHOWN = 3;
 export const SESSION_START_TOKENS = 2_000;
 const LINE_CHARS = 240;
 
-const line = (task: TaskSummary) => `- ${task.id} "${task.title}" (priority ${task.priority ?? DEFAULT_PRIORITY})`;
+const line = (task: Pick<TaskSummary, "id" | "title" | "priority">) =>
+  `- ${task.id} "${task.title}" (priority ${task.priority ?? DEFAULT_PRIORITY})`;
 const clip = (text: string) => {
   const flat = oneLine(text);
   return flat.length <= LINE_CHARS ? flat : `${flat.slice(0, LINE_CHARS - 1)}…`;
 };
 
-async function listed(service: ArbeitService, caller: Caller, query: "ready" | "tasks", params: object) {
+async function listed(service: ArbeitService, caller: Caller, query: "ready", params: object) {
   const { data } = await service.query({ query, params: params as Record<string, unknown> }, caller);
   return (data as { tasks: TaskSummary[]; has_more: boolean }).tasks;
 }
 
-/** A short note of the work waiting, for a session that has no task of its own yet. */
+/**
+ * The tasks in progress, split by who may resume them at the database's time: free ones (no live
+ * claim) and the session's own, and those another session holds, with their holder's name.
+ */
+async function inProgress(service: ArbeitService, caller: Caller) {
+  const session = identify(caller).session;
+  return service.store.read(async (tx) => {
+    const now = tx.databaseNow();
+    const tasks = await tx.listTasks({
+      statuses: ["in_progress"],
+      list_id: caller.list_id,
+      // Enough to fill both lists when one kind crowds the first page.
+      limit: IN_PROGRESS_SHOWN * 2,
+      offset: 0,
+    });
+    const held = (task: Task) => leaseState(task, session, now) === "other";
+    return {
+      resumable: tasks.filter((task) => !held(task)).slice(0, IN_PROGRESS_SHOWN),
+      held: tasks.filter(held).slice(0, IN_PROGRESS_SHOWN),
+    };
+  });
+}
+
+/** Who holds a task another session claimed: its agent, and whether that is the caller's own name. */
+function heldLine(task: Task, caller: Caller): string {
+  const holder = task.owner ?? task.claim_session ?? "another session";
+  const same = caller.agent !== null && task.owner === caller.agent ? " in another session" : "";
+  return `${line(task)}, held by ${holder}${same} until ${task.lease_expires_at}`;
+}
+
+/**
+ * A short note of the work waiting, for a session that has no task of its own yet. Only tasks the
+ * session may take are offered to resume: one another session holds is named with its holder, so
+ * the agent leaves it alone (or asks) instead of starting on a teammate's task.
+ */
 async function readyNote(service: ArbeitService, caller: Caller): Promise<string> {
   // Asked together (one round trip on Postgres).
   const [ready, active] = await Promise.all([
     listed(service, caller, "ready", { limit: READY_SHOWN }),
-    listed(service, caller, "tasks", { status: "in_progress", limit: IN_PROGRESS_SHOWN }),
+    inProgress(service, caller),
   ]);
   const out = ["Arbeit task memory is set up in this project (arbeit_* tools)."];
-  if (active.length > 0) out.push("In progress (resume with arbeit_task_start_work):", ...active.map(line));
+  if (active.resumable.length > 0) {
+    out.push("In progress (resume with arbeit_task_start_work):", ...active.resumable.map(line));
+  }
+  if (active.held.length > 0) {
+    out.push(
+      "In progress, held by others (not yours to resume):",
+      ...active.held.map((task) => heldLine(task, caller)),
+    );
+  }
   if (ready.length > 0) out.push("Ready to start:", ...ready.map(line));
-  if (active.length === 0 && ready.length === 0) out.push("No open tasks: plan new work with arbeit_task_create.");
+  const none = active.resumable.length === 0 && active.held.length === 0;
+  if (none && ready.length === 0) out.push("No open tasks: plan new work with arbeit_task_create.");
   return out.join("\n");
 }
 

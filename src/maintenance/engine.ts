@@ -1,3 +1,4 @@
+import { BOOKKEEPING_TABLES } from "../store/postgres/migrate.js";
 import type { SqlDb } from "../store/sql/database.js";
 
 /**
@@ -123,8 +124,14 @@ const sqlite: MaintenanceEngine = {
   },
 };
 
-/** Postgres keeps its migration log in a table of its own; it is not data to export. */
-const POSTGRES_BOOKKEEPING = "schema_migrations";
+/** Postgres keeps its migration logs in tables of their own; they are not data to export. */
+const [LEGACY_LOG, CHANGE_LOG] = BOOKKEEPING_TABLES;
+
+/** The migration logs the current schema has (the change log only once a later migration made it). */
+async function bookkeeping(db: SqlDb): Promise<string[]> {
+  const changes = await db.get("SELECT to_regclass(?) IS NOT NULL AS present", CHANGE_LOG);
+  return changes?.present === true ? [LEGACY_LOG, CHANGE_LOG] : [LEGACY_LOG];
+}
 
 const postgres: MaintenanceEngine = {
   async tables(db) {
@@ -133,9 +140,10 @@ const postgres: MaintenanceEngine = {
       `SELECT c.relname AS name, a.attname AS column, a.attidentity <> '' AS identity FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-       WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname <> ?
+       WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname NOT IN (?, ?)
        ORDER BY c.oid, a.attnum`,
-      POSTGRES_BOOKKEEPING,
+      LEGACY_LOG,
+      CHANGE_LOG,
     )) as Array<{ name: string; column: string; identity: boolean }>;
     const tables = new Map<string, TableInfo>();
     for (const { name, column, identity } of rows) {
@@ -162,7 +170,10 @@ const postgres: MaintenanceEngine = {
     return parentsFirst([...tables.values()], keys);
   },
   async schemaVersion(db) {
-    return Number((await db.get(`SELECT COALESCE(MAX(version), 0) AS v FROM ${POSTGRES_BOOKKEEPING}`))?.v ?? 0);
+    let version = 0;
+    for (const log of await bookkeeping(db))
+      version = Math.max(version, Number((await db.get(`SELECT COALESCE(MAX(version), 0) AS v FROM ${log}`))?.v ?? 0));
+    return version;
   },
   async counters(db) {
     const row = await db.get("SELECT pg_sequence_last_value(pg_get_serial_sequence('events', 'seq')::regclass) AS seq");
@@ -210,7 +221,7 @@ const postgres: MaintenanceEngine = {
   },
   async analyze(db) {
     const tables = await postgres.tables(db);
-    await db.run(`ANALYZE ${[...tables.map((t) => t.name), POSTGRES_BOOKKEEPING].map(quoteName).join(", ")}`);
+    await db.run(`ANALYZE ${[...tables.map((t) => t.name), ...(await bookkeeping(db))].map(quoteName).join(", ")}`);
   },
 };
 

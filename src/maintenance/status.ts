@@ -1,6 +1,7 @@
 import { TASK_STATUSES, type TaskStatus } from "../domain/types.js";
 import type { HostProblem, HostStatus } from "../setup/host-status.js";
 import { missionStatements, WEBHOOKS_SCHEMA } from "../store/sql/mission.js";
+import { WORKING_NOW } from "../store/sql/overview.js";
 import type { MaintainedStore } from "./doctor.js";
 import { engineOf } from "./engine.js";
 
@@ -63,14 +64,7 @@ export async function storeStatus(
       tasks[row.status as TaskStatus] = Number(row.n);
       tasks.total += Number(row.n);
     }
-    const working = (
-      await db.all(
-        `SELECT w.session_id, w.agent, w.task_id, t.title, w.started_at FROM active_work w
-         JOIN tasks t ON t.id = w.task_id
-         WHERE w.stopped_at IS NULL AND t.deleted_at IS NULL
-         ORDER BY w.started_at, w.session_id`,
-      )
-    ).map((row) => ({
+    const working = (await db.all(WORKING_NOW, now)).map((row) => ({
       session_id: String(row.session_id),
       agent: row.agent === null ? null : String(row.agent),
       task_id: String(row.task_id),

@@ -1,7 +1,10 @@
 import { dirname } from "node:path";
 import { subagentSession, takeSubagentCall } from "../claude/subagent-calls.js";
+import { heartbeatSeconds } from "../domain/claims.js";
 import type { Envelope } from "../domain/envelope.js";
 import { newId } from "../domain/ids.js";
+import { Heartbeat } from "../remote/heartbeat.js";
+import { localRunner, remoteRunner, type StepRunner } from "../remote/steps.js";
 import { serviceTarget } from "../remote/target.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
@@ -19,6 +22,13 @@ export interface ConnectionOptions {
   agent?: string | undefined;
   /** --list / ARBEIT_LIST. */
   listId?: string | undefined;
+  /**
+   * Seconds of the conversation's heartbeat (ARBEIT_HEARTBEAT_SECONDS; 0: none): while the
+   * connection is open, the claims of every session it acted as stay held however long a tool
+   * call runs; `close()` lets them lapse at once. None unless given: a library user's connection
+   * does not live as long as a conversation.
+   */
+  heartbeatSeconds?: number | undefined;
 }
 
 /** What one MCP connection needs per call: who is calling and the project's service. */
@@ -33,6 +43,14 @@ export interface Connection {
   call(tool: ToolDef, args: unknown, ctx: ToolContext): Promise<Envelope>;
   close(): Promise<void>;
 }
+
+/** The heartbeat length `arbeit mcp` uses, from ARBEIT_HEARTBEAT_SECONDS (default one minute). */
+export function connectionHeartbeat(env: NodeJS.ProcessEnv = process.env): number {
+  return heartbeatSeconds(env.ARBEIT_HEARTBEAT_SECONDS);
+}
+
+/** Tools after which the session may hold a claim or reservation taken with a longer lease. */
+const CLAIMING = new Set(["arbeit_task_claim", "arbeit_task_start_work", "arbeit_batch"]);
 
 /** A session id for a connection that was not given one: "mcp-" + 8 lowercase alphanumerics. */
 export function connectionSession(): string {
@@ -56,6 +74,24 @@ export function openConnection(options: ConnectionOptions): Connection {
     }
     return service;
   };
+  // Where the heartbeat's steps run: the service the checkout points at, else the local store
+  // (none until the project has one).
+  const steps = async (): Promise<StepRunner | undefined> => {
+    const remote = serviceTarget({ cwd: options.cwd, db: options.db });
+    if (remote) return remoteRunner(remote, process.env, options.listId);
+    if (!service && !locate({ cwd: options.cwd, db: options.db })) return undefined;
+    return localRunner(open, { agent: options.agent ?? "mcp", ...(options.listId ? { list_id: options.listId } : {}) });
+  };
+  const heartbeat = new Heartbeat(options.heartbeatSeconds ?? 0, steps, (error) =>
+    process.stderr.write(`arbeit mcp: heartbeat failed: ${error instanceof Error ? error.message : String(error)}\n`),
+  );
+  // The connection's own session from the start: it may hold claims taken outside this server
+  // (a hook, the CLI) while the conversation lives.
+  heartbeat.keep({ session });
+  const beatFor = (tool: ToolDef, ctx: ToolContext) => {
+    const { session: who, parents } = ctx.caller;
+    heartbeat.keep({ session: who, ...(parents?.length ? { parents } : {}) }, CLAIMING.has(tool.name));
+  };
   return {
     session,
     context(clientName, toolUseId) {
@@ -77,15 +113,20 @@ export function openConnection(options: ConnectionOptions): Connection {
       } catch (error) {
         return failure(error);
       }
-      if (!remote) return invokeTool(tool, args, ctx);
-      const { remoteCall } = await import("../remote/call.js");
-      return remoteCall(remote, tool.name, args, {
-        session: ctx.caller.session ?? undefined,
-        parents: ctx.caller.parents,
-        list: options.listId,
-      });
+      try {
+        if (!remote) return await invokeTool(tool, args, ctx);
+        const { remoteCall } = await import("../remote/call.js");
+        return await remoteCall(remote, tool.name, args, {
+          session: ctx.caller.session ?? undefined,
+          parents: ctx.caller.parents,
+          list: options.listId,
+        });
+      } finally {
+        beatFor(tool, ctx);
+      }
     },
     async close() {
+      await heartbeat.end();
       const opened = await service?.catch(() => undefined);
       service = undefined;
       await opened?.close();

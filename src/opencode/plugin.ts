@@ -1,5 +1,7 @@
 import type { Hooks, PluginInput, PluginOptions } from "@opencode-ai/plugin";
+import { heartbeatSeconds } from "../domain/claims.js";
 import { checkEditStep } from "../remote/edit-check.js";
+import { Heartbeat } from "../remote/heartbeat.js";
 import { localRelative, type StepSession, trackFilesStep } from "../remote/steps.js";
 import type { Caller } from "../service/caller.js";
 import { readCommit } from "../service/git-commit.js";
@@ -163,6 +165,16 @@ export async function createArbeitHooks(
     return mirrored;
   };
 
+  // OpenCode's process is the conversations' live process: while it runs, every session it has
+  // seen keeps its claims however long a tool call runs; when it ends they lapse at once, and if
+  // it dies, within the heartbeat's length.
+  const heartbeat = new Heartbeat(
+    heartbeatSeconds(env.ARBEIT_HEARTBEAT_SECONDS),
+    () => project.steps(),
+    (error) => void report("keeping the session's claims", error),
+  );
+  const alive = (session: string, now = false) => heartbeat.keep(whoIs(session), now);
+
   const tools = opencodeTools(project, (context) => {
     tree.agentIs(context.sessionID, context.agent);
     return callerOf(context.sessionID, context.agent || null);
@@ -173,6 +185,7 @@ export async function createArbeitHooks(
 
     "chat.message": async (hook) => {
       tree.agentIs(hook.sessionID, hook.agent);
+      alive(hook.sessionID);
     },
 
     "tool.execute.before": async (hook, output) => {
@@ -184,6 +197,8 @@ export async function createArbeitHooks(
 
     "tool.execute.after": async (hook, output) => {
       activity.finished(hook.callID);
+      // Arbeit's own tools may have taken a claim with a lease far longer than the heartbeat's.
+      alive(hook.sessionID, hook.tool.startsWith("arbeit_"));
       const started = shellStarts.get(hook.callID) ?? Date.now();
       shellStarts.delete(hook.callID);
       try {
@@ -200,8 +215,11 @@ export async function createArbeitHooks(
 
     event: async ({ event }) => {
       try {
-        if (event.type === "session.created") tree.created(event.properties.info.id, event.properties.info.parentID);
-        else if (event.type === "session.deleted") {
+        if (event.type === "session.created") {
+          tree.created(event.properties.info.id, event.properties.info.parentID);
+          alive(event.properties.info.id);
+        } else if (event.type === "session.deleted") {
+          heartbeat.forget(event.properties.info.id);
           tree.deleted(event.properties.info.id);
           prompts.forget(event.properties.info.id);
           plans.forget(event.properties.info.id);
@@ -242,6 +260,9 @@ export async function createArbeitHooks(
       }
     },
 
-    dispose: () => project.close(),
+    dispose: async () => {
+      await heartbeat.end();
+      await project.close();
+    },
   };
 }

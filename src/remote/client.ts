@@ -3,7 +3,25 @@ import { version } from "../cli/version.js";
 import { VERSION_HEADER } from "../domain/client-versions.js";
 import type { Envelope } from "../domain/envelope.js";
 import { ArbeitError } from "../domain/errors.js";
-import { tokenFor } from "./credentials.js";
+import { storedCa, tokenFor } from "./credentials.js";
+import { certificateError, certificateProblem, trustedRoots } from "./trust.js";
+
+/**
+ * A service a request goes to: its URL, and the CA file that signed its certificate when the
+ * project or a login names one (src/remote/trust.ts). A bare URL trusts Node's own roots.
+ */
+export interface Endpoint {
+  url: string;
+  ca?: string | undefined;
+}
+
+const endpoint = (service: string | Endpoint): Endpoint => (typeof service === "string" ? { url: service } : service);
+
+/** The project's CA file first; else the one the user's login recorded for this service. */
+function withCa(service: Endpoint, env: NodeJS.ProcessEnv): Endpoint {
+  if (service.ca !== undefined || !service.url.startsWith("https:")) return service;
+  return { url: service.url, ca: storedCa(service.url, env) };
+}
 
 /** The body of POST <url>/api/call (docs/team.md). */
 export interface CallRequest {
@@ -50,14 +68,15 @@ interface Request {
  * STORE_UNAVAILABLE naming it; no token, or one it refuses, is UNAUTHORIZED saying how to log in.
  * Never throws.
  */
-async function post(url: string, request: Request, env: NodeJS.ProcessEnv): Promise<Envelope> {
+async function post(service: string | Endpoint, request: Request, env: NodeJS.ProcessEnv): Promise<Envelope> {
+  const url = endpoint(service).url;
   try {
     const token = tokenFor(url, env);
     if (token === undefined)
       throw new ArbeitError("UNAUTHORIZED", `No token for the Arbeit service at ${url}; nothing was sent.`, {
         suggestions: [loginHint(url)],
       });
-    return await sendRequest(url, token, request);
+    return await sendRequest(withCa(endpoint(service), env), token, request, env);
   } catch (error) {
     // sendRequest() names an unreachable service itself; anything else thrown here is a bug.
     const known =
@@ -73,7 +92,7 @@ async function post(url: string, request: Request, env: NodeJS.ProcessEnv): Prom
 
 /** One tool call sent to the service at `url`: its envelope (see post). */
 export function postCall(
-  url: string,
+  url: string | Endpoint,
   call: CallRequest,
   env: NodeJS.ProcessEnv = process.env,
   timeoutMs = CALL_TIMEOUT_MS,
@@ -83,7 +102,7 @@ export function postCall(
 
 /** One hook step sent to the service at `url`: its envelope, whose data is the step's answer (see post). */
 export function postHook(
-  url: string,
+  url: string | Endpoint,
   hook: HookRequest,
   env: NodeJS.ProcessEnv = process.env,
   timeoutMs = HOOK_TIMEOUT_MS,
@@ -92,16 +111,35 @@ export function postHook(
 }
 
 /** Sends a tool call with `token`; the envelope the service answered. Throws an ArbeitError when there is none. */
-export function send(url: string, token: string, call: CallRequest, timeoutMs = CALL_TIMEOUT_MS): Promise<Envelope> {
-  return sendRequest(url, token, { path: "/api/call", body: call, timeoutMs });
+export function send(
+  service: string | Endpoint,
+  token: string,
+  call: CallRequest,
+  timeoutMs = CALL_TIMEOUT_MS,
+): Promise<Envelope> {
+  return sendRequest(endpoint(service), token, { path: "/api/call", body: call, timeoutMs }, process.env);
 }
 
-async function sendRequest(url: string, token: string, request: Request): Promise<Envelope> {
+async function sendRequest(
+  service: Endpoint,
+  token: string,
+  request: Request,
+  env: NodeJS.ProcessEnv,
+): Promise<Envelope> {
+  const url = service.url;
   let answer: { status: number; text: string };
   try {
-    answer = await exchange(new URL(`${url}${request.path}`), token, JSON.stringify(request.body), request.timeoutMs);
+    const tls = await tlsOptions(service, env);
+    answer = await exchange(
+      new URL(`${url}${request.path}`),
+      token,
+      JSON.stringify(request.body),
+      request.timeoutMs,
+      tls,
+    );
   } catch (error) {
-    throw unreachable(url, error, request.timeoutMs);
+    if (error instanceof ArbeitError) throw error;
+    throw unreachable(service, error, request.timeoutMs);
   }
   let envelope: Envelope | undefined;
   try {
@@ -124,56 +162,44 @@ async function sendRequest(url: string, token: string, request: Request): Promis
   return envelope;
 }
 
-/** What a GET of the service answered: its HTTP status, its envelope (if it sent one) and its release. */
-export interface ServiceAnswer {
-  status: number;
-  envelope: Envelope | undefined;
-  /** The service's Arbeit-Version header; undefined from a service older than the exchange of versions. */
-  version: string | undefined;
-}
-
-/**
- * GETs `path` of the service at `url` (with `token`, if given). Throws STORE_UNAVAILABLE when the
- * service cannot be reached or does not answer in time.
- */
-export async function getFromService(
-  url: string,
-  path: string,
-  token: string | undefined,
-  timeoutMs: number,
-): Promise<ServiceAnswer> {
-  let answer: Awaited<ReturnType<typeof exchange>>;
-  try {
-    answer = await exchange(new URL(`${url}${path}`), token, undefined, timeoutMs);
-  } catch (error) {
-    throw unreachable(url, error, timeoutMs);
-  }
-  let envelope: Envelope | undefined;
-  try {
-    const parsed = JSON.parse(answer.text) as Envelope;
-    if (typeof parsed?.success === "boolean") envelope = parsed;
-  } catch {}
-  return { status: answer.status, envelope, version: answer.version };
-}
-
-/** One keep-alive agent per scheme: `arbeit mcp` sends many calls; an idle connection never holds the process open. */
+/** One keep-alive agent per scheme and CA file: `arbeit mcp` sends many calls; an idle connection never holds the process open. */
 const agents = new Map<string, Agent>();
 
+/** What an HTTPS request to `service` trusts: Node's defaults, or those and the service's CA file. */
+interface Tls {
+  key: string;
+  ca?: string[] | undefined;
+}
+
+/** The TLS options for `service`; the CA file is read once per process. */
+export async function tlsOptions(service: Endpoint, env: NodeJS.ProcessEnv = process.env): Promise<Tls> {
+  if (service.ca === undefined || !service.url.startsWith("https:")) return { key: "" };
+  return { key: service.ca, ca: await trustedRoots(service.ca, "named for the service", env) };
+}
+
 /**
- * POSTs `body` (GETs, without one) and reads the whole answer, within `timeoutMs` (a hung service
- * must not hang the caller). node:http, not fetch: loading fetch costs a fresh process tens of
- * milliseconds, more than the call. HTTPS trusts Node's CAs and NODE_EXTRA_CA_CERTS. Every request
- * names this client's release, by which the service serves or refuses it (docs/team.md#versions).
+ * POSTs `body` (GETs without one) and reads the whole answer, within `timeoutMs` (a hung service must not hang the
+ * caller). node:http, not fetch: loading fetch costs a fresh process tens of milliseconds, more
+ * than the call. HTTPS trusts Node's CAs and NODE_EXTRA_CA_CERTS, and the service's CA file (`tls`).
+ * Every request names this client's release, by which the service serves or refuses it
+ * (docs/team.md#versions); the answer's names the service's.
  */
-async function exchange(target: URL, token: string | undefined, body: string | undefined, timeoutMs: number) {
+async function exchange(
+  target: URL,
+  token: string | undefined,
+  body: string | undefined,
+  timeoutMs: number,
+  tls: Tls = { key: "" },
+) {
   const https = target.protocol === "https:";
   const http = https ? await import("node:https") : await import("node:http");
-  let agent = agents.get(target.protocol);
+  const agentKey = `${target.protocol}\0${tls.key}`;
+  let agent = agents.get(agentKey);
   if (!agent) {
-    agent = new http.Agent({ keepAlive: true });
-    agents.set(target.protocol, agent);
+    agent = new http.Agent({ keepAlive: true, ...(tls.ca ? { ca: tls.ca } : {}) });
+    agents.set(agentKey, agent);
   }
-  return new Promise<{ status: number; text: string; version: string | undefined }>((resolve, reject) => {
+  return new Promise<ServiceAnswer>((resolve, reject) => {
     const timer = setTimeout(() => {
       const error = new Error(`No answer within ${timeoutMs} ms.`);
       error.name = "TimeoutError";
@@ -214,11 +240,45 @@ async function exchange(target: URL, token: string | undefined, body: string | u
       },
     );
     req.on("error", fail);
-    req.end(body);
+    req.end(body ?? undefined);
   });
 }
 
-function unreachable(url: string, error: unknown, timeoutMs: number): ArbeitError {
+/** What the service answered a request: its HTTP status, its body, and its release (Arbeit-Version). */
+export interface ServiceAnswer {
+  status: number;
+  text: string;
+  /** Undefined from a service older than the exchange of versions. */
+  version: string | undefined;
+}
+
+/**
+ * GET <url><path>, with `token` when one is given (GET /healthz needs none, GET /api/status does):
+ * the status, body and release the service answered. Throws the ArbeitError that names why there
+ * is no answer, a certificate it does not trust included.
+ */
+export async function getFromService(
+  service: Endpoint,
+  path: string,
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv = process.env,
+  token?: string,
+): Promise<ServiceAnswer> {
+  let trusted = service;
+  try {
+    trusted = withCa(service, env);
+    const tls = await tlsOptions(trusted, env);
+    return await exchange(new URL(`${service.url}${path}`), token, undefined, timeoutMs, tls);
+  } catch (error) {
+    if (error instanceof ArbeitError) throw error;
+    throw unreachable(trusted, error, timeoutMs);
+  }
+}
+
+function unreachable(service: Endpoint, error: unknown, timeoutMs: number): ArbeitError {
+  const url = service.url;
+  const problem = certificateProblem(error);
+  if (problem) return certificateError(url, problem, (error as { code: string }).code, service.ca);
   if ((error as { name?: unknown } | null)?.name === "TimeoutError")
     return new ArbeitError(
       "STORE_UNAVAILABLE",

@@ -21,7 +21,7 @@ import { ArbeitError } from "../domain/errors.js";
  * may be committed), one per service origin: `{"<origin>": {"token": "arb_..."}}`, mode 0600.
  * ARBEIT_TOKEN, when set, is used instead.
  */
-type Credentials = Record<string, { token: string }>;
+type Credentials = Record<string, { token: string; ca?: string }>;
 
 export function credentialsFile(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CONFIG_HOME || join(homedir(), ".config");
@@ -114,9 +114,23 @@ function writeCredentials(file: string, credentials: Credentials): void {
   renameSync(scratch, file);
 }
 
-export function storeToken(url: string, token: string, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * The CA file `arbeit login URL --ca FILE` recorded for the service at `url` (absolute), if any:
+ * for a checkout whose project names none, or a process given ARBEIT_URL.
+ */
+export function storedCa(url: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const entry = readCredentials(credentialsFile(env))[originOf(url)];
+  return typeof entry?.ca === "string" ? entry.ca : undefined;
+}
+
+export function storeToken(
+  url: string,
+  token: string,
+  env: NodeJS.ProcessEnv = process.env,
+  ca: string | undefined = undefined,
+): string {
   const file = credentialsFile(env);
-  writeCredentials(file, { ...readCredentials(file), [originOf(url)]: { token } });
+  writeCredentials(file, { ...readCredentials(file), [originOf(url)]: ca === undefined ? { token } : { token, ca } });
   return file;
 }
 

@@ -84,7 +84,7 @@ export function remoteRunner(
 ): StepRunner {
   return async <I, O>(step: HostStep<I, O>, input: I, who: StepSession): Promise<O> => {
     const envelope = await postHook(
-      target.url,
+      target,
       {
         hook: step.name,
         session: who.session ?? undefined,

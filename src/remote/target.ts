@@ -9,8 +9,12 @@ export interface ServiceTarget {
   url: string;
   /** The local project root: file paths are made relative to it before they leave the machine. */
   root: string;
-  /** Where the URL came from: ARBEIT_URL, or the checkout's `.arbeit/config.json`. */
+  /** Where the URL came from: ARBEIT_URL, or the project's `.arbeit/service.json` (or the checkout's `config.json`). */
   from: "ARBEIT_URL" | "record";
+  /** The file that names the service, when `from` is "record". */
+  file?: string | undefined;
+  /** The CA file that signed the service's certificate, as the project names it (src/remote/trust.ts). */
+  ca?: string | undefined;
 }
 
 /**
@@ -28,9 +32,24 @@ export function serviceTarget(
   // The real root, as the local service takes it, so that it compares with resolved paths.
   const root = resolveLikeKernel(spelled) ?? spelled;
   const fromEnv = env.ARBEIT_URL || undefined;
-  if (fromEnv !== undefined) return { url: serviceUrl(fromEnv, "ARBEIT_URL"), root, from: "ARBEIT_URL" };
-  if (location === undefined) return undefined;
-  const record = readStoreRecord(dirname(location.dbPath));
-  if (record?.store !== "service") return undefined;
-  return { url: serviceUrl(record.url, `The service recorded in ${dirname(location.dbPath)}`), root, from: "record" };
+  const recorded = () => {
+    const record = location === undefined ? undefined : readStoreRecord(dirname(location.dbPath));
+    return record?.store === "service" ? record : undefined;
+  };
+  if (fromEnv !== undefined) {
+    // ARBEIT_URL decides alone, as it always did: a damaged record here does not stop it.
+    let project: ReturnType<typeof recorded>;
+    try {
+      project = recorded();
+    } catch {}
+    const url = serviceUrl(fromEnv, "ARBEIT_URL");
+    // The project's CA is for its service's origin: ARBEIT_URL naming that service keeps it.
+    const ca =
+      project?.ca !== undefined && new URL(project.url).origin === new URL(url).origin ? project.ca : undefined;
+    return { url, root, from: "ARBEIT_URL", ca };
+  }
+  const project = recorded();
+  if (project === undefined) return undefined;
+  const url = serviceUrl(project.url, `The service recorded in ${project.file ?? dirname(location!.dbPath)}`);
+  return { url, root, from: "record", file: project.file, ca: project.ca };
 }

@@ -2,6 +2,7 @@ import { CLAUDE_STEPS } from "../claude/hook-steps.js";
 import { ArbeitError } from "../domain/errors.js";
 import { OPENCODE_STEPS } from "../opencode/plugin-steps.js";
 import type { HookRequest } from "../remote/client.js";
+import { heartbeatStep } from "../remote/heartbeat.js";
 import { type AnyStep, trackCommandStep, trackFilesStep } from "../remote/steps.js";
 import { identify } from "../service/caller.js";
 import { tokenCaller } from "../team/token-rules.js";
@@ -17,7 +18,7 @@ import type { Bearer } from "./token-gate.js";
  * "parents": ["<id>", ...], "list": "<default list>", "input": {...}}`; the answer is an envelope whose data is the step's.
  */
 const STEPS = new Map<string, AnyStep>(
-  [...CLAUDE_STEPS, trackFilesStep, trackCommandStep, ...OPENCODE_STEPS].map((s) => [s.name, s]),
+  [...CLAUDE_STEPS, trackFilesStep, trackCommandStep, heartbeatStep, ...OPENCODE_STEPS].map((s) => [s.name, s]),
 );
 
 type ReadHook = HookRequest & { parents: string[]; list: string | undefined };

@@ -9,6 +9,7 @@ import { type CommitInput, recordCommit } from "./commits.js";
 import { type AddContextInput, addContext } from "./context.js";
 import { endSession } from "./handoff.js";
 import { type RequestKey, runOnce } from "./idempotency.js";
+import { type HeartbeatInput, heartbeat } from "./liveness.js";
 import { type MemoryInput, memory } from "./memory.js";
 import { mutate, type Result, type ServiceDeps, type ServiceOptions } from "./operation.js";
 import { addProgress, completeProgress } from "./progress.js";
@@ -147,6 +148,13 @@ export class ArbeitService {
   /** What happened since the session last looked that it should hear; moves its cursor on. */
   sessionNews(caller: Caller, options?: NewsOptions) {
     return sessionNews(this.#deps, identify(caller), options);
+  }
+  /**
+   * A live conversation's heartbeat (src/service/liveness.ts): the session's claims and
+   * reservations run `seconds` from now, or lapse now when it `ended`.
+   */
+  heartbeat(input: HeartbeatInput, caller: Caller) {
+    return heartbeat(this.#deps, input, identify(caller));
   }
   /** The session ended: a handoff note on its task; with `stop`, its work stops too. */
   endSession(input: { reason: string; stop: boolean }, caller: Caller) {

@@ -83,7 +83,7 @@ export async function agentsIn(tx: StoreTx): Promise<AgentsView> {
   const seq = await tx.maxEventSeq();
   const since = new Date(Date.parse(now) - LIVE_WINDOW_MS).toISOString();
   const [working, live, stale, heard] = [
-    await tx.workingNow(),
+    await tx.workingNow(now),
     await tx.claimsAt(now, true),
     await tx.claimsAt(now, false),
     await tx.sessionsHeardSince(since),

@@ -1,13 +1,14 @@
-import { existsSync, linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
-import { ARBEIT_DIR, DB_FILE } from "../domain/project-layout.js";
+import { ARBEIT_DIR, DB_FILE, SERVICE_FILE } from "../domain/project-layout.js";
 import { DEFAULT_SCHEMA } from "../store/postgres/config.js";
 import { openPostgresStore, postgresTarget, projectTarget } from "../store/postgres/target.js";
+import { readServiceFile, type ServiceFileContent, writeServiceFile } from "../store/service-file.js";
 import { checkStoreFolder, databaseFileAt } from "../store/sqlite/database-file.js";
 import { SqliteTaskStore } from "../store/sqlite/sqlite-task-store.js";
 import { storeFailure } from "../store/store-errors.js";
-import { writeStoreRecord } from "../store/store-record.js";
+import { readStoreRecord, writeStoreRecord } from "../store/store-record.js";
 import { ArbeitService } from "./arbeit-service.js";
 import { isDirectory, type LocateOptions, locate, rootForDb } from "./locate.js";
 import { resolveLikeKernel } from "./resolve-path.js";
@@ -71,14 +72,41 @@ const GITIGNORE = `# Arbeit's store is local to this checkout: do not commit it.
 *
 `;
 
+/**
+ * A project that uses an Arbeit service commits the file naming it (and this one, so that a clone
+ * ignores its own hook notes and scratch files too); nothing else in .arbeit/ is shared.
+ */
+const SERVICE_GITIGNORE = `# This project uses an Arbeit service: commit ${SERVICE_FILE} (it names the service, never a token)
+# and this file. Everything else here belongs to this checkout.
+*
+!.gitignore
+!${SERVICE_FILE}
+`;
+
 /** Writes .arbeit/.gitignore into a new .arbeit/ (not into another folder a --db file sits in). */
-function ignoreInGit(folder: string): void {
+function ignoreInGit(folder: string, text = GITIGNORE): void {
   if (basename(folder) !== ARBEIT_DIR) return;
   try {
-    writeFileSync(join(folder, ".gitignore"), GITIGNORE, { flag: "wx" });
+    writeFileSync(join(folder, ".gitignore"), text, { flag: "wx" });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
+}
+
+/**
+ * A checkout set up with `arbeit init --server` by an older Arbeit names its service only in its
+ * own `config.json`, which git ignores: `arbeit init --server` there writes the committed file
+ * (and the .gitignore that lets it be committed, if it is still the one Arbeit wrote). The path of
+ * the written file, or undefined when the folder is not such a checkout.
+ */
+function commitService(folder: string, server: ServiceFileContent): string | undefined {
+  if (!isDirectory(folder) || readServiceFile(folder) !== undefined) return undefined;
+  const recorded = readStoreRecord(folder);
+  if (recorded?.store !== "service") return undefined;
+  writeServiceFile(folder, server);
+  const ignore = join(folder, ".gitignore");
+  if (existsSync(ignore) && readFileSync(ignore, "utf8") === GITIGNORE) writeFileSync(ignore, SERVICE_GITIGNORE);
+  return join(folder, SERVICE_FILE);
 }
 
 /**
@@ -87,9 +115,17 @@ function ignoreInGit(folder: string): void {
  * shadow the first for everything run below it: refused unless `nested` asks for exactly that.
  */
 export async function initProject(
-  options: LocateOptions & { nested?: boolean | undefined; server?: string | undefined },
-): Promise<{ initialized: boolean; path: string; root: string }> {
+  options: LocateOptions & {
+    nested?: boolean | undefined;
+    /** The service's URL and CA file (as the project records it): `arbeit init --server URL [--ca FILE]`. */
+    server?: ServiceFileContent | undefined;
+  },
+): Promise<{ initialized: boolean; path: string; root: string; committed?: string }> {
   const cwd = resolve(options.cwd);
+  if (options.server !== undefined && !options.db && !options.nested) {
+    const upgraded = commitService(join(cwd, ARBEIT_DIR), options.server);
+    if (upgraded) return { initialized: true, path: options.server.url, root: cwd, committed: upgraded };
+  }
   const dbPath = options.db ? resolve(cwd, options.db) : join(cwd, ARBEIT_DIR, DB_FILE);
   const folder = dirname(dbPath);
   // Something other than a database file in its place (a directory, a FIFO), or other than a
@@ -117,11 +153,12 @@ export async function initProject(
     );
   }
   if (options.server !== undefined) {
-    // A checkout of a team's service: only the record, so that every process here sends its calls there.
+    // A project of a team's service: only the committed file, so that every process here, and in
+    // every clone, sends its calls there.
     mkdirSync(folder, { recursive: true });
-    ignoreInGit(folder);
-    writeStoreRecord(folder, { store: "service", url: options.server });
-    return { initialized: true, path: options.server, root: cwd };
+    ignoreInGit(folder, SERVICE_GITIGNORE);
+    writeServiceFile(folder, options.server);
+    return { initialized: true, path: options.server.url, root: cwd, committed: join(folder, SERVICE_FILE) };
   }
   const postgres = postgresTarget(options);
   if (postgres) {

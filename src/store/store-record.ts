@@ -2,6 +2,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ArbeitError } from "../domain/errors.js";
 import { STORE_RECORD_FILE } from "../domain/project-layout.js";
+import { readServiceFile } from "./service-file.js";
 
 /**
  * Which store a checkout uses, kept in `.arbeit/config.json` by `arbeit init` when it is not the
@@ -11,10 +12,24 @@ import { STORE_RECORD_FILE } from "../domain/project-layout.js";
  * serve` service (`arbeit init --server URL`) its URL is recorded, never a token: tokens live in
  * the user's own config (docs/team.md). No file means SQLite.
  */
-export type StoreRecord = { store: "postgres"; schema: string } | { store: "service"; url: string };
+export type StoreRecord =
+  | { store: "postgres"; schema: string }
+  | {
+      store: "service";
+      url: string;
+      /** The CA file the project names for the service (absolute), if any. */
+      ca?: string | undefined;
+      /** The file that names the service: the committed `.arbeit/service.json`, or this checkout's `config.json`. */
+      file?: string | undefined;
+    };
 
-/** The record in the `.arbeit/` folder `folder`, or undefined when there is none. */
+/**
+ * The record in the `.arbeit/` folder `folder`, or undefined when there is none. The service the
+ * project commits (`.arbeit/service.json`) comes first: it is what every clone of it uses.
+ */
 export function readStoreRecord(folder: string): StoreRecord | undefined {
+  const committed = readServiceFile(folder);
+  if (committed !== undefined) return { store: "service", url: committed.url, ca: committed.ca, file: committed.path };
   const path = join(folder, STORE_RECORD_FILE);
   const stats = statSync(path, { throwIfNoEntry: false });
   if (stats === undefined) return undefined;
@@ -36,11 +51,12 @@ export function readStoreRecord(folder: string): StoreRecord | undefined {
   const record = parsed as { store?: unknown; schema?: unknown; url?: unknown } | null;
   if (record?.store === "postgres" && typeof record.schema === "string")
     return { store: "postgres", schema: record.schema };
-  if (record?.store === "service" && typeof record.url === "string") return { store: "service", url: record.url };
+  if (record?.store === "service" && typeof record.url === "string")
+    return { store: "service", url: record.url, file: path };
   throw damaged('does not name a store ({"store": "postgres", "schema": "..."} or {"store": "service", "url": "..."})');
 }
 
-export function writeStoreRecord(folder: string, record: StoreRecord): void {
+export function writeStoreRecord(folder: string, record: { store: "postgres"; schema: string }): void {
   writeFileSync(join(folder, STORE_RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
 }
 

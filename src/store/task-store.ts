@@ -340,6 +340,12 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    * with what the transaction sends next (its COMMIT).
    */
   renewLease(id: string, session: string, now: string): void;
+  /**
+   * A live conversation's heartbeat: each claim `session` holds at `now` runs until `until`, with
+   * `seconds` as its lease length from then on (sooner or later than before). No version, no
+   * event. Answers how many.
+   */
+  beatClaims(session: string, now: string, until: string, seconds: number): Promise<number>;
   /** The lease length the task's claim was taken with (null for a claim older than that record). */
   claimLeaseSeconds(id: string): Promise<number | null>;
   /** Tasks whose lease ran out before `now` and still name an owner. */

@@ -210,12 +210,45 @@ describe("Claude Code hooks", () => {
     assert.deepEqual(await stored(), ["lasting"]);
   });
 
-  it("session-start for a new session lists the work in progress and the ready work", async () => {
+  it("session-start for a new session names the holder of work in progress and offers only the ready work", async () => {
     const text = additionalContext(
       await hook("session-start", payload(dir, "SessionStart", { source: "clear" }, "new-session"), dir),
     );
-    assert.match(text, /In progress \(resume with arbeit_task_start_work\):\n- .*Fix the login bug/);
+    assert.doesNotMatch(text, /resume with arbeit_task_start_work/);
+    assert.match(
+      text,
+      new RegExp(
+        `In progress, held by others \\(not yours to resume\\):\\n- ${taskId} "Fix the login bug" \\(priority 2\\), held by claude-code in another session until \\S+Z`,
+      ),
+    );
     assert.match(text, new RegExp(`Ready to start:\\n- ${otherId} "Write docs" \\(priority 1\\)`));
+    const stranger = await runHook(
+      "session-start",
+      payload(dir, "SessionStart", { source: "clear" }, "stranger-session"),
+      dir,
+      { ARBEIT_AGENT: "opencode" },
+    );
+    assert.match(additionalContext(stranger), new RegExp(`- ${taskId} .*, held by claude-code until `));
+  });
+
+  it("session-start offers work in progress to resume once its claim ran out", async () => {
+    const { letLeaseRunOut } = await import("../helpers/expiry.js");
+    const left = (await arbeit(dir, ["call", "arbeit_task_create", JSON.stringify({ title: "Left behind" })], "gone"))
+      .task.id;
+    await arbeit(dir, ["call", "arbeit_task_start_work", JSON.stringify({ task_id: left })], "gone");
+    const note = async () =>
+      additionalContext(
+        await hook("session-start", payload(dir, "SessionStart", { source: "clear" }, "later-session"), dir),
+      );
+    assert.match(
+      await note(),
+      new RegExp(`held by others .*:\\n(- .*\\n)*- ${left} "Left behind" .*, held by claude-code`),
+    );
+    await letLeaseRunOut({ cwd: dir }, left);
+    assert.match(
+      await note(),
+      new RegExp(`In progress \\(resume with arbeit_task_start_work\\):\\n- ${left} "Left behind"`),
+    );
   });
 
   it("session-start after stop-work briefs the session on the task it last worked on", async () => {

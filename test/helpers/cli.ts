@@ -15,6 +15,7 @@ export const ARBEIT_SETTINGS = [
   "ARBEIT_URL",
   "ARBEIT_TOKEN",
   "ARBEIT_REQUEST_ID",
+  "ARBEIT_HEARTBEAT_SECONDS",
 ] as const;
 
 export interface CliResult {

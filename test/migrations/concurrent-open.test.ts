@@ -109,4 +109,28 @@ describe("two or more processes opening a fresh database at once", { timeout: 18
       cleanup();
     }
   });
+
+  it("an open behind a lock held longer than the busy timeout (5 s) waits for it, then migrates", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const path = join(dir, "held.db");
+      const holder = await holdLock(path);
+      const opener = new Opener(path);
+      await opener.waitToSay("ready");
+      opener.go();
+      await opener.waitToSay("opening");
+      // Past SQLite's busy timeout: a single wait of the busy handler gives up before this.
+      await new Promise((resolve) => setTimeout(resolve, 7_000));
+      assert.equal(opener.said("opened"), false, opener.output);
+      holder.exec("ROLLBACK");
+      holder.close();
+      assert.equal(await opener.exited, 0, opener.output);
+      assert.ok(opener.said("opened"), opener.output);
+      const driver = await openDriver(path);
+      assert.equal(schemaVersion(driver), listMigrations().length);
+      driver.close();
+    } finally {
+      cleanup();
+    }
+  });
 });

@@ -60,11 +60,8 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
 
     it("init --server records the service's URL, no token, and makes no database", () => {
       const folder = join(laptop.dir, ".arbeit");
-      assert.deepEqual(JSON.parse(readFileSync(join(folder, "config.json"), "utf8")), {
-        store: "service",
-        url: proxy.url,
-      });
-      assert.deepEqual(readdirSync(folder).sort(), [".gitignore", "config.json"]);
+      assert.deepEqual(JSON.parse(readFileSync(join(folder, "service.json"), "utf8")), { url: proxy.url });
+      assert.deepEqual(readdirSync(folder).sort(), [".gitignore", "service.json"]);
       for (const file of readdirSync(folder)) assert.ok(!readFileSync(join(folder, file), "utf8").includes(alice));
     });
 
@@ -225,7 +222,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       const { versions, remote, ...rest } = status.json;
       assert.deepEqual(rest, {
         ok: true,
-        store: { engine: "service", url: proxy.url, from: "record" },
+        store: { engine: "service", url: proxy.url, from: "record", file: join(laptop.dir, ".arbeit", "service.json") },
         token: "stored",
         reachable: true,
         attention: [],

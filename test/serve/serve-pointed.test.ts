@@ -57,7 +57,7 @@ describe("arbeit serve in a process pointed at a service", () => {
       const { code, json } = await refusal(laptop.dir, laptop.env);
       assert.equal(code, 1);
       assert.equal(json.error.code, "STORE_UNAVAILABLE");
-      assert.match(json.error.message, /records it in \.arbeit\/config\.json/);
+      assert.match(json.error.message, /\.arbeit\/service\.json names it/);
     } finally {
       laptop.close();
     }

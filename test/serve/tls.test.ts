@@ -109,7 +109,7 @@ describe("arbeit serve with --tls-cert and --tls-key", { skip: requirement("open
       assert.equal(made.json?.success, true, made.stdout + made.stderr);
       const refused = await laptop.cli(["query", "ready", "--json"], { env: { ARBEIT_TOKEN: token } });
       assert.equal(refused.json?.error.code, "STORE_UNAVAILABLE");
-      assert.match(refused.json?.error.message, /could not be reached/);
+      assert.match(refused.json?.error.message, /certificate is not trusted/);
     } finally {
       laptop.close();
       assert.equal(await service.stop(), 0);

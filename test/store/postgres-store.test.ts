@@ -81,7 +81,8 @@ describe(`Postgres store under ${runtime}`, { skip }, () => {
       `INSERT INTO "${schema}".memory (id, scope, scope_id, key, value, expires_at, created_at, updated_at)
        VALUES ('mem-v4v4v4v4', 'project', '', 'style', '"terse"', NULL, '2026-11-25T12:00:00.000Z', '2026-11-25T12:00:00.000Z')`,
     );
-    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema });
+    // Upgrading a schema in use is the deliberate step (`arbeit migrate`, `arbeit serve` at start).
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema, migrate: true });
     try {
       assert.equal(await version(schema), listPostgresMigrations().length);
       const service = new ArbeitService(store, { projectRoot: process.cwd() });

@@ -361,9 +361,29 @@ describe("a store that checks its schema with the first transaction", { skip: aw
   const tasksIn = async (schema: string) =>
     Number((await adminQuery(`SELECT COUNT(*) AS n FROM "${schema}".tasks`)).rows[0].n);
 
-  it("a schema one version behind is migrated, and the first write then runs on it", async () => {
+  it("a schema one version behind is SCHEMA_TOO_OLD for a teammate's process, and the write sent with the check is rolled back", async () => {
     const schema = await schemaAt(latest - 1);
     const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema, checkSchema: "first-transaction" });
+    try {
+      const service = new ArbeitService(store, { projectRoot: process.cwd() });
+      await assert.rejects(
+        service.createTask({ title: "Never written" }, caller),
+        (error: unknown) => error instanceof ArbeitError && error.code === "SCHEMA_TOO_OLD",
+      );
+      assert.equal(await versionOf(schema), latest - 1);
+      assert.equal(await tasksIn(schema), 0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a schema one version behind is migrated by the deliberate step, and the first write then runs on it", async () => {
+    const schema = await schemaAt(latest - 1);
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, {
+      schema,
+      checkSchema: "first-transaction",
+      migrate: true,
+    });
     try {
       assert.equal(await versionOf(schema), latest - 1, "opening alone checks nothing");
       const service = new ArbeitService(store, { projectRoot: process.cwd() });

@@ -58,6 +58,11 @@ export function lockKey(schema: string): [number, number] {
   return [0x41524245, schemaHash(schema)];
 }
 
+/** A transaction-scoped advisory lock; the key is two 32-bit integers made here, never user text. */
+export function advisoryLock([space, key]: [number, number]): string {
+  return `SELECT pg_advisory_xact_lock(${space}, ${key})`;
+}
+
 /** The key of the lock a writer holds from its first event to its commit (class "ARBV"). */
 export function eventOrderKey(schema: string): [number, number] {
   return [0x41524256, schemaHash(schema)];

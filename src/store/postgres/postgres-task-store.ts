@@ -16,6 +16,7 @@ import { sqlStoreTx } from "../sql/sql-tx.js";
 import { rethrowAsStoreFailure } from "../store-errors.js";
 import type { StoreTx, TaskStore } from "../task-store.js";
 import {
+  advisoryLock,
   checkSchemaName,
   DEFAULT_SCHEMA,
   describeLocation,
@@ -25,7 +26,13 @@ import {
   isTransientError,
   lockKey,
 } from "./config.js";
-import { applyPostgresMigrations, listPostgresMigrations, schemaVersion } from "./migrate.js";
+import {
+  applyPostgresMigrations,
+  listPostgresMigrations,
+  schemaFit,
+  schemaFitCondition,
+  schemaState,
+} from "./migrate.js";
 import { type Corkable, PostgresDb, type Queryable, type TxPart } from "./postgres-db.js";
 
 /** How long a writer waits for a lock before giving up, as SQLite's busy retry budget. */
@@ -55,7 +62,7 @@ const CLOCK_SAMPLE_MS = 60_000;
 const CLOCK_TOLERANCE_S = 1;
 
 let latestVersion: number | undefined;
-/** The schema version this code writes: its newest migration. */
+/** The schema version this code needs: its newest migration. */
 const latest = () => (latestVersion ??= listPostgresMigrations().length);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -79,6 +86,13 @@ export interface PostgresStoreOptions {
    * that transaction back, is checked (and migrated) as at open, and the transaction runs again.
    */
   checkSchema?: "open" | "first-transaction";
+  /**
+   * Whether opening may migrate a schema that is behind this code: the deliberate step of an
+   * upgrade (`arbeit migrate`, `arbeit serve` at start). Without it such a schema is
+   * SCHEMA_TOO_OLD and left as it is, so that a teammate's newer Arbeit never changes the store
+   * under everyone else's. A fresh schema (none yet, or empty) is created either way.
+   */
+  migrate?: boolean;
   /**
    * When a read's COMMIT is sent. "at-once" (the default): as soon as its answer is in, not
    * waited for. "with-next-transaction": with the connection's next BEGIN, or after
@@ -164,6 +178,7 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
   /** Whether the schema is known to be at this code's version (see checkSchema). */
   #schemaChecked: boolean;
   readonly #deferReadCommit: boolean;
+  readonly #migrate: boolean;
 
   private constructor(
     pool: Pool,
@@ -172,8 +187,10 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
     clock: (() => Date) | undefined,
     serverOffset: number | undefined,
     deferReadCommit: boolean,
+    migrate: boolean,
   ) {
     this.#deferReadCommit = deferReadCommit;
+    this.#migrate = migrate;
     this.#pool = pool;
     this.#clock = clock;
     this.#serverOffset = serverOffset ?? 0;
@@ -229,7 +246,7 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
     const clock = this.#clock
       ? ""
       : ` AND abs(extract(epoch FROM now() - '${now}'::timestamptz)) < ${CLOCK_TOLERANCE_S}`;
-    return `SELECT 1 / (CASE WHEN (SELECT MAX(version) FROM schema_migrations WHERE applied_at IS NOT NULL) = ${latest()}${clock} THEN 1 ELSE 0 END) AS current`;
+    return `SELECT 1 / (CASE WHEN ${schemaFitCondition(latest())}${clock} THEN 1 ELSE 0 END) AS current`;
   }
 
   /** The schema check of open, made when a transaction's guard failed: migrates if needed, samples the clock. */
@@ -243,11 +260,13 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
         await client.query("COMMIT");
       }
       const asked = Date.now();
-      const { version, serverTime } = await schemaVersion(client as unknown as Queryable, this.schema);
+      const state = await schemaState(client as unknown as Queryable, this.schema);
       this.#offsetKnown = false;
-      this.#sampleServerClock(serverTime, asked);
-      if (version !== latest())
-        await applyPostgresMigrations(client as unknown as Queryable, this.schema, this.#graphLock);
+      this.#sampleServerClock(state.serverTime, asked);
+      if (schemaFit(state, latest()) !== "current")
+        await applyPostgresMigrations(client as unknown as Queryable, this.schema, this.#graphLock, undefined, {
+          upgrade: this.#migrate,
+        });
       this.#schemaChecked = true;
     } finally {
       client.release();
@@ -288,10 +307,18 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
         if (options.checkSchema !== "first-transaction") {
           // One statement when the schema is current: its version, and the server's clock.
           const asked = Date.now();
-          const { version, serverTime } = await schemaVersion(client as unknown as Queryable, schema);
-          serverOffset = Date.parse(serverTime) - asked;
-          if (version !== latest()) {
-            await applyPostgresMigrations(client as unknown as Queryable, schema, advisoryLock(lockKey(schema)));
+          const state = await schemaState(client as unknown as Queryable, schema);
+          serverOffset = Date.parse(state.serverTime) - asked;
+          if (schemaFit(state, latest()) !== "current") {
+            await applyPostgresMigrations(
+              client as unknown as Queryable,
+              schema,
+              advisoryLock(lockKey(schema)),
+              undefined,
+              {
+                upgrade: options.migrate === true,
+              },
+            );
           }
         }
       } finally {
@@ -308,6 +335,7 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
       options.clock,
       serverOffset,
       options.readCommit === "with-next-transaction",
+      options.migrate === true,
     );
   }
 
@@ -523,11 +551,6 @@ function ended<T>(running: Promise<T>, part: TxPart): Promise<T> {
       throw error;
     },
   );
-}
-
-/** A transaction-scoped advisory lock; the key is two 32-bit integers made here, never user text. */
-function advisoryLock([space, key]: [number, number]): string {
-  return `SELECT pg_advisory_xact_lock(${space}, ${key})`;
 }
 
 async function connect(pool: Pool, location: string): Promise<PoolClient> {

@@ -17,6 +17,12 @@ const DROP_LEASE =
 
 const LEASE_SECONDS = "SELECT claim_lease_seconds FROM tasks WHERE id = ?";
 
+// A live conversation's heartbeat: every claim the session holds runs until the given time, with
+// the heartbeat's length as its own (so renewal by activity keeps to it), sooner or later than it
+// would have. Not a change of the task: no version, no event.
+const BEAT = `UPDATE tasks SET lease_expires_at = ?, claim_lease_seconds = ?
+  WHERE claim_session = ? AND lease_expires_at > ? AND deleted_at IS NULL`;
+
 const texts = perDialect((d) => ({
   // A renewal by activity runs the claim's own lease length (the default for a claim older than
   // that column) from now, forward only, of a lease the session still holds; it is not a change
@@ -93,6 +99,11 @@ export function claimStatements(db: SqlDb) {
 
     renewLease(id: string, session: string, now: string): void {
       db.later(sql.renew, now, id, session, now, now);
+    },
+
+    /** A heartbeat of `session`: its live claims at `now` run until `until` (`seconds` from now); how many. */
+    async beatClaims(session: string, now: string, until: string, seconds: number): Promise<number> {
+      return db.run(BEAT, until, seconds, session, now);
     },
 
     /** The lease length the task's claim was taken with (null for a claim older than that record). */

@@ -87,9 +87,14 @@ const EDGES = (list: string) => `SELECT r.from_task_id, r.to_task_id FROM relati
 
 const LISTS = "SELECT DISTINCT list_id FROM tasks WHERE deleted_at IS NULL ORDER BY list_id";
 
-const WORKING = `SELECT w.session_id, w.agent, w.task_id, t.title, w.started_at FROM active_work w
+/**
+ * Who is working now: sessions with active work on a task whose claim they still hold live at the
+ * parameter's time. Work whose claim lapsed (a conversation that ended or died, a lease that ran
+ * out) is not "now", whatever the session may do next. Shared with `arbeit status`.
+ */
+export const WORKING_NOW = `SELECT w.session_id, w.agent, w.task_id, t.title, w.started_at FROM active_work w
   JOIN tasks t ON t.id = w.task_id
-  WHERE w.stopped_at IS NULL AND t.deleted_at IS NULL
+  WHERE w.stopped_at IS NULL AND t.deleted_at IS NULL AND t.claim_session = w.session_id AND t.lease_expires_at > ?
   ORDER BY w.started_at, w.session_id`;
 
 const CLAIMS = (live: boolean) => `SELECT t.id AS task_id, t.title, t.owner, t.claim_session AS session,
@@ -147,7 +152,8 @@ export interface OverviewReads {
   overviewChangedSince(seq: number): Promise<string[]>;
   overviewEdges(listId?: string): Promise<Array<[string, string]>>;
   listIds(): Promise<string[]>;
-  workingNow(): Promise<WorkingRow[]>;
+  /** Sessions working at `now`: active work on a task they hold live (WORKING_NOW). */
+  workingNow(now: string): Promise<WorkingRow[]>;
   /** Claims at `now`: live ones, or those whose lease ran out and that no one has swept yet. */
   claimsAt(now: string, live: boolean): Promise<ClaimRow[]>;
   /** The newest event of every session heard from after `since`, newest first. */
@@ -184,8 +190,8 @@ export function overviewStatements(db: SqlDb): OverviewReads {
     async listIds(): Promise<string[]> {
       return (await db.all(LISTS)).map((row) => String(row.list_id));
     },
-    async workingNow(): Promise<WorkingRow[]> {
-      return (await db.all(WORKING)).map((row) => ({
+    async workingNow(now: string): Promise<WorkingRow[]> {
+      return (await db.all(WORKING_NOW, now)).map((row) => ({
         session_id: String(row.session_id),
         agent: text(row.agent),
         task_id: String(row.task_id),

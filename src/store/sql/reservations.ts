@@ -86,6 +86,9 @@ export function heldByOthersSql(d: Dialect): string {
   return texts(d).heldByOthers;
 }
 
+// A live conversation's heartbeat, as for claims: every live reservation runs until the given time.
+const BEAT = "UPDATE reservations SET expires_at = ?, lease_seconds = ? WHERE session_id = ? AND expires_at > ?";
+
 const HELD = `SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND pattern = ?`;
 const OF_SESSION = `SELECT ${COLUMNS} FROM reservations WHERE session_id = ? AND expires_at > ? ORDER BY pattern`;
 const OF_TASK = `SELECT ${COLUMNS} FROM reservations WHERE task_id = ? ORDER BY pattern, id`;
@@ -320,6 +323,11 @@ export function reservationStatements(db: SqlDb) {
     /** The holder's activity: its live reservations run their lease again from `now`. */
     async renewReservations(session: string, now: string): Promise<number> {
       return db.run(sql.renew, now, session, now, now);
+    },
+
+    /** A heartbeat of `session`: its live reservations at `now` run until `until`; how many. */
+    async beatReservations(session: string, now: string, until: string, seconds: number): Promise<number> {
+      return db.run(BEAT, until, seconds, session, now);
     },
 
     /** renewReservations when nothing reads the count: sent with the transaction's COMMIT. */

@@ -343,7 +343,7 @@ async function openConfigured(path: string): Promise<OpenedFile> {
   const { driver, readOnly } = await openWritableOrNot(path).catch((error) => rethrowAsStoreFailure(error, path));
   try {
     driver.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    if (!memory && !readOnly) driver.exec("PRAGMA journal_mode = WAL");
+    if (!memory && !readOnly) enableWal(driver);
     driver.exec("PRAGMA synchronous = NORMAL");
     // Checkpoint every ~40 MB of WAL rather than SQLite's ~4 MB: agents' writes keep dirtying
     // the same hot pages (the head of the ready index, the tail of the event log), and a longer
@@ -355,6 +355,23 @@ async function openConfigured(path: string): Promise<OpenedFile> {
   } catch (error) {
     driver.close();
     rethrowAsStoreFailure(error, path);
+  }
+}
+
+/**
+ * Switching a new database to WAL needs it to itself. Behind another process's long transaction
+ * (its migration of the same fresh file, say) each try waits busy_timeout; the open keeps trying,
+ * as a writer does, for BUSY_RETRY_BUDGET_MS in all.
+ */
+function enableWal(driver: SqlDriver): void {
+  const started = Date.now();
+  for (;;) {
+    try {
+      driver.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (error) {
+      if (!isBusyError(error) || Date.now() - started > BUSY_RETRY_BUDGET_MS) throw error;
+    }
   }
 }
 
