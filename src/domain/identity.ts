@@ -34,6 +34,19 @@ export function listIdProblem(value: string): string | undefined {
 
 const AGENT_SESSION = "agent:";
 
+/** A person acts as `human:<name>` (a person's token, the dashboard). */
+export const PERSON_PREFIX = "human:";
+/** CI acts as `ci:<name>` (a CI token, `arbeit token create --ci`). */
+export const CI_PREFIX = "ci:";
+
+/**
+ * Whether the agent may finish a task another session holds because its work landed (a commit or
+ * pull request named): CI, which closes a task when its pull request merges, and people.
+ */
+export function mayFinishLanded(agent: string | null): boolean {
+  return agent !== null && (agent.startsWith(CI_PREFIX) || agent.startsWith(PERSON_PREFIX));
+}
+
 /**
  * The session a caller without one acts as: one per agent name, `agent:<name>`, made to fit a
  * name's length by `fitName`.

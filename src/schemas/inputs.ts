@@ -76,6 +76,12 @@ export const taskUpdateInput = () =>
     metadata: taskMetadata.optional(),
     expected_version: expectedVersion.optional(),
     force: z.boolean().optional().describe("Break another session's claim (logged)"),
+    landed_ref: text(LIMITS.title)
+      .min(1)
+      .optional()
+      .describe(
+        "With status completed: the commit or pull request the work landed in (CI may then finish a held task)",
+      ),
   });
 
 export const contextAddInput = () =>

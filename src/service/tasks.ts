@@ -1,5 +1,6 @@
 import { withArticle } from "../domain/article.js";
 import { ArbeitError } from "../domain/errors.js";
+import { mayFinishLanded } from "../domain/identity.js";
 import { TEMPLATES, type TemplateName } from "../domain/templates.js";
 import {
   DEFAULT_LIST_ID,
@@ -185,6 +186,15 @@ export async function updateTask(
   caller: Caller,
 ): Promise<Result<TaskWithRecommendations>> {
   if (input.title !== undefined) assertTitle(input.title);
+  if (input.landed_ref !== undefined && input.status !== "completed")
+    throw new ArbeitError(
+      "INVALID_ARGUMENT",
+      'landed_ref names where finished work landed: it goes with status "completed".',
+      {
+        details: { field: "landed_ref" },
+        suggestions: ['Give status: "completed" with landed_ref, or leave landed_ref out.'],
+      },
+    );
   return mutate(deps, caller, async (w) => {
     if (input.parent_id !== undefined || input.blocked_by !== undefined) await w.tx.lockGraph();
     let current = await requireTaskToChange(w.tx, input.task_id);
@@ -199,7 +209,7 @@ export async function updateTask(
     const claimChange = "owner" in patch || "status" in patch;
     if (claimChange) {
       const before = current;
-      current = await overrideOthersClaim(w, current, input.force);
+      current = await overrideOthersClaim(w, current, input.force || finishesLanded(input, patch, w.caller));
       if (current !== before) ({ patch, changes } = fieldChanges(current, input));
     }
     const parentMoved = await moveParent(w, current, input.parent_id);
@@ -213,7 +223,7 @@ export async function updateTask(
       current = await overrideOthersClaim(w, current, input.force);
     // Nothing differs: no write, no version bump, no event.
     if (Object.keys(changes).length === 0) return ok(withRecommendations(current));
-    let task = await save(w, current, patch, changes);
+    let task = await save(w, current, patch, changes, input.landed_ref);
     if ("owner" in patch) task = await endLeaseOnOwnerChange(w, task);
     if (isTerminal(task.status) && !isTerminal(current.status)) {
       await finishWorkOn(w, task);
@@ -369,7 +379,13 @@ async function replaceBlockers(
 }
 
 /** Writes the patch (or, for a graph-only change, a new version) and the task_updated event. */
-async function save(w: WriteContext, current: Task, patch: TaskPatch, changes: Record<string, Change>): Promise<Task> {
+async function save(
+  w: WriteContext,
+  current: Task,
+  patch: TaskPatch,
+  changes: Record<string, Change>,
+  landedRef?: string,
+): Promise<Task> {
   if (Object.keys(patch).length > 0) await w.tx.updateTask(current.id, patch, w.now);
   else await w.tx.touchTask(current.id, w.now);
   // Fields alone change nothing read through the graph (parent, blockers, blocked): the task is
@@ -383,9 +399,27 @@ async function save(w: WriteContext, current: Task, patch: TaskPatch, changes: R
     entity_type: "task",
     entity_id: task.id,
     task_id: task.id,
-    payload: { changes, version: task.version },
+    payload: { changes, version: task.version, ...(landedRef === undefined ? {} : { landed_ref: landedRef }) },
   });
   return task;
+}
+
+/**
+ * Whether this update finishes the task because its work landed, in a way that may end another
+ * session's claim: it completes the task naming where the work landed (landed_ref), changes
+ * nothing else, and comes from CI or a person (mayFinishLanded). The claim is broken as `force` breaks
+ * it (logged as a forced release naming the holder), and task_updated records the ref.
+ */
+function finishesLanded(input: UpdateTaskInput, patch: TaskPatch, caller: Caller): boolean {
+  const statusOnly = Object.keys(patch).every((field) => field === "status");
+  const graphKept = input.parent_id === undefined && input.blocked_by === undefined;
+  return (
+    input.landed_ref !== undefined &&
+    patch.status === "completed" &&
+    statusOnly &&
+    graphKept &&
+    mayFinishLanded(caller.agent)
+  );
 }
 
 export interface DeleteTaskInput {

@@ -1,6 +1,7 @@
 import { ArbeitError } from "../domain/errors.js";
 import { guardSwitchRefusal } from "../domain/guard-switches.js";
-import { agentSession, nameProblem } from "../domain/identity.js";
+import { agentSession, nameProblem, PERSON_PREFIX } from "../domain/identity.js";
+
 import { otherAgentsMemoryRefusal } from "../domain/memory-owner.js";
 import type { Caller } from "../service/caller.js";
 
@@ -28,7 +29,8 @@ export interface Token {
 
 export type TokenState = "active" | "expired" | "revoked";
 
-const PERSON_PREFIX = "human:";
+/** Names an agent's token where the bare name would also name a person's. */
+const AGENT_PREFIX = "agent:";
 
 /** The one definition of a token's state; ASSERT_ACTIVE in src/store/sql/tokens.ts asks the same of a stored token. */
 export function tokenState(token: Pick<Token, "expires_at" | "revoked_at">, now: string): TokenState {
@@ -52,7 +54,49 @@ export function tokenNameProblem(kind: TokenKind, name: string): string | undefi
     return kind === "agent"
       ? `must not start with "${PERSON_PREFIX}" (that names a person: use --person)`
       : `is given without "${PERSON_PREFIX}" (it is added)`;
+  // "agent:" picks an agent's token out of a name a person shares, so no name may start with it.
+  if (kind === "agent" && name.startsWith(AGENT_PREFIX))
+    return `must not start with "${AGENT_PREFIX}" (it names an agent's token where a person has the same name)`;
   return undefined;
+}
+
+/**
+ * Which tokens a name given to a command means: the form `arbeit token list` shows (its acting
+ * name: `erin`, `human:dana`, `ci:github`), `agent:erin` for an agent's token, or a bare name,
+ * which may mean an agent's and a person's token alike (tokensNamed says which).
+ */
+export function tokenSelector(text: string): { name: string; kind?: TokenKind } {
+  if (text.startsWith(PERSON_PREFIX)) return { name: text.slice(PERSON_PREFIX.length), kind: "person" };
+  if (text.startsWith(AGENT_PREFIX)) return { name: text.slice(AGENT_PREFIX.length), kind: "agent" };
+  return { name: text };
+}
+
+/**
+ * The tokens `text` (an id or a name, as tokenSelector reads it) means among `found`, the
+ * tokens whose id or bare name is the selector's name. A bare name that an agent's token and a
+ * person's token both have is refused (INVALID_ARGUMENT, details.choices): revoking one must not
+ * stop the other.
+ */
+export function tokensNamed<T extends Pick<Token, "id" | "kind" | "name">>(text: string, found: readonly T[]): T[] {
+  const selector = tokenSelector(text);
+  const byId = found.filter((token) => token.id === text);
+  if (byId.length > 0) return byId;
+  const named = found.filter(
+    (token) => token.name === selector.name && (selector.kind === undefined || token.kind === selector.kind),
+  );
+  const kinds = new Set(named.map((token) => token.kind));
+  if (selector.kind === undefined && kinds.size > 1) {
+    const choices = [...kinds].sort().map((kind) => (kind === "person" ? PERSON_PREFIX : AGENT_PREFIX) + text);
+    throw new ArbeitError(
+      "INVALID_ARGUMENT",
+      `"${text}" names both an agent's token and a person's; say which: ${choices.join(" or ")}.`,
+      {
+        suggestions: [`Give ${choices.join(" or ")}; \`arbeit token list\` shows every token's name.`],
+        details: { token: text, choices },
+      },
+    );
+  }
+  return named;
 }
 
 const DURATION = /^(\d{1,5})([hdw])$/;

@@ -4,7 +4,7 @@ import { newId } from "../domain/ids.js";
 import type { SqlDb, SqlStore } from "../store/sql/database.js";
 import { eventStatements } from "../store/sql/events.js";
 import { isDivisionByZero, tokenStatements } from "../store/sql/tokens.js";
-import { type Token, type TokenKind, tokenNameProblem, tokenState } from "./token-rules.js";
+import { type Token, type TokenKind, tokenNameProblem, tokenSelector, tokenState, tokensNamed } from "./token-rules.js";
 
 /**
  * Making, listing, revoking and checking the tokens of `arbeit serve`. Whoever can open the store
@@ -82,15 +82,19 @@ export async function listTokens(store: SqlStore): Promise<Array<Token & { state
 }
 
 /**
- * Revokes the token with this id, or every live token of this name; it stops working on the
- * service's next request.
+ * Revokes the token with this id, or every live token of this name (as `token list` shows it, or
+ * `agent:NAME`; a bare name an agent and a person share is refused, see tokensNamed); it stops
+ * working on the service's next request.
  */
 export async function revokeTokens(store: SqlStore, idOrName: string): Promise<Token[]> {
   return store.transaction("write", async (db) => {
     const now = await databaseNow(db);
     const tokens = tokenStatements(db);
-    const found = await tokens.findTokens(idOrName);
-    const live = found.filter((token) => token.revoked_at === null);
+    const found = await tokens.findTokens(tokenSelector(idOrName).name);
+    const live = tokensNamed(
+      idOrName,
+      found.filter((token) => token.revoked_at === null),
+    );
     if (live.length === 0)
       throw new ArbeitError(
         "INVALID_ARGUMENT",

@@ -83,5 +83,53 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       assert.equal(both.code, 2);
       assert.equal((await token(["list", "--json"])).json.data.tokens.length, 2);
     });
+
+    it("a name an agent and a person share is refused for revoke, listing the choices; the form list prints is taken", async () => {
+      for (const args of [
+        ["--agent", "erin"],
+        ["--person", "erin"],
+        ["--person", "human:dana"],
+        ["--ci", "github"],
+      ]) {
+        const made = await token(["create", ...args, "--json"]);
+        assert.equal(made.code, 0, made.stdout);
+      }
+      const states = async () =>
+        Object.fromEntries(
+          (await token(["list", "--json"])).json.data.tokens
+            .filter((t: any) => ["erin", "dana", "ci:github"].includes(t.name))
+            .map((t: any) => [`${t.kind} ${t.name}`, t.state]),
+        );
+      const ambiguous = await token(["revoke", "erin", "--json"]);
+      assert.equal(ambiguous.code, 1);
+      assert.equal(ambiguous.json.error.code, "INVALID_ARGUMENT");
+      assert.deepEqual(ambiguous.json.error.details.choices, ["agent:erin", "human:erin"]);
+      assert.deepEqual(await states(), {
+        "agent erin": "active",
+        "person erin": "active",
+        "person dana": "active",
+        "agent ci:github": "active",
+      });
+      for (const name of ["human:dana", "human:erin", "ci:github"]) {
+        const revoked = await token(["revoke", name, "--json"]);
+        assert.equal(revoked.code, 0, revoked.stdout);
+        assert.equal(revoked.json.data.revoked.length, 1, name);
+      }
+      assert.deepEqual(await states(), {
+        "agent erin": "active",
+        "person erin": "revoked",
+        "person dana": "revoked",
+        "agent ci:github": "revoked",
+      });
+      assert.equal((await token(["revoke", "agent:erin"])).code, 0);
+      assert.equal((await states())["agent erin"], "revoked");
+      for (const bad of [
+        ["--agent", "ci:fake"],
+        ["--agent", "agent:erin"],
+      ]) {
+        const refused = await token(["create", ...bad, "--json"]);
+        assert.notEqual(refused.code, 0, bad.join(" "));
+      }
+    });
   });
 }
