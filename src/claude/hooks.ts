@@ -23,6 +23,7 @@ import {
   text,
   touchFromPostToolUse,
 } from "./hook-payload.js";
+import { shownRefusal } from "./hook-refusal.js";
 import {
   FAILURE_CHARS,
   type HookAnswer,
@@ -166,8 +167,10 @@ export async function runClaudeHook(
 ): Promise<HookOutcome> {
   let service: Promise<ArbeitService> | undefined;
   let away: { remote: ServiceTarget; session: string | null; paths?: string[] } | undefined;
+  let event: string | undefined;
   try {
     const payload = parsePayload(input);
+    event = payload.hook_event_name;
     const dir = projectDirOf(payload, env, cwd);
     const where = { cwd: dir, db: settings.db };
     const location = locate(where);
@@ -204,6 +207,8 @@ export async function runClaudeHook(
     if (isNoUsableStore(error)) return { stdout: "", stderr: "" };
     if (away && isServiceAway(error))
       return awayOutcome(name, error, away.remote, away.session, away.paths, editCheckFailsClosed(away.remote));
+    const shown = shownRefusal(name, event, error);
+    if (shown) return shown;
     const message = error instanceof Error ? error.message : String(error);
     return { stdout: "", stderr: `arbeit: ${name} hook skipped: ${message}\n` };
   } finally {

@@ -74,6 +74,8 @@ function outcomeOf(reply: Reply): Outcome {
       cause: status === 429 ? "service_busy" : "service_failing",
       why: `HTTP ${status}: ${message}`,
     };
+  // A release the service does not serve is the host's to show as such (src/claude/hook-refusal.ts).
+  if (code === "VERSION_UNSUPPORTED") return { kind: "answer", envelope };
   if (status >= 400) return { kind: "refused", error: { code, message: `HTTP ${status}: ${message}` } };
   return { kind: "answer", envelope };
 }
