@@ -15,7 +15,7 @@ import { failure, toArbeitError } from "../tools/envelope.js";
 import { allowedHosts, allowedOrigins, hostAllowed, originAllowed } from "../ui/server/security.js";
 import { callWithToken, defaultList, parentSessions, type ServiceContext } from "./calls.js";
 import { ServiceDashboard } from "./dashboard.js";
-import { hookRequest, runHookStep } from "./hook-endpoint.js";
+import { hookOutcome, hookRequest, runHookStep } from "./hook-endpoint.js";
 import { Refusal, readJson, sendJson } from "./http.js";
 import {
   callsOf,
@@ -156,7 +156,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const request = hookRequest(await readJson(req));
     note.tool = request.hook;
     const envelope = await runHookStep(context, bearer, request);
-    note.outcome = envelope.success ? "ok" : envelope.error.code;
+    note.outcome = envelope.success ? (hookOutcome(request.hook, envelope.data) ?? "ok") : envelope.error.code;
     sendJson(res, 200, envelope);
   }
 
