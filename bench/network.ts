@@ -34,7 +34,7 @@ import {
 import { type RoundTripCounts, startTcpProxy, type TcpProxy } from "../test/helpers/tcp-proxy.js";
 import { tempDir } from "../test/helpers/temp.js";
 import { type Checkout, checkout } from "../test/remote/harness.js";
-import { makeToken, type Service, startService } from "../test/serve/harness.js";
+import { makeToken, RELEASE, type Service, startService } from "../test/serve/harness.js";
 import type { UiProject } from "../test/ui/harness.js";
 import { expectEnvelope, openHarness, postgresLocation } from "./harness.js";
 import { finishMachineInfo, type MachineInfo, machineInfo } from "./machine.js";
@@ -435,6 +435,8 @@ export function apiClient(url: string, path?: "/api/hook"): (token: string, ...b
             "Content-Type": "application/json",
             "Content-Length": Buffer.byteLength(body),
             Authorization: `Bearer ${token}`,
+            // As Arbeit's own clients: the service serves a hook step only to a client that names its release.
+            "Arbeit-Version": RELEASE,
           },
         },
         (res) => {

@@ -20,6 +20,7 @@ import {
   text,
   touchFromPostToolUse,
 } from "./hook-payload.js";
+import { shownRefusal } from "./hook-refusal.js";
 import {
   FAILURE_CHARS,
   type HookAnswer,
@@ -162,8 +163,10 @@ export async function runClaudeHook(
   cwd: string = process.cwd(),
 ): Promise<HookOutcome> {
   let service: Promise<ArbeitService> | undefined;
+  let event: string | undefined;
   try {
     const payload = parsePayload(input);
+    event = payload.hook_event_name;
     const dir = projectDirOf(payload, env, cwd);
     const where = { cwd: dir, db: settings.db };
     const location = locate(where);
@@ -190,6 +193,8 @@ export async function runClaudeHook(
     return { stdout: answer.stdout, stderr: "" };
   } catch (error) {
     if (isNoUsableStore(error)) return { stdout: "", stderr: "" };
+    const shown = shownRefusal(name, event, error);
+    if (shown) return shown;
     const message = error instanceof Error ? error.message : String(error);
     return { stdout: "", stderr: `arbeit: ${name} hook skipped: ${message}\n` };
   } finally {

@@ -1,5 +1,7 @@
 import { dirname } from "node:path";
+import { compareVersions } from "../domain/client-versions.js";
 import { type StatusReport, storeStatus } from "../maintenance/status.js";
+import type { ServiceStatus } from "../remote/service-status.js";
 import { type ServiceTarget, serviceTarget } from "../remote/target.js";
 import { locate } from "../service/project.js";
 import { claudeStatus, opencodeStatus } from "../setup/host-status.js";
@@ -21,15 +23,10 @@ no longer exists. Exit 0 when nothing needs attention, 1 when something does (or
 store), so scripts and CI can run it as a check. --json prints the report as JSON.
 `;
 
-function renderText(report: StatusReport & { store: { recorded?: StoreRecord } }): string {
-  const { store, tasks } = report;
-  const lines = [
-    `Store:   ${store.location} (${store.engine}, schema ${store.schema_version}${store.read_only ? ", read-only" : ""})`,
-    ...(store.recorded
-      ? [
-          `         recorded in .arbeit/config.json: ${store.recorded.store}, ${"schema" in store.recorded ? `schema ${store.recorded.schema}` : store.recorded.url}`,
-        ]
-      : []),
+/** What the store holds and who works on what: the same lines for a local store and for a service's. */
+function pictureLines(report: Pick<StatusReport, "tasks" | "working" | "claims">): string[] {
+  const { tasks } = report;
+  return [
     `Tasks:   ${tasks.total} (${tasks.open} open, ${tasks.in_progress} in progress, ${tasks.completed} completed, ${tasks.cancelled} cancelled)`,
     `Working: ${report.working.length === 0 ? "nobody" : `${report.working.length} session(s)`}`,
     ...report.working.map(
@@ -37,6 +34,19 @@ function renderText(report: StatusReport & { store: { recorded?: StoreRecord } }
         `  ${work.task_id}  ${terminalLine(work.title, 60)}  (${work.agent ?? "no agent"}, session ${work.session_id}, since ${work.since})`,
     ),
     `Claims:  ${report.claims.live} live, ${report.claims.expired} expired`,
+  ];
+}
+
+function renderText(report: StatusReport & { store: { recorded?: StoreRecord } }): string {
+  const { store } = report;
+  const lines = [
+    `Store:   ${store.location} (${store.engine}, schema ${store.schema_version}${store.read_only ? ", read-only" : ""})`,
+    ...(store.recorded
+      ? [
+          `         recorded in .arbeit/config.json: ${store.recorded.store}, ${"schema" in store.recorded ? `schema ${store.recorded.schema}` : store.recorded.url}`,
+        ]
+      : []),
+    ...pictureLines(report),
     "Hosts:",
     ...report.hosts.map((host) => `  ${host.host.padEnd(12)} ${host.detail}`),
   ];
@@ -52,16 +62,48 @@ function renderText(report: StatusReport & { store: { recorded?: StoreRecord } }
   return terminalSafe(`${lines.join("\n")}\n`, { newlines: true });
 }
 
-/** A checkout that uses an Arbeit service: where it is, whether it answers, whether there is a token. */
+/** The service's release beside this client's: the same, newer or older (information; the service decides whom it serves). */
+function releaseLine(versions: ServiceStatus["versions"]): string {
+  if (versions.service === null) return `Release: this client ${versions.client}; the service does not say its own`;
+  const order = compareVersions(versions.service, versions.client);
+  const relation =
+    order === 0
+      ? "the same as this client"
+      : order > 0
+        ? `newer than this client, ${versions.client}`
+        : `older than this client, ${versions.client}`;
+  const clients = versions.clients ? `; it serves clients ${versions.clients}` : "";
+  return `Release: the service runs ${versions.service} (${relation})${clients}`;
+}
+
+/** Who the token is, as the service said: its name, kind, access and expiry. */
+function tokenLine(report: ServiceStatus): string {
+  const from =
+    report.token === "missing" ? "none" : report.token === "stored" ? "stored by arbeit login" : "from ARBEIT_TOKEN";
+  const who = report.remote?.token;
+  if (!who) return `Token:   ${from}`;
+  const expiry = who.expires_at ? `expires ${who.expires_at}` : "does not expire";
+  return `Token:   ${from}: ${who.name} (${who.kind}, acts as ${who.acts_as}, ${who.access}, ${expiry})`;
+}
+
+/** A checkout that uses an Arbeit service: where it is, whether it answers, who the token is, and what the store holds. */
 async function remoteStatus(target: ServiceTarget, options: GlobalOptions): Promise<number> {
   const { serviceStatus } = await import("../remote/service-status.js");
   const report = await serviceStatus(target);
   if (wantsJson(options.json)) write(1, `${JSON.stringify(report)}\n`);
   else {
+    const remote = report.remote;
     const lines = [
       `Store:   the Arbeit service at ${report.store.url} (${report.store.from === "record" ? `named in ${report.store.file ?? ".arbeit/"}` : "from ARBEIT_URL"}), ${report.reachable ? "answering" : report.certificate ? "its certificate is not trusted" : "not answering"}`,
       ...(report.store.ca ? [`CA:      ${report.store.ca}`] : []),
-      `Token:   ${report.token === "missing" ? "none" : report.token === "stored" ? "stored by arbeit login" : "from ARBEIT_TOKEN"}`,
+      ...(report.reachable || report.versions.service !== null ? [releaseLine(report.versions)] : []),
+      tokenLine(report),
+      ...(remote
+        ? [
+            `         its store: ${remote.store.engine}, schema ${remote.store.schema_version}${remote.store.read_only ? ", read-only" : ""}`,
+            ...pictureLines(remote),
+          ]
+        : []),
       ...(report.ok ? ["Nothing needs attention."] : ["Needs attention:"]),
       ...report.attention.flatMap((item) => [`  ${item.message}`, ...(item.hint ? [`    hint: ${item.hint}`] : [])]),
     ];

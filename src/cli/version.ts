@@ -1,6 +1,10 @@
 import { readFileSync } from "node:fs";
 
+let known: string | undefined;
+
+/** This Arbeit's release, from its package.json (read once per process). */
 export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return pkg.version;
+  known ??= (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string })
+    .version;
+  return known;
 }

@@ -92,6 +92,9 @@ export const ERROR_SUGGESTIONS = {
   RATE_LIMITED: [
     "Too many requests or open streams for this token; nothing was done. Wait the seconds Retry-After names, then retry; close MCP sessions you no longer use (docs/team.md#limits).",
   ],
+  VERSION_UNSUPPORTED: [
+    "This Arbeit client and the service are releases that do not work together; nothing was done. Upgrade the one the message names (docs/team.md#versions).",
+  ],
   INTERNAL_ERROR: ["This is a bug in Arbeit; nothing was written. Retry once, then report it."],
 } as const satisfies Record<string, readonly string[]>;
 

@@ -16,6 +16,7 @@ const SINGLE = new Set([
   "transfer-encoding",
   "mcp-session-id",
   "x-arbeit-session",
+  "arbeit-version",
 ]);
 
 /** Refuses (400) a request that carries one of the headers above more than once. */

@@ -30,12 +30,14 @@ export interface StatusReport {
 
 /** What each item of `attention` means; the item's own message and hint give the specifics. */
 export const ATTENTION_CODES: Record<
-  "EXPIRED_CLAIMS" | "STORE_READ_ONLY" | "WEBHOOK_FAILING" | HostProblem["code"],
+  "EXPIRED_CLAIMS" | "STORE_READ_ONLY" | "WEBHOOK_FAILING" | "SERVICE_VERSION_UNKNOWN" | HostProblem["code"],
   string
 > = {
   EXPIRED_CLAIMS: "Tasks still name an owner whose lease ran out; `arbeit doctor --fix` releases them.",
   STORE_READ_ONLY: "The store cannot be written; reads still work.",
   WEBHOOK_FAILING: "A webhook's latest delivery failed; `arbeit notify list` shows the error.",
+  SERVICE_VERSION_UNKNOWN:
+    "The Arbeit service this checkout uses does not say its release: it is older than the exchange of versions; upgrade it.",
   HOST_INCOMPLETE:
     "Claude Code is set up only in part (a hook or the MCP server missing); `arbeit setup claude` completes it.",
   HOST_COMMAND_MISSING: "A host's configuration names an `arbeit` command or plugin file that is gone.",

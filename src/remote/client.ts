@@ -1,4 +1,6 @@
 import type { Agent } from "node:http";
+import { version } from "../cli/version.js";
+import { VERSION_HEADER } from "../domain/client-versions.js";
 import type { Envelope } from "../domain/envelope.js";
 import { ArbeitError } from "../domain/errors.js";
 import { storedCa, tokenFor } from "./credentials.js";
@@ -179,6 +181,8 @@ export async function tlsOptions(service: Endpoint, env: NodeJS.ProcessEnv = pro
  * POSTs `body` (GETs without one) and reads the whole answer, within `timeoutMs` (a hung service must not hang the
  * caller). node:http, not fetch: loading fetch costs a fresh process tens of milliseconds, more
  * than the call. HTTPS trusts Node's CAs and NODE_EXTRA_CA_CERTS, and the service's CA file (`tls`).
+ * Every request names this client's release, by which the service serves or refuses it
+ * (docs/team.md#versions); the answer's names the service's.
  */
 async function exchange(
   target: URL,
@@ -195,7 +199,7 @@ async function exchange(
     agent = new http.Agent({ keepAlive: true, ...(tls.ca ? { ca: tls.ca } : {}) });
     agents.set(agentKey, agent);
   }
-  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+  return new Promise<ServiceAnswer>((resolve, reject) => {
     const timer = setTimeout(() => {
       const error = new Error(`No answer within ${timeoutMs} ms.`);
       error.name = "TimeoutError";
@@ -208,17 +212,17 @@ async function exchange(
     };
     const req = http.request(
       target,
-      body === undefined
-        ? { method: "GET", agent }
-        : {
-            method: "POST",
-            agent,
-            headers: {
-              "Content-Type": "application/json",
-              "Content-Length": Buffer.byteLength(body),
-              Authorization: `Bearer ${token}`,
-            },
-          },
+      {
+        method: body === undefined ? "GET" : "POST",
+        agent,
+        headers: {
+          ...(body === undefined
+            ? {}
+            : { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) }),
+          ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
+          [VERSION_HEADER]: version(),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -226,7 +230,12 @@ async function exchange(
         res.on("aborted", () => fail(new Error("The connection closed before the whole answer arrived.")));
         res.on("end", () => {
           clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+          const release = res.headers[VERSION_HEADER.toLowerCase()];
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString("utf8"),
+            version: typeof release === "string" ? release : undefined,
+          });
         });
       },
     );
@@ -235,21 +244,31 @@ async function exchange(
   });
 }
 
+/** What the service answered a request: its HTTP status, its body, and its release (Arbeit-Version). */
+export interface ServiceAnswer {
+  status: number;
+  text: string;
+  /** Undefined from a service older than the exchange of versions. */
+  version: string | undefined;
+}
+
 /**
- * GET <url><path> without a token (GET /healthz, say): the status and body the service answered.
- * Throws the ArbeitError that names why there is no answer, a certificate it does not trust included.
+ * GET <url><path>, with `token` when one is given (GET /healthz needs none, GET /api/status does):
+ * the status, body and release the service answered. Throws the ArbeitError that names why there
+ * is no answer, a certificate it does not trust included.
  */
-export async function getUnauthenticated(
+export async function getFromService(
   service: Endpoint,
   path: string,
   timeoutMs: number,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ status: number; text: string }> {
+  token?: string,
+): Promise<ServiceAnswer> {
   let trusted = service;
   try {
     trusted = withCa(service, env);
     const tls = await tlsOptions(trusted, env);
-    return await exchange(new URL(`${service.url}${path}`), undefined, undefined, timeoutMs, tls);
+    return await exchange(new URL(`${service.url}${path}`), token, undefined, timeoutMs, tls);
   } catch (error) {
     if (error instanceof ArbeitError) throw error;
     throw unreachable(trusted, error, timeoutMs);

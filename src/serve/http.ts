@@ -17,9 +17,13 @@ export class Refusal extends Error {
     suggestions?: string[],
     /** Headers the answer carries (Retry-After, say). */
     readonly headers: Record<string, string> = {},
+    details?: Record<string, unknown>,
   ) {
     super(message);
-    this.error = new ArbeitError(code, message, suggestions ? { suggestions } : {});
+    this.error = new ArbeitError(code, message, {
+      ...(suggestions ? { suggestions } : {}),
+      ...(details ? { details } : {}),
+    });
   }
 
   envelope(): Envelope<never> {

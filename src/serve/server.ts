@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
+import { clientRange, VERSION_HEADER } from "../domain/client-versions.js";
 import { guardEdges, requestTimeouts, sendRefusal } from "../http/edges.js";
 import { listen } from "../http/listen.js";
 import { logField } from "../http/log-field.js";
@@ -14,6 +15,7 @@ import { findTool } from "../tools/catalogue.js";
 import { failure, toArbeitError } from "../tools/envelope.js";
 import { allowedHosts, allowedOrigins, hostAllowed, originAllowed } from "../ui/server/security.js";
 import { callWithToken, defaultList, parentSessions, type ServiceContext } from "./calls.js";
+import { refuseUnservedClient } from "./client-version.js";
 import { ServiceDashboard } from "./dashboard.js";
 import { hookOutcome, hookRequest, runHookStep } from "./hook-endpoint.js";
 import { Refusal, readJson, sendJson } from "./http.js";
@@ -28,6 +30,7 @@ import {
 } from "./limits.js";
 import { McpEndpoint, SESSION_HEADER } from "./mcp-endpoint.js";
 import { SessionOwners } from "./session-owners.js";
+import { serviceReport } from "./status-endpoint.js";
 import { type Bearer, TokenGate } from "./token-gate.js";
 
 export interface ServiceOptions extends ServiceContext {
@@ -129,13 +132,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let inFlight = 0;
   let drained: (() => void) | undefined;
 
+  // The release and the clients it serves: asked before any token, so a client learns why it is refused.
+  const release = { version: options.version, clients: clientRange(options.version).text };
+
   async function healthz(res: ServerResponse, note: RequestNote) {
     try {
       await store.transaction("read", (db) => db.get("SELECT 1 AS ok"));
-      sendJson(res, 200, { success: true, data: { ok: true, store: "ok" } });
+      sendJson(res, 200, { success: true, data: { ok: true, store: "ok", ...release } });
     } catch {
       note.outcome = "store unavailable";
-      sendJson(res, 503, { success: true, data: { ok: false, store: "unavailable" } });
+      sendJson(res, 503, { success: true, data: { ok: false, store: "unavailable", ...release } });
     }
   }
 
@@ -172,6 +178,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const path = url.pathname;
     if (!METHODS.includes(req.method ?? "")) throw methodRefused(ALLOW);
     if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) return healthz(res, note);
+    refuseUnservedClient(req, path, options.version);
     // The dashboard's page and assets hold no data: they load without a token.
     if (dashboard.page(req.method ?? "", url, res)) return;
     const address = req.socket.remoteAddress ?? "-";
@@ -207,6 +214,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       }
       return mcp.handle(req, res, bearer, body);
     }
+    if (path === "/api/status") {
+      if (req.method !== "GET") throw methodRefused("GET");
+      return sendJson(res, 200, { success: true, data: await serviceReport(store, options.version, bearer.token) });
+    }
     if (path.startsWith("/api/")) return dashboard.api(url, req, res, bearer, note);
     throw new Refusal(404, "INVALID_ARGUMENT", `Nothing is served at ${path}: use /api/call, /mcp or /healthz.`);
   }
@@ -214,6 +225,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const note: RequestNote = { who: "-", tool: "-", outcome: "" };
+    res.setHeader(VERSION_HEADER, options.version);
     // An MCP client's GET and the dashboard's live GET are streams that stay open: shutting down does not wait for them.
     const counted = !(req.method === "GET" && (req.url?.startsWith("/mcp") || req.url?.startsWith("/api/live")));
     if (counted) inFlight++;

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { arbeitHookProgram, CLAUDE_HOOKS, isArbeitHook, PROJECT_DIR } from "./claude-config.js";
 import { readText } from "./files.js";
 import { projectHasArbeit } from "./installation.js";
-import { BLOCK_END, BLOCK_START, instructionBlock } from "./instructions.js";
+import { BLOCK_END, BLOCK_START, instructionBlock, instructionKind } from "./instructions.js";
 import { isObject, type JsonObject, readJsonObject, SetupError } from "./json-file.js";
 import { PLUGIN_FILE } from "./opencode.js";
 import { listsArbeitPlugin } from "./opencode-config.js";
@@ -78,7 +78,7 @@ function instructions(root: string, file: string, setup: string, problems: HostP
   const start = text.indexOf(BLOCK_START);
   if (start === -1) return "";
   const end = text.indexOf(BLOCK_END, start);
-  if (end === -1 || text.slice(start, end + BLOCK_END.length) !== instructionBlock()) {
+  if (end === -1 || text.slice(start, end + BLOCK_END.length) !== instructionBlock(instructionKind(root))) {
     problems.push({
       code: "HOST_INSTRUCTIONS_OUTDATED",
       message: `The Arbeit instructions in ${file} are not the ones this version writes.`,

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { readText, removeFile } from "./files.js";
-import { BLOCK_END, BLOCK_START, instructionBlock } from "./instructions.js";
+import { BLOCK_END, BLOCK_START, instructionBlock, instructionKind } from "./instructions.js";
 import { SetupError } from "./json-file.js";
 import { record, type SetupReport } from "./report.js";
 
@@ -78,7 +79,7 @@ export type FileStep = ((report: SetupReport) => void) & { path: string; writes:
  * run is written; the returned step writes it and reports it.
  */
 export function addInstructions(path: string): FileStep {
-  const next = withBlock(readText(path), instructionBlock(), path);
+  const next = withBlock(readText(path), instructionBlock(instructionKind(dirname(path))), path);
   const step = (report: SetupReport) => {
     if (next.action !== "unchanged") writeFileSync(path, next.text);
     record(report, path, next.action, next.action === "unchanged" ? "Arbeit block already current" : "Arbeit block");

@@ -30,20 +30,27 @@ export interface CliResult {
  * The command that runs the built CLI with `args`; with `umask`, a shell sets that umask first (the
  * files a process creates take their mode from it).
  */
-export function cliCommand(args: string[], umask?: number): { command: string; args: string[] } {
-  if (umask === undefined) return { command: process.execPath, args: [CLI, ...args] };
+export function cliCommand(args: string[], umask?: number, cli = CLI): { command: string; args: string[] } {
+  if (umask === undefined) return { command: process.execPath, args: [cli, ...args] };
   const shell = `umask ${umask.toString(8).padStart(3, "0")} && exec "$0" "$@"`;
-  return { command: "sh", args: ["-c", shell, process.execPath, CLI, ...args] };
+  return { command: "sh", args: ["-c", shell, process.execPath, cli, ...args] };
 }
 
 export function runCli(
   args: string[],
-  options: { cwd: string; env?: Record<string, string>; input?: string | Buffer; umask?: number },
+  options: {
+    cwd: string;
+    env?: Record<string, string>;
+    input?: string | Buffer;
+    umask?: number;
+    /** Another built CLI to run (an earlier release's, test/helpers/previous-release.ts); this checkout's by default. */
+    cli?: string;
+  },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...options.env };
     for (const key of ARBEIT_SETTINGS) if (!options.env?.[key]) delete env[key];
-    const command = cliCommand(args, options.umask);
+    const command = cliCommand(args, options.umask, options.cli);
     const child = spawn(command.command, command.args, { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";

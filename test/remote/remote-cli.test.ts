@@ -219,13 +219,16 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
     it("arbeit status shows the service, that it answers and that there is a token", async () => {
       const status = await laptop.cli(["status", "--json"]);
       assert.equal(status.code, 0, status.stdout + status.stderr);
-      assert.deepEqual(status.json, {
+      const { versions, remote, ...rest } = status.json;
+      assert.deepEqual(rest, {
         ok: true,
         store: { engine: "service", url: proxy.url, from: "record", file: join(laptop.dir, ".arbeit", "service.json") },
         token: "stored",
         reachable: true,
         attention: [],
       });
+      assert.equal(versions.service, versions.client);
+      assert.equal(remote.token.name, "alice");
     });
 
     it("commands that work on a store of their own refuse, and make no local store", async () => {

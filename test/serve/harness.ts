@@ -3,8 +3,12 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Page } from "playwright-core";
+import { version } from "../../src/cli/version.js";
 import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
 import type { UiProject } from "../ui/harness.js";
+
+/** This checkout's release, which its clients send as Arbeit-Version. */
+export const RELEASE = version();
 
 /** A running `arbeit serve` process, started by a test and stopped by it. */
 export interface Service {
@@ -16,11 +20,14 @@ export interface Service {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Starts `arbeit serve --port 0` in the project; resolves once it printed its URL. */
-export function startService(project: UiProject, args: string[] = []): Promise<Service> {
+/**
+ * Starts `arbeit serve --port 0` in the project (with this checkout's CLI, or `cli`); resolves
+ * once it printed its URL.
+ */
+export function startService(project: UiProject, args: string[] = [], cli = CLI): Promise<Service> {
   const env: Record<string, string | undefined> = { ...process.env, ...project.env };
   for (const key of ARBEIT_SETTINGS) if (!project.env[key]) delete env[key];
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", ...args], {
+  const child = spawn(process.execPath, [cli, "serve", "--port", "0", ...args], {
     cwd: project.dir,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -104,9 +111,9 @@ export const apiCall = (
   headers: Record<string, string> = {},
 ) => apiPost(service, "/api/call", token, body, headers);
 
-/** POST /api/hook with the token: the HTTP status and the envelope. */
-export const apiHook = (service: Service, token: string, body: unknown) =>
-  apiPost(service, "/api/hook", token, body, {});
+/** POST /api/hook with the token, naming this release as Arbeit's own clients do: the HTTP status and the envelope. */
+export const apiHook = (service: Service, token: string, body: unknown, headers: Record<string, string> = {}) =>
+  apiPost(service, "/api/hook", token, body, { "Arbeit-Version": RELEASE, ...headers });
 
 /** The body of a UserPromptSubmit hook step in `session` whose prompt is `text`. */
 export const promptStep = (session: string, text: string) => ({

@@ -6,7 +6,7 @@ import { postCall } from "../../src/remote/client.js";
 import { runCli } from "../helpers/cli.js";
 import { postgresSkip } from "../helpers/postgres.js";
 import { type Engine, type UiProject, uiProject } from "../ui/harness.js";
-import { apiCall, apiHook, makeToken, promptStep, type Service, startService } from "./harness.js";
+import { apiCall, apiHook, makeToken, promptStep, RELEASE, type Service, startService } from "./harness.js";
 
 /**
  * POST /api/hook (docs/team.md): one step of a host's hook, run with the token's identity. Its
@@ -22,7 +22,7 @@ describe("POST /api/hook", () => {
   const hook = async (token: string, body: unknown) => {
     const response = await fetch(`${service.url}/api/hook`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}`, "Arbeit-Version": RELEASE },
       body: JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as any };

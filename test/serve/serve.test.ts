@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
+import { clientRange } from "../../src/domain/client-versions.js";
 import { TOOL_NAMES } from "../../src/tools/catalogue.js";
 import { runCli } from "../helpers/cli.js";
 import { postgresSkip } from "../helpers/postgres.js";
 import { type Engine, type UiProject, uiProject } from "../ui/harness.js";
-import { apiCall, makeToken, mcpClient, type Service, startService } from "./harness.js";
+import { apiCall, makeToken, mcpClient, RELEASE, type Service, startService } from "./harness.js";
 
 type Call = (tool: string, args: Record<string, unknown>) => Promise<any>;
 
@@ -92,7 +93,10 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
     it("GET /healthz answers without a token and says the store answers", async () => {
       const response = await fetch(`${service.url}/healthz`);
       assert.equal(response.status, 200);
-      assert.deepEqual(await response.json(), { success: true, data: { ok: true, store: "ok" } });
+      assert.deepEqual(await response.json(), {
+        success: true,
+        data: { ok: true, store: "ok", version: RELEASE, clients: clientRange(RELEASE).text },
+      });
     });
 
     it("a missing, wrong or revoked token gets 401, the same for each, naming no one", async () => {
@@ -114,7 +118,7 @@ for (const engine of ["sqlite", "postgres"] as Engine[]) {
       const hook = (title: string) =>
         fetch(`${service.url}/api/hook`, {
           method: "POST",
-          headers: { "Content-Type": "application/json", Authorization: `Bearer ${busy}` },
+          headers: { "Content-Type": "application/json", Authorization: `Bearer ${busy}`, "Arbeit-Version": RELEASE },
           body: JSON.stringify({
             hook: "track-files",
             session: "busy-1",

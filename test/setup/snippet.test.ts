@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -127,5 +127,33 @@ describe("the instruction block", () => {
     assert.equal(existsSync(join(dir, ".mcp.json")), false);
     assert.equal(existsSync(join(dir, ".arbeit")), false);
     cleanup();
+  });
+
+  it("in a project that uses an Arbeit service, says to log in and never to make a store, within the budget", async () => {
+    const { dir, cleanup } = tempDir("arbeit-snippet-");
+    try {
+      const init = await runCli(["init", "--server", "https://arbeit.example.com", "--json"], { cwd: dir });
+      assert.equal(init.code, 0, init.stdout + init.stderr);
+      for (const host of ["claude", "opencode"]) {
+        const result = await setup(dir, host, ...(host === "claude" ? ["--command", "arbeit"] : []));
+        assert.equal(result.code, 0, result.stdout + result.stderr);
+      }
+      const block = blockOf(read(join(dir, "CLAUDE.md")));
+      assert.equal(blockOf(read(join(dir, "AGENTS.md"))), block);
+      assert.doesNotMatch(block, /NOT_INITIALIZED/);
+      assert.match(block, /never `arbeit_init`/);
+      assert.match(block, /UNAUTHORIZED, ask the person to run the `arbeit login` it names/);
+      assert.ok(countTokens(block) <= TOKEN_BUDGET, `the block is ${countTokens(block)} tokens`);
+      // A second run leaves the block as it is: it is the one this kind of project gets.
+      assert.equal(actionOf(await setup(dir, "claude", "--command", "arbeit"), "CLAUDE.md"), "unchanged");
+      // The same project on a store of its own gets the other block back.
+      rmSync(join(dir, ".arbeit"), { recursive: true });
+      assert.equal((await runCli(["init", "--json"], { cwd: dir })).code, 0);
+      const local = await setup(dir, "claude", "--command", "arbeit");
+      assert.equal(actionOf(local, "CLAUDE.md"), "updated");
+      assert.match(blockOf(read(join(dir, "CLAUDE.md"))), /if it answers NOT_INITIALIZED, `arbeit_init` once/);
+    } finally {
+      cleanup();
+    }
   });
 });
