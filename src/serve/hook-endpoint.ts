@@ -21,6 +21,9 @@ const STEPS = new Map<string, AnyStep>(
   [...CLAUDE_STEPS, trackFilesStep, trackCommandStep, heartbeatStep, ...OPENCODE_STEPS].map((s) => [s.name, s]),
 );
 
+/** Whether `name` is a hook step this service runs. */
+export const isHookStep = (name: string): boolean => STEPS.has(name);
+
 type ReadHook = HookRequest & { parents: string[]; list: string | undefined };
 
 export function hookRequest(body: unknown): ReadHook {
