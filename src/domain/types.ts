@@ -203,6 +203,8 @@ export const EVENT_TYPES = [
   "files_reserved",
   "reservation_released",
   "reservation_expired",
+  /** A host refused a session's edit of a file another session reserved exclusively (once per session, reservation and path). */
+  "edit_refused",
   "memory_set",
   "memory_deleted",
   "token_created",

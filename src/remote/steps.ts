@@ -45,6 +45,11 @@ export interface HostStep<I, O> {
    * stays silent). Absent: the call is refused with FORBIDDEN.
    */
   readOnly?: "reads" | { answer: O };
+  /**
+   * What the service's request log says of an answer that is not a plain `ok` (an edit refused:
+   * `edit_refused`); undefined for `ok`.
+   */
+  outcome?(output: O): string | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds steps of every input and output.

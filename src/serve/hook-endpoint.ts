@@ -48,6 +48,11 @@ export function hookRequest(body: unknown): ReadHook {
   };
 }
 
+/** What the request log says of a step's answer beyond `ok` (HostStep.outcome), if anything. */
+export function hookOutcome(hook: string, data: unknown): string | undefined {
+  return STEPS.get(hook)?.outcome?.(data);
+}
+
 /** Runs the step for `bearer`'s token: its session rules, its read-only rule, then the step. */
 export function runHookStep(context: CallContext, bearer: Bearer, request: ReadHook): Promise<Envelope> {
   const { token } = bearer;

@@ -34,8 +34,11 @@ export function endpointOf(path: string): string {
 /** A tool, hook step or MCP method as a label; "other" for anything else a client named. */
 const toolLabel = (tool: string) => (findTool(tool) || isHookStep(tool) || MCP_METHODS.has(tool) ? tool : "other");
 
-/** An outcome as a label: "ok", an error code, or "other". */
-const outcomeLabel = (outcome: string) => (outcome === "ok" || CODES.has(outcome) ? outcome : "other");
+/** The outcomes a hook step may name besides ok (src/remote/steps.ts): not errors. */
+const STEP_OUTCOMES = new Set(["ok", "edit_refused"]);
+
+/** An outcome as a label: "ok", a step's own outcome, an error code, or "other". */
+const outcomeLabel = (outcome: string) => (STEP_OUTCOMES.has(outcome) || CODES.has(outcome) ? outcome : "other");
 
 /** A label value in the exposition format: backslash, double quote and line feed escaped. */
 const quoted = (value: string) => `"${value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n")}"`;
@@ -94,7 +97,7 @@ export class ServiceMetrics {
     this.#requests.add({ endpoint, status: String(request.status) });
     if (request.tool !== "-")
       this.#calls.add({ tool: toolLabel(request.tool), outcome: outcomeLabel(request.outcome || "ok") });
-    if (request.outcome !== "" && request.outcome !== "ok") this.#errors.add({ code: outcomeLabel(request.outcome) });
+    if (CODES.has(request.outcome)) this.#errors.add({ code: request.outcome });
     if (request.stream) return;
     let timing = this.#latency.get(endpoint);
     if (!timing) {

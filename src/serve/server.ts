@@ -16,7 +16,7 @@ import { allowedHosts, allowedOrigins, hostAllowed, originAllowed } from "../ui/
 import { callWithToken, defaultList, parentSessions, type ServiceContext } from "./calls.js";
 import { refuseUnservedClient } from "./client-version.js";
 import { ServiceDashboard } from "./dashboard.js";
-import { hookRequest, runHookStep } from "./hook-endpoint.js";
+import { hookOutcome, hookRequest, runHookStep } from "./hook-endpoint.js";
 import { Refusal, readJson, sendJson } from "./http.js";
 import {
   callsOf,
@@ -174,7 +174,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const request = hookRequest(await readJson(req));
     note.tool = request.hook;
     const envelope = await runHookStep(context, bearer, request);
-    note.outcome = envelope.success ? "ok" : envelope.error.code;
+    note.outcome = envelope.success ? (hookOutcome(request.hook, envelope.data) ?? "ok") : envelope.error.code;
     sendJson(res, 200, envelope);
   }
 

@@ -1,5 +1,6 @@
 import { leaseUntil } from "../domain/claims.js";
 import type { Caller } from "./caller.js";
+import { sweepExpiredClaims } from "./claims.js";
 import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 
 export interface HeartbeatInput {
@@ -18,19 +19,24 @@ export interface HeartbeatResult {
  * A beat of a live conversation's session: every claim and file reservation it holds runs until
  * `seconds` from now on the database's clock (sooner or later than its lease said), with that
  * length as its own from then on, so renewal by activity keeps to it. `ended`: they lapse now,
- * free for anyone at once; like any lapse it is recorded as claim_expired when swept, and the
- * claim stays keyed to this session for fencing. No version, no event, like renewal by activity.
+ * free for anyone at once, and swept there and then: recorded as claim_expired, so that the claim
+ * stays keyed to this session for fencing (a session that lived on after all is told CLAIM_MOVED
+ * once another took the task, as after any lapse). No version, no event, like renewal by activity.
  */
 export async function heartbeat(
   deps: ServiceDeps,
   input: HeartbeatInput,
   caller: Caller & { session: string },
 ): Promise<Result<HeartbeatResult>> {
-  return mutate(deps, caller, async ({ tx, session, databaseNow }) => {
+  return mutate(deps, caller, async (w) => {
+    const { tx, session, databaseNow } = w;
     const until = input.ended ? databaseNow : leaseUntil(new Date(databaseNow), input.seconds);
     const claims = tx.beatClaims(session, databaseNow, until, input.seconds);
     claims.catch(() => {});
     const reservations = await tx.beatReservations(session, databaseNow, until, input.seconds);
-    return ok({ claims: await claims, reservations });
+    const counts = { claims: await claims, reservations };
+    // Swept at once, so that the tasks read as free (no holder named) right away.
+    if (input.ended) await sweepExpiredClaims(w);
+    return ok(counts);
   });
 }

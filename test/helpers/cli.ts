@@ -44,7 +44,7 @@ export function runCli(
     env?: Record<string, string>;
     input?: string | Buffer;
     umask?: number;
-    /** Another built CLI to run (test/helpers/release-copy.ts); this checkout's by default. */
+    /** Another built CLI to run (an earlier release's, test/helpers/previous-release.ts); this checkout's by default. */
     cli?: string;
   },
 ): Promise<CliResult> {

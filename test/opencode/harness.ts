@@ -96,11 +96,14 @@ export interface OpencodeRun {
   events: any[];
 }
 
-/** `opencode run --format json <prompt> </dev/null`, with cwd and PWD both the project. */
+/**
+ * `opencode run --format json <prompt> </dev/null`, with cwd and PWD both the project, in a
+ * process group of its own (`started` is told its id, which is the group's).
+ */
 export function runOpencode(
   sandbox: OpencodeSandbox,
   prompt: string,
-  options: { port: number; timeoutMs: number; args?: string[] },
+  options: { port: number; timeoutMs: number; args?: string[]; started?: (pid: number) => void },
 ): Promise<OpencodeRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(OPENCODE, ["run", "--format", "json", ...(options.args ?? []), prompt], {
@@ -109,6 +112,7 @@ export function runOpencode(
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
+    if (child.pid) options.started?.(child.pid);
     let stdout = "";
     let stderr = "";
     let timedOut = false;
