@@ -29,6 +29,9 @@ const STEPS = new Map<string, AnyStep>(
   ]),
 );
 
+/** Whether `name` is a hook step this service runs. */
+export const isHookStep = (name: string): boolean => STEPS.has(name);
+
 type ReadHook = HookRequest & { parents: string[]; list: string | undefined };
 
 export function hookRequest(body: unknown): ReadHook {

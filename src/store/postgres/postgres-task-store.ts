@@ -186,6 +186,12 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
   readonly #deferReadCommit: boolean;
   readonly #migrate: boolean;
 
+  /** The connection pool's use now: connections open, idle, and callers waiting for one. */
+  poolUse(): { max: number; total: number; idle: number; waiting: number } {
+    const pool = this.#pool;
+    return { max: pool.options.max ?? 10, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+  }
+
   private constructor(
     pool: Pool,
     location: string,
