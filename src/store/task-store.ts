@@ -477,6 +477,8 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    * (one per refused path).
    */
   refusalsFreed(session: string, afterSeq: number, limit: number): Promise<FreedRefusal[]>;
+  /** The newest `limit` edit_refused events since `since`, each with whether its reservation has ended. */
+  recentEditRefusals(since: string, limit: number): Promise<Array<ArbeitEvent & { freed: boolean }>>;
 }
 
 /** A reservation that refused a session's edit has ended. */

@@ -177,6 +177,29 @@ describe("a checkout set up with init --server by an older Arbeit (.arbeit/confi
   });
 });
 
+describe("init --server --ca with a file that is no CA", () => {
+  it("is INVALID_ARGUMENT naming the file, and writes nothing", async () => {
+    const work = tempDir("arbeit-bad-ca-");
+    try {
+      writeFileSync(join(work.dir, "notes.pem"), "not a certificate\n");
+      for (const [file, why] of [
+        ["missing.pem", /does not exist/],
+        ["notes.pem", /holds no PEM certificate/],
+      ] as const) {
+        const init = await runCli(["init", "--server", "https://arbeit.example.com", "--ca", file, "--json"], {
+          cwd: work.dir,
+        });
+        assert.equal(init.json?.error.code, "INVALID_ARGUMENT", init.stdout + init.stderr);
+        assert.match(init.json.error.message, why);
+        assert.ok(init.json.error.message.includes(join(work.dir, file)));
+        assert.equal(existsSync(join(work.dir, ".arbeit")), false);
+      }
+    } finally {
+      work.cleanup();
+    }
+  });
+});
+
 describe("a damaged or unsafe .arbeit/service.json", () => {
   const cases: Array<[string, string, RegExp]> = [
     ["not JSON", "{url:", /is not valid JSON/],

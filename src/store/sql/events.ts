@@ -29,6 +29,10 @@ const CLAIM_HISTORY = `SELECT * FROM events WHERE task_id = ?
 const MAX_SEQ = "SELECT COALESCE(MAX(seq), 0) AS seq FROM events";
 const EDIT_REFUSALS = `SELECT * FROM events WHERE entity_type = 'reservation' AND entity_id = ?
   AND event_type = 'edit_refused' ORDER BY seq LIMIT ?`;
+/** Edits refused since a time, newest first, each with whether its reservation has ended since. */
+const RECENT_REFUSALS = `SELECT r.*, EXISTS (SELECT 1 FROM events f WHERE f.entity_type = 'reservation'
+    AND f.entity_id = r.entity_id AND f.event_type IN ('reservation_released', 'reservation_expired')) AS freed
+  FROM events r WHERE r.event_type = 'edit_refused' AND r.timestamp >= ? ORDER BY r.seq DESC LIMIT ?`;
 /** The end of each reservation the session was refused an edit by, with what it was refused. */
 const REFUSALS_FREED = `SELECT f.*, r.payload AS refused_payload FROM events r
   JOIN events f ON f.entity_type = 'reservation' AND f.entity_id = r.entity_id AND f.seq > r.seq
@@ -144,6 +148,11 @@ export function eventStatements(db: SqlDb) {
 
     async editRefusals(reservationId: string, limit: number): Promise<ArbeitEvent[]> {
       return (await db.all(EDIT_REFUSALS, reservationId, limit)).map(toEvent);
+    },
+
+    async recentEditRefusals(since: string, limit: number): Promise<Array<ArbeitEvent & { freed: boolean }>> {
+      const rows = await db.all(RECENT_REFUSALS, since, limit);
+      return rows.map((row) => ({ ...toEvent(row), freed: row.freed === true || Number(row.freed) === 1 }));
     },
 
     async refusalsFreed(session: string, afterSeq: number, limit: number): Promise<FreedRefusal[]> {
