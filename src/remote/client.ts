@@ -1,8 +1,8 @@
 import type { Agent } from "node:http";
-import { version } from "../cli/version.js";
 import { VERSION_HEADER } from "../domain/client-versions.js";
 import type { Envelope } from "../domain/envelope.js";
 import { ArbeitError } from "../domain/errors.js";
+import { version } from "../service/release.js";
 import { storedCa, tokenFor } from "./credentials.js";
 import { certificateError, certificateProblem, trustedRoots } from "./trust.js";
 

@@ -118,8 +118,15 @@ describe("OpenCode, real binary, with the plugin pointed at arbeit serve", { ski
   it("the tool call is made on the service, as the token's agent, in OpenCode's session", async () => {
     const task = (await direct(["task", "get", taskId, "--json"])).data.task;
     assert.equal(task.status, "in_progress");
-    assert.equal(task.owner, "opencode-laptop");
-    assert.match(task.claim_session, /^ses_/);
+    const query = { query: "events", params: { task_id: taskId, event_types: ["task_claimed"] } };
+    const { events } = (await direct(["call", "arbeit_query", JSON.stringify(query)])).data;
+    assert.deepEqual(
+      events.map((event: { agent: string }) => event.agent),
+      ["opencode-laptop"],
+    );
+    assert.match(events[0].session_id, /^ses_/);
+    // The run has ended: the conversation's claim went with it, and the task waits for whoever resumes it.
+    assert.equal(task.claim_session, null);
   });
 
   it("the files the session wrote and read are recorded on the service, relative to the project root", async () => {
