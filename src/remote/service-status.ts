@@ -5,6 +5,7 @@ import type { ServiceReport } from "../serve/status-endpoint.js";
 import { version as ownVersion } from "../service/release.js";
 import { getFromService, HOOK_TIMEOUT_MS, type ServiceAnswer } from "./client.js";
 import { tokenFor } from "./credentials.js";
+import { type OutageStatus, outageAttention, outageStatus } from "./outage-status.js";
 import type { ServiceTarget } from "./target.js";
 
 /** What `arbeit status` reports for a checkout that uses a service. */
@@ -23,6 +24,8 @@ export interface ServiceStatus {
    * local status gives (tasks by status, who works on what, claims). Absent when it could not be asked.
    */
   remote?: Omit<ServiceReport, "service" | "attention">;
+  /** The checkout's own record of an outage and its outbox (when it has a `.arbeit/` folder). */
+  outage?: OutageStatus;
   attention: Array<{ code?: string; message: string; hint?: string }>;
 }
 
@@ -101,6 +104,8 @@ export async function serviceStatus(
           ? "Upgrade the service first, or use an older client here."
           : `Upgrade Arbeit in this checkout to the service's release (${service}).`,
     });
+  const outage = target.folder ? outageStatus(target.folder) : undefined;
+  if (outage) attention.push(...outageAttention(outage));
   return {
     ok: attention.length === 0,
     store: {
@@ -117,6 +122,7 @@ export async function serviceStatus(
       : {}),
     versions: { client, service, clients },
     ...(remote ? { remote } : {}),
+    ...(outage ? { outage } : {}),
     attention,
   };
 }

@@ -144,6 +144,16 @@ describe("Claude Code hooks when the service cannot be asked", () => {
       outboxLines(laptop.dir).map((entry) => entry.hook),
       ["post-tool-use", "session-end"],
     );
+    // `arbeit status` says so too: since when, what waits.
+    const status = await laptop.cli(["status", "--json"]);
+    assert.equal(status.code, 1);
+    assert.deepEqual(
+      [status.json.outage.away.since, status.json.outage.pending, status.json.outage.away.unchecked_edits],
+      [awayState(laptop.dir).away.since, 2, 3],
+    );
+    assert.ok(
+      status.json.attention.some((item: any) => /Coordination is off in this checkout since/.test(item.message)),
+    );
     assert.deepEqual(
       awayState(laptop.dir).away.unchecked_edits.map((e: any) => [e.session, e.paths, e.decision]),
       [
@@ -273,6 +283,8 @@ describe("Claude Code hooks when the service cannot be asked", () => {
         [["post-tool-use", "src/new.ts", "INVALID_ARGUMENT"]],
       );
       assert.equal(awayState(laptop.dir).away, undefined, "the service answers: coordination is not off");
+      const status = await laptop.cli(["status", "--json"]);
+      assert.deepEqual([status.json.outage.pending, status.json.outage.set_aside], [0, 1]);
       const prompt = await hook("user-prompt-submit", "UserPromptSubmit", { prompt: "Still here" }, env);
       assert.doesNotMatch(prompt.stdout, /refused/);
     });
