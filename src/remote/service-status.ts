@@ -104,7 +104,9 @@ export async function serviceStatus(
           ? "Upgrade the service first, or use an older client here."
           : `Upgrade Arbeit in this checkout to the service's release (${service}).`,
     });
-  const outage = target.folder ? outageStatus(target.folder) : undefined;
+  const found = target.folder ? outageStatus(target.folder) : undefined;
+  // Said only when there is something to say: a checkout in good order reports as it did.
+  const outage = found && (found.away || found.pending > 0 || found.set_aside > 0) ? found : undefined;
   if (outage) attention.push(...outageAttention(outage));
   return {
     ok: attention.length === 0,

@@ -479,7 +479,10 @@ describe("a process given ARBEIT_URL in a checkout with a local store", () => {
       const env = { ...laptop.env, ARBEIT_URL: url, ARBEIT_TOKEN: "arb_anything" };
       const payload = hookPayload(laptop.dir, "claude-1", "SessionStart", { source: "startup" });
       const result = await runHook("session-start", payload, laptop.dir, env);
-      assert.deepEqual([result.code, result.stdout], [0, ""]);
+      assert.equal(result.code, 0);
+      // The agent is told the service cannot be asked; nothing comes from the local store.
+      assert.match(result.stdout, /coordination is OFF/);
+      assert.doesNotMatch(result.stdout, /Only in the local store/);
       assert.ok(result.stderr.includes(url), result.stderr);
     } finally {
       laptop.close();
