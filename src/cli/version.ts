@@ -1,10 +1,1 @@
-import { readFileSync } from "node:fs";
-
-let known: string | undefined;
-
-/** This Arbeit's release, from its package.json (read once per process). */
-export function version(): string {
-  known ??= (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string })
-    .version;
-  return known;
-}
+export { version } from "../remote/release.js";

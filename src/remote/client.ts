@@ -1,9 +1,9 @@
 import type { Agent } from "node:http";
-import { version } from "../cli/version.js";
 import { VERSION_HEADER } from "../domain/client-versions.js";
 import type { Envelope } from "../domain/envelope.js";
 import { ArbeitError } from "../domain/errors.js";
 import { storedCa, tokenFor } from "./credentials.js";
+import { version } from "./release.js";
 import { certificateError, certificateProblem, trustedRoots } from "./trust.js";
 
 /**

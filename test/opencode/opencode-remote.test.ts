@@ -115,11 +115,18 @@ describe("OpenCode, real binary, with the plugin pointed at arbeit serve", { ski
     assert.deepEqual(model.errors, []);
   });
 
-  it("the tool call is made on the service, as the token's agent, in OpenCode's session", async () => {
+  it("the tool call is made on the service, as the token's agent, in OpenCode's session, whose end frees the claim", async () => {
     const task = (await direct(["task", "get", taskId, "--json"])).data.task;
     assert.equal(task.status, "in_progress");
-    assert.equal(task.owner, "opencode-laptop");
-    assert.match(task.claim_session, /^ses_/);
+    const query = { query: "events", params: { task_id: taskId, limit: 100 } };
+    const events = (await direct(["call", "arbeit_query", JSON.stringify(query)])).data.events;
+    const claimed = events.find((event: any) => event.event_type === "task_claimed");
+    assert.equal(claimed?.agent, "opencode-laptop");
+    assert.match(claimed?.session_id, /^ses_/);
+    // The run's end (OpenCode disposing the project) let its claim lapse on the service at once.
+    const lapsed = events.find((event: any) => event.event_type === "claim_expired");
+    assert.equal(lapsed?.payload.session, claimed?.session_id);
+    assert.equal(task.claim_session, null);
   });
 
   it("the files the session wrote and read are recorded on the service, relative to the project root", async () => {
@@ -144,6 +151,8 @@ describe("OpenCode, real binary, with the plugin pointed at arbeit serve", { ski
     const log = service.stderr();
     assert.match(log, /opencode-laptop POST \/api\/call arbeit_task_start_work 200 ok/);
     assert.match(log, /opencode-laptop POST \/api\/hook system-prompt 200 ok/);
+    // The conversation's heartbeat: after the claiming call, and at the run's end.
+    assert.ok((log.match(/opencode-laptop POST \/api\/hook heartbeat 200 ok/g)?.length ?? 0) >= 2, log);
     // One request for each file tool call (write, read) and one for OpenCode's file.edited event.
     assert.equal(log.match(/POST \/api\/hook track-files 200 ok/g)?.length, 3, log);
     assert.equal(proxy.requests.length, log.match(/ POST \/api\/(call|hook) /g)?.length);
