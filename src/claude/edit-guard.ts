@@ -62,4 +62,5 @@ export const preToolUse: HostStep<{ paths: string[] }, HookAnswer> = {
   readOnly: "reads",
   run: async (service, input, caller, access) =>
     preToolUseOutput(await checkEditStep.run(service, input, caller, access)),
+  outcome: (answer) => (answer.stdout.includes('"permissionDecision":"deny"') ? "edit_refused" : undefined),
 };

@@ -1,11 +1,14 @@
+import { editCheckFailsClosed } from "../remote/edit-check-setting.js";
+import { isServiceAway } from "../remote/hook-delivery.js";
 import { type AnyStep, localRelative, localRunner, remoteRunner } from "../remote/steps.js";
-import { serviceTarget } from "../remote/target.js";
+import { type ServiceTarget, serviceTarget } from "../remote/target.js";
 import { pathDeeperThan } from "../schemas/json-size.js";
 import { LIMITS } from "../schemas/limits.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import { readCommit } from "../service/git-commit.js";
 import { isNoUsableStore, locate, openProject } from "../service/project.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
+import { awayOutcome, noticeAfter } from "./away-output.js";
 import { isEditTool, preToolUse, preToolUseInput } from "./edit-guard.js";
 import { committedSha } from "./git-commit.js";
 import { type HookName, type HookOutcome, type HookSettings, hookSession } from "./hook-common.js";
@@ -163,6 +166,7 @@ export async function runClaudeHook(
   cwd: string = process.cwd(),
 ): Promise<HookOutcome> {
   let service: Promise<ArbeitService> | undefined;
+  let away: { remote: ServiceTarget; session: string | null; paths?: string[] } | undefined;
   let event: string | undefined;
   try {
     const payload = parsePayload(input);
@@ -189,10 +193,20 @@ export async function runClaudeHook(
           },
           { agent: settings.agent ?? CLAUDE_AGENT, ...(settings.list ? { list_id: settings.list } : {}) },
         );
-    const answer = (await run(local.step, local.input, hookSession(payload))) as HookAnswer;
-    return { stdout: answer.stdout, stderr: "" };
+    const who = hookSession(payload);
+    if (remote)
+      away = {
+        remote,
+        session: who.session,
+        ...(name === "pre-tool-use" ? { paths: (local.input as { paths: string[] }).paths } : {}),
+      };
+    const answer = (await run(local.step, local.input, who)) as HookAnswer;
+    if (!remote) return { stdout: answer.stdout, stderr: "" };
+    return { stdout: noticeAfter(name, answer.stdout, remote, who.session, editCheckFailsClosed(remote)), stderr: "" };
   } catch (error) {
     if (isNoUsableStore(error)) return { stdout: "", stderr: "" };
+    if (away && isServiceAway(error))
+      return awayOutcome(name, error, away.remote, away.session, away.paths, editCheckFailsClosed(away.remote));
     const shown = shownRefusal(name, event, error);
     if (shown) return shown;
     const message = error instanceof Error ? error.message : String(error);

@@ -19,7 +19,8 @@ import { noteSubagentCall } from "./subagent-calls.js";
  * rules of src/domain/reservations.ts, loading neither the store nor the service. Whatever it
  * does not answer this way (a checkout that uses a service or Postgres, a path with wildcard
  * characters in its name, a store file it cannot read as is) is left to the full hook
- * (src/claude/hooks.ts), which gives the same answer through the service.
+ * (src/claude/hooks.ts), which gives the same answer through the service; so is an edit it
+ * would refuse, since a refusal is recorded (edit_refused) and this path writes nothing.
  */
 
 const SILENT: HookOutcome = { stdout: "", stderr: "" };
@@ -69,6 +70,9 @@ export async function quickPreToolUse(
       const check = editCheckOf(paths, await lookup.reservationsNear(paths), ownSessions(session, parents));
       return guardAnswer(check, check.decision === "deny" ? await lookup.enforcement() : undefined);
     });
+    // A refusal is recorded (edit_refused), which this read-only path cannot: the full hook gives
+    // the same answer and records it. Refusals are rare; allowed edits stay on this path.
+    if (answer.decision === "deny") return undefined;
     return { stdout: preToolUseOutput(answer).stdout, stderr: "" };
   } catch {
     // The full hook tries again, and says what went wrong.

@@ -106,7 +106,8 @@ export function commandHelp(command: ToolCommand): string {
   // Not a tool argument: the CLI records the service itself (src/cli/init-server.ts).
   if (tool.name === "arbeit_init")
     lines.push(
-      "  --server <url>                  Use the team's `arbeit serve` service: record its URL, make no database (docs/team.md)",
+      "  --server <url>                  Use the team's `arbeit serve` service: record its URL in .arbeit/service.json, to commit; make no database (docs/team.md)",
+      "  --ca <file>                     With --server: the PEM file of the CA that signed the service's certificate, recorded beside the URL",
     );
   const words = [...command.positionals, ...(command.variadic ? [command.variadic] : [])];
   if (words.length > 0) {

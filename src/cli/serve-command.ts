@@ -3,6 +3,7 @@ import { createSecureContext } from "node:tls";
 import { ArbeitError } from "../domain/errors.js";
 import { serviceTarget } from "../remote/target.js";
 import { DEFAULT_LIMITS, DEFAULT_SESSION_IDLE_S } from "../serve/limits.js";
+import { LOG_FORMATS, type LogFormat } from "../serve/request-log.js";
 import { openProject } from "../service/project.js";
 import type { SqlStore } from "../store/sql/database.js";
 import { failure } from "../tools/envelope.js";
@@ -17,17 +18,20 @@ const DEFAULT_PORT = 7474;
 const USAGE = `Usage: arbeit serve [--port N] [--host H] [--tls-cert FILE --tls-key FILE]
                     [--allow-host NAME]... [--insecure-no-tls] [--request-timeout S]
                     [--rate N] [--burst N] [--max-sessions N] [--session-idle S]
-                    [--no-migrate] [--db <file>]
+                    [--no-migrate] [--log-format text|json] [--db <file>]
 
 Serves this project's store to a team, on one port, until SIGTERM or Ctrl-C:
   POST /api/call   {"tool": "<name>", "args": {...}, "session": "<id>"} -> the tool's envelope
   POST /api/hook   one step of a hook of Arbeit's own clients (Claude Code, OpenCode, arbeit track)
   /mcp             MCP over Streamable HTTP (the same tools as \`arbeit mcp\`)
-  GET  /healthz    whether the service and its store answer (no token needed)
+  GET  /healthz    whether the service and its store answer, its release and the client
+                   releases it serves (no token needed)
+  GET  /api/status who the token is, the tasks by status and who works on what (any token)
+  GET  /metrics    Prometheus metrics (a person's token: docs/team.md#metrics)
   /board, /api/*   the dashboard (arbeit ui's), where people sign in with a person's token
 Every other request needs "Authorization: Bearer <token>" (arbeit token create). An MCP client
 acts in its MCP session, or in the session its X-Arbeit-Session header names.
-The first line on stdout is the URL; stderr gets one line per request.
+The first line on stdout is the URL; stderr gets one line per request, with the client's address.
 
   --port N            port to listen on (default ${DEFAULT_PORT}; 0: any free port)
   --host H            address to listen on (default 127.0.0.1: only this machine)
@@ -44,6 +48,8 @@ The first line on stdout is the URL; stderr gets one line per request.
                       ${DEFAULT_SESSION_IDLE_S})
   --insecure-no-tls   allow a --host other machines reach, without TLS (tokens cross the network
                       in clear text: use it behind a TLS-terminating proxy or on a trusted network)
+  --log-format F      text (default) or json: each request's line as one JSON object (also
+                      ARBEIT_LOG_FORMAT)
   --request-timeout S seconds a request may take to arrive, headers and body (default 30); a
                       slower one is cut with 408. Streams that answer it are not cut.
   --no-migrate        do not migrate the store at start: refuse to start (SCHEMA_TOO_OLD) if it
@@ -69,6 +75,7 @@ function parse(argv: string[]) {
       "max-sessions": { type: "string" },
       "session-idle": { type: "string" },
       "no-migrate": { type: "boolean" },
+      "log-format": { type: "string" },
     },
     USAGE,
   ).values;
@@ -170,6 +177,12 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     sessions: countFlag("--max-sessions", flags["max-sessions"], DEFAULT_LIMITS.sessions),
   };
   const tls = tlsFiles(flags["tls-cert"], flags["tls-key"]);
+  const logFormat = flags["log-format"] ?? process.env.ARBEIT_LOG_FORMAT ?? "text";
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat))
+    throw new UsageError(
+      `--log-format (or ARBEIT_LOG_FORMAT) is text or json, not ${JSON.stringify(logFormat)}.`,
+      USAGE,
+    );
   if (remote && !tls && !flags["insecure-no-tls"])
     throw new UsageError(
       `--host ${host} lets other machines connect, and without TLS tokens would cross the network in clear text. Give --tls-cert and --tls-key, or add --insecure-no-tls to accept clear text (behind a TLS proxy, or on a trusted network), or keep the default 127.0.0.1.`,
@@ -197,7 +210,8 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
       tls,
       allowHosts: flags["allow-host"] ?? [],
       limits,
-      log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
+      logFormat: logFormat as LogFormat,
+      log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {
     await service?.close();

@@ -86,6 +86,13 @@ function tokenLine(report: ServiceStatus): string {
   return `Token:   ${from}: ${who.name} (${who.kind}, acts as ${who.acts_as}, ${who.access}, ${expiry})`;
 }
 
+/** Why a service's certificate was refused, as the status line says it. */
+const CERTIFICATE = {
+  untrusted: "its certificate is not trusted",
+  expired: "its certificate has expired or is not valid yet",
+  wrong_name: "its certificate names another host",
+} as const;
+
 /** A checkout that uses an Arbeit service: where it is, whether it answers, who the token is, and what the store holds. */
 async function remoteStatus(target: ServiceTarget, options: GlobalOptions): Promise<number> {
   const { serviceStatus } = await import("../remote/service-status.js");
@@ -94,7 +101,7 @@ async function remoteStatus(target: ServiceTarget, options: GlobalOptions): Prom
   else {
     const remote = report.remote;
     const lines = [
-      `Store:   the Arbeit service at ${report.store.url} (${report.store.from === "record" ? `named in ${report.store.file ?? ".arbeit/"}` : "from ARBEIT_URL"}), ${report.reachable ? "answering" : report.certificate ? "its certificate is not trusted" : "not answering"}`,
+      `Store:   the Arbeit service at ${report.store.url} (${report.store.from === "record" ? `named in ${report.store.file ?? ".arbeit/"}` : "from ARBEIT_URL"}), ${report.reachable ? "answering" : report.certificate ? CERTIFICATE[report.certificate] : "not answering"}`,
       ...(report.store.ca ? [`CA:      ${report.store.ca}`] : []),
       ...(report.reachable || report.versions.service !== null ? [releaseLine(report.versions)] : []),
       tokenLine(report),

@@ -181,6 +181,8 @@ export const HOST_EVENT_TYPES = [
   "session_compacted",
   /** A retrospective of the session was offered to its agent (src/service/retrospective.ts). */
   "retrospective_offered",
+  /** A checkout could not reach the service from `since` to `until` (src/remote/cut-off-step.ts). */
+  "client_cut_off",
 ] as const;
 
 export const EVENT_TYPES = [
@@ -203,6 +205,8 @@ export const EVENT_TYPES = [
   "files_reserved",
   "reservation_released",
   "reservation_expired",
+  /** A host refused a session's edit of a file another session reserved exclusively (once per session, reservation and path). */
+  "edit_refused",
   "memory_set",
   "memory_deleted",
   "token_created",

@@ -19,10 +19,27 @@ const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 const escaped = (char: string) =>
   Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
 
-export function logField(given: string): string {
+/** A client's text as a log may hold it: one of Arbeit's secrets redacted, cut after LOG_FIELD_CHARS. */
+function logText(given: string): string {
   // A token sent where it does not belong (a path's query, a tool's name) stays out of the log.
   const text = redactSecrets(given);
-  const shown = text.length > LOG_FIELD_CHARS ? `${text.slice(0, LOG_FIELD_CHARS - 1)}…` : text;
+  return text.length > LOG_FIELD_CHARS ? `${text.slice(0, LOG_FIELD_CHARS - 1)}…` : text;
+}
+
+export function logField(given: string): string {
+  const shown = logText(given);
   if (PLAIN.test(shown)) return shown;
   return JSON.stringify(shown).replace(HIDDEN, escaped);
+}
+
+/**
+ * One JSON object as one log line: every string in it redacted and cut as a field is, and the
+ * controls JSON leaves raw (DEL, C1, format and separator characters) escaped, so the line stays
+ * one line of valid JSON that acts on no terminal.
+ */
+export function jsonLogLine(record: Record<string, string | number | null>): string {
+  const safe = Object.fromEntries(
+    Object.entries(record).map(([key, value]) => [key, typeof value === "string" ? logText(value) : value]),
+  );
+  return JSON.stringify(safe).replace(HIDDEN, escaped);
 }

@@ -260,6 +260,7 @@ const NEUTRAL = new Set<string>([
   "files_reserved",
   "reservation_released",
   "reservation_expired",
+  "edit_refused",
   ...HOST_EVENT_TYPES,
 ]);
 

@@ -209,6 +209,8 @@ export interface DeliveryOptions {
   freeExpiredClaims?: () => Promise<unknown>;
   /** How often to look for leases that ran out (ms), while a webhook hears of them. */
   staleCheckMs?: number;
+  /** Told of each delivery once it ends: its receiver took it, or every try failed (the service's metrics). */
+  onDelivery?: (outcome: "delivered" | "failed") => void;
 }
 
 /**
@@ -287,6 +289,7 @@ export function startWebhookDelivery(store: SqlStore, options: DeliveryOptions =
       cursor = event.seq;
       const body = webhookBody(event, kind, event.task_id ? (titles.get(event.task_id) ?? null) : null);
       const failure = await send(webhook, body, `${webhook.id}:${event.seq}`);
+      options.onDelivery?.(failure === null ? "delivered" : "failed");
       await store.transaction("write", async (db) =>
         webhookStatements(db).recordWebhookOutcome(webhook.id, await databaseNow(db), failure),
       );

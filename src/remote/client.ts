@@ -42,6 +42,11 @@ export interface HookRequest {
   /** The host's default list, as for a tool call. */
   list?: string | undefined;
   input: unknown;
+  /**
+   * A write step's stable id: the service runs a step with an id at most once, so a step sent
+   * again (from the checkout's outbox, after an answer that never came) is not applied twice.
+   */
+  id?: string | undefined;
 }
 
 /** How long a tool call may wait for the service's answer. */
@@ -50,7 +55,17 @@ export const CALL_TIMEOUT_MS = 30_000;
  * How long a hook may wait: a host waits for its hooks (Claude Code kills one after the 10 s
  * `arbeit setup claude` gives it), and a hook must never hold the person's session up for long.
  */
-export const HOOK_TIMEOUT_MS = 8_000;
+export const HOOK_TIMEOUT_MS = 4_000;
+/**
+ * How long the edit check before a file tool may wait: the person watches the agent wait for it.
+ * A check is one small read, answered in milliseconds by a working service.
+ */
+export const EDIT_CHECK_TIMEOUT_MS = 2_000;
+/**
+ * How long a connection may take to open. A service that is up opens one in a round trip; one
+ * that is down or cut off by a hung network must not hold a hook for its whole answer timeout.
+ */
+export const CONNECT_TIMEOUT_MS = 1_500;
 
 const loginHint = (url: string) =>
   `Run \`arbeit login ${url}\` with a token from the service's administrator, or set ARBEIT_TOKEN.`;
@@ -69,6 +84,20 @@ interface Request {
  * Never throws.
  */
 async function post(service: string | Endpoint, request: Request, env: NodeJS.ProcessEnv): Promise<Envelope> {
+  return (await postFor(service, request, env)).envelope;
+}
+
+/**
+ * The service's answer: its envelope, and the HTTP status it came with (undefined when no answer
+ * came, or nothing was sent). A step the service refused as a request (400: it does not know the
+ * step, or the body's shape) comes with a 4xx; a step's own failure with 200.
+ */
+export interface Reply {
+  envelope: Envelope;
+  status: number | undefined;
+}
+
+async function postFor(service: string | Endpoint, request: Request, env: NodeJS.ProcessEnv): Promise<Reply> {
   const url = endpoint(service).url;
   try {
     const token = tokenFor(url, env);
@@ -86,7 +115,7 @@ async function post(service: string | Endpoint, request: Request, env: NodeJS.Pr
             "INTERNAL_ERROR",
             `Unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
           );
-    return { success: false, error: known.toBody() };
+    return { envelope: { success: false, error: known.toBody() }, status: undefined };
   }
 }
 
@@ -100,32 +129,28 @@ export function postCall(
   return post(url, { path: "/api/call", body: call, timeoutMs }, env);
 }
 
-/** One hook step sent to the service at `url`: its envelope, whose data is the step's answer (see post). */
+/** One hook step sent to the service at `url`: its envelope, whose data is the step's answer, and its HTTP status. */
 export function postHook(
   url: string | Endpoint,
   hook: HookRequest,
   env: NodeJS.ProcessEnv = process.env,
   timeoutMs = HOOK_TIMEOUT_MS,
-): Promise<Envelope> {
-  return post(url, { path: "/api/hook", body: hook, timeoutMs }, env);
+): Promise<Reply> {
+  return postFor(url, { path: "/api/hook", body: hook, timeoutMs }, env);
 }
 
 /** Sends a tool call with `token`; the envelope the service answered. Throws an ArbeitError when there is none. */
-export function send(
+export async function send(
   service: string | Endpoint,
   token: string,
   call: CallRequest,
   timeoutMs = CALL_TIMEOUT_MS,
 ): Promise<Envelope> {
-  return sendRequest(endpoint(service), token, { path: "/api/call", body: call, timeoutMs }, process.env);
+  return (await sendRequest(endpoint(service), token, { path: "/api/call", body: call, timeoutMs }, process.env))
+    .envelope;
 }
 
-async function sendRequest(
-  service: Endpoint,
-  token: string,
-  request: Request,
-  env: NodeJS.ProcessEnv,
-): Promise<Envelope> {
+async function sendRequest(service: Endpoint, token: string, request: Request, env: NodeJS.ProcessEnv): Promise<Reply> {
   const url = service.url;
   let answer: { status: number; text: string };
   try {
@@ -159,7 +184,7 @@ async function sendRequest(
         details: { path: url, status: answer.status },
       },
     );
-  return envelope;
+  return { envelope, status: answer.status };
 }
 
 /** One keep-alive agent per scheme and CA file: `arbeit mcp` sends many calls; an idle connection never holds the process open. */
@@ -200,7 +225,9 @@ async function exchange(
     agents.set(agentKey, agent);
   }
   return new Promise<ServiceAnswer>((resolve, reject) => {
+    let connecting: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
+      clearTimeout(connecting);
       const error = new Error(`No answer within ${timeoutMs} ms.`);
       error.name = "TimeoutError";
       reject(error);
@@ -208,6 +235,7 @@ async function exchange(
     }, timeoutMs);
     const fail = (error: Error) => {
       clearTimeout(timer);
+      clearTimeout(connecting);
       reject(error);
     };
     const req = http.request(
@@ -240,6 +268,21 @@ async function exchange(
       },
     );
     req.on("error", fail);
+    // A connection still opening after CONNECT_TIMEOUT_MS: nothing was sent, the service is away.
+    req.on("socket", (socket) => {
+      if (!socket.connecting) return;
+      connecting = setTimeout(
+        () => {
+          const error = new Error(`No connection within ${CONNECT_TIMEOUT_MS} ms.`);
+          error.name = "ConnectTimeoutError";
+          fail(error);
+          req.destroy(error);
+        },
+        Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
+      );
+      socket.once("connect", () => clearTimeout(connecting));
+      socket.once("close", () => clearTimeout(connecting));
+    });
     req.end(body ?? undefined);
   });
 }
@@ -286,6 +329,15 @@ function unreachable(service: Endpoint, error: unknown, timeoutMs: number): Arbe
       {
         suggestions: ["Check that `arbeit serve` runs there and is not stuck (its log, GET /healthz), then retry."],
         details: { path: url, cause: "service_timeout" },
+      },
+    );
+  if ((error as { name?: unknown } | null)?.name === "ConnectTimeoutError")
+    return new ArbeitError(
+      "STORE_UNAVAILABLE",
+      `The Arbeit service at ${url} could not be reached (no connection within ${CONNECT_TIMEOUT_MS / 1000} s); nothing was sent.`,
+      {
+        suggestions: ["Check that `arbeit serve` runs there and the network reaches it, then retry."],
+        details: { path: url, cause: "service_unreachable" },
       },
     );
   const why = (error as { code?: unknown } | null)?.code ?? (error instanceof Error ? error.message : String(error));

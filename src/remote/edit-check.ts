@@ -2,7 +2,7 @@ import { ENFORCE_KEY, type GuardAnswer, guardAnswer } from "../domain/reservatio
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { list, relativePath, row } from "./step-input.js";
-import type { HostStep } from "./steps.js";
+import type { Access, HostStep } from "./steps.js";
 
 /**
  * Hosts ask before a file tool writes (Claude Code's PreToolUse hook, the OpenCode plugin's
@@ -25,12 +25,23 @@ export async function enforcement(service: ArbeitService, caller: Caller): Promi
   return entry?.value;
 }
 
-/** The check, with the project's warn-only switch applied; a caller without a session may edit anything. */
-export async function guardEdit(service: ArbeitService, paths: string[], caller: Caller): Promise<GuardAnswer> {
+/**
+ * The check, with the project's warn-only switch applied; a caller without a session may edit
+ * anything. An edit refused is recorded (edit_refused, once per session, reservation and path)
+ * unless the caller may only read.
+ */
+export async function guardEdit(
+  service: ArbeitService,
+  paths: string[],
+  caller: Caller,
+  access: Access = "read-write",
+): Promise<GuardAnswer> {
   if (paths.length === 0 || !caller.session) return { decision: "allow" };
   const check = (await service.checkEdit({ paths }, caller)).data;
   // The switch is read only when an edit would be refused: an edit nobody else holds costs the one lookup.
-  return guardAnswer(check, check.decision === "deny" ? await enforcement(service, caller) : undefined);
+  const answer = guardAnswer(check, check.decision === "deny" ? await enforcement(service, caller) : undefined);
+  if (answer.decision === "deny" && access === "read-write") await service.recordEditRefused(check, caller);
+  return answer;
 }
 
 /** The check as a host step: locally in the hook's process, or as one POST /api/hook to `arbeit serve`. */
@@ -40,5 +51,6 @@ export const checkEditStep: HostStep<{ paths: string[] }, GuardAnswer> = {
     return { paths: list(row(input), "paths", MAX_PATHS, (entry, field) => relativePath({ [field]: entry }, field)) };
   },
   readOnly: "reads",
-  run: (service, input, caller) => guardEdit(service, input.paths, caller),
+  run: (service, input, caller, access) => guardEdit(service, input.paths, caller, access),
+  outcome: (answer) => (answer.decision === "deny" ? "edit_refused" : undefined),
 };

@@ -1,11 +1,10 @@
-import { ArbeitError } from "../domain/errors.js";
 import { projectRelative } from "../domain/paths.js";
 import { FILE_OPERATIONS, type FileOperation } from "../domain/types.js";
 import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
 import type { TrackResult } from "../service/work.js";
-import { postHook } from "./client.js";
+import { runRemoteStep } from "./hook-delivery.js";
 import { list, oneOf, relativePath, row } from "./step-input.js";
 import type { ServiceTarget } from "./target.js";
 
@@ -45,6 +44,11 @@ export interface HostStep<I, O> {
    * stays silent). Absent: the call is refused with FORBIDDEN.
    */
   readOnly?: "reads" | { answer: O };
+  /**
+   * What the service's request log says of an answer that is not a plain `ok` (an edit refused:
+   * `edit_refused`); undefined for `ok`.
+   */
+  outcome?(output: O): string | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds steps of every input and output.
@@ -82,25 +86,7 @@ export function remoteRunner(
   env: NodeJS.ProcessEnv = process.env,
   list?: string | undefined,
 ): StepRunner {
-  return async <I, O>(step: HostStep<I, O>, input: I, who: StepSession): Promise<O> => {
-    const envelope = await postHook(
-      target,
-      {
-        hook: step.name,
-        session: who.session ?? undefined,
-        parents: who.parents?.length ? who.parents : undefined,
-        list,
-        input,
-      },
-      env,
-    );
-    if (!envelope.success)
-      throw new ArbeitError(envelope.error.code, envelope.error.message, {
-        suggestions: envelope.error.suggestions ?? [],
-        ...(envelope.error.details ? { details: envelope.error.details } : {}),
-      });
-    return envelope.data as O;
-  };
+  return (step, input, who) => runRemoteStep(target, env, list, step, input, who);
 }
 
 /**

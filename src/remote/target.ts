@@ -1,4 +1,5 @@
 import { dirname } from "node:path";
+import { isDirectory } from "../service/locate.js";
 import { locate } from "../service/project.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
 import { readStoreRecord } from "../store/store-record.js";
@@ -15,6 +16,11 @@ export interface ServiceTarget {
   file?: string | undefined;
   /** The CA file that signed the service's certificate, as the project names it (src/remote/trust.ts). */
   ca?: string | undefined;
+  /**
+   * The checkout's `.arbeit/` folder, when it has one: where it remembers that the service is
+   * away and keeps what hooks could not send (src/remote/service-away.ts, src/remote/outbox.ts).
+   */
+  folder?: string;
 }
 
 /**
@@ -32,6 +38,7 @@ export function serviceTarget(
   // The real root, as the local service takes it, so that it compares with resolved paths.
   const root = resolveLikeKernel(spelled) ?? spelled;
   const fromEnv = env.ARBEIT_URL || undefined;
+  const folder = location && isDirectory(dirname(location.dbPath)) ? { folder: dirname(location.dbPath) } : {};
   const recorded = () => {
     const record = location === undefined ? undefined : readStoreRecord(dirname(location.dbPath));
     return record?.store === "service" ? record : undefined;
@@ -46,10 +53,10 @@ export function serviceTarget(
     // The project's CA is for its service's origin: ARBEIT_URL naming that service keeps it.
     const ca =
       project?.ca !== undefined && new URL(project.url).origin === new URL(url).origin ? project.ca : undefined;
-    return { url, root, from: "ARBEIT_URL", ca };
+    return { url, root, from: "ARBEIT_URL", ca, ...folder };
   }
   const project = recorded();
   if (project === undefined) return undefined;
   const url = serviceUrl(project.url, `The service recorded in ${project.file ?? dirname(location!.dbPath)}`);
-  return { url, root, from: "record", file: project.file, ca: project.ca };
+  return { url, root, from: "record", file: project.file, ca: project.ca, ...folder };
 }

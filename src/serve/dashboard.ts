@@ -44,6 +44,11 @@ export class ServiceDashboard {
     });
   }
 
+  /** The live event streams open now, of every token. */
+  get openStreams(): number {
+    return this.#streams.size;
+  }
+
   /** The live event streams `tokenId` holds open. */
   streamsOf(tokenId: string): number {
     let held = 0;

@@ -3,7 +3,6 @@ import { createServer as createTlsServer } from "node:https";
 import { clientRange, VERSION_HEADER } from "../domain/client-versions.js";
 import { guardEdges, requestTimeouts, sendRefusal } from "../http/edges.js";
 import { listen } from "../http/listen.js";
-import { logField } from "../http/log-field.js";
 import { HttpRefusal, malformed, methodRefused } from "../http/refusals.js";
 import { requestTarget } from "../http/request-target.js";
 import { refuseRepeatedHeaders } from "../http/single-headers.js";
@@ -17,7 +16,7 @@ import { allowedHosts, allowedOrigins, hostAllowed, originAllowed } from "../ui/
 import { callWithToken, defaultList, parentSessions, type ServiceContext } from "./calls.js";
 import { refuseUnservedClient } from "./client-version.js";
 import { ServiceDashboard } from "./dashboard.js";
-import { hookRequest, runHookStep } from "./hook-endpoint.js";
+import { hookOutcome, hookRequest, runHookStep } from "./hook-endpoint.js";
 import { Refusal, readJson, sendJson } from "./http.js";
 import {
   callsOf,
@@ -29,6 +28,8 @@ import {
   RequestRate,
 } from "./limits.js";
 import { McpEndpoint, SESSION_HEADER } from "./mcp-endpoint.js";
+import { ServiceMetrics } from "./metrics.js";
+import { type LogFormat, requestLine } from "./request-log.js";
 import { SessionOwners } from "./session-owners.js";
 import { serviceReport } from "./status-endpoint.js";
 import { type Bearer, TokenGate } from "./token-gate.js";
@@ -38,8 +39,10 @@ export interface ServiceOptions extends ServiceContext {
   /** 0: any free port. */
   port: number;
   version: string;
-  /** Where the one line per request goes (stderr). */
+  /** Where the one line per request goes (stderr), without its line feed. */
   log: (line: string) => void;
+  /** Each line as text (the default) or as one JSON object (docs/team.md#the-request-log). */
+  logFormat?: LogFormat;
   /**
    * More Host values to answer to (`name` or `name:port`): the public name a reverse proxy
    * passes on, keeping the client's Host.
@@ -75,7 +78,10 @@ const ALLOW = METHODS.join(", ");
 
 /** What the request log says about one request, filled in as it is handled. */
 interface RequestNote {
+  /** The name the token acts as ("-" before a token was accepted). */
   who: string;
+  /** The token's own name, once accepted. */
+  token: string | null;
   tool: string;
   outcome: string;
 }
@@ -131,6 +137,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let origins = new Set<string>();
   let inFlight = 0;
   let drained: (() => void) | undefined;
+  const pooled = store as unknown as { poolUse?: () => { max: number; total: number; idle: number; waiting: number } };
+  const metrics = new ServiceMetrics(options.version, () => ({
+    mcpSessions: mcp.openSessions,
+    liveStreams: dashboard.openStreams,
+    pool: pooled.poolUse?.(),
+  }));
 
   // The release and the clients it serves: asked before any token, so a client learns why it is refused.
   const release = { version: options.version, clients: clientRange(options.version).text };
@@ -162,7 +174,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const request = hookRequest(await readJson(req));
     note.tool = request.hook;
     const envelope = await runHookStep(context, bearer, request);
-    note.outcome = envelope.success ? "ok" : envelope.error.code;
+    note.outcome = envelope.success ? (hookOutcome(request.hook, envelope.data) ?? "ok") : envelope.error.code;
     sendJson(res, 200, envelope);
   }
 
@@ -197,6 +209,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const bearer = await (folded ? gate.identify(req) : gate.check(req)).catch(guess);
     if (bearer.verified) failedTokens.succeeded(address);
     note.who = actingAgent(bearer.token);
+    note.token = bearer.token.name;
     // A tool call or an MCP post is counted by the calls its body makes, once the body is read.
     const byBody = req.method === "POST" && (path === "/api/call" || path === "/mcp");
     if (!byBody) rate.take(bearer.token.id);
@@ -214,6 +227,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       }
       return mcp.handle(req, res, bearer, body);
     }
+    if (path === "/metrics") {
+      if (req.method !== "GET") throw methodRefused("GET");
+      // The service's load and errors are its operators' business: people's tokens, not agents'.
+      if (bearer.token.kind !== "person")
+        throw new Refusal(403, "FORBIDDEN", "/metrics answers people's tokens only, not an agent's.", [
+          "Give the scraper a token of its own: `arbeit token create --person prometheus --read-only`.",
+        ]);
+      res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store" });
+      res.end(metrics.render());
+      return;
+    }
     if (path === "/api/status") {
       if (req.method !== "GET") throw methodRefused("GET");
       return sendJson(res, 200, { success: true, data: await serviceReport(store, options.version, bearer.token) });
@@ -224,17 +248,37 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
-    const note: RequestNote = { who: "-", tool: "-", outcome: "" };
+    const note: RequestNote = { who: "-", token: null, tool: "-", outcome: "" };
     res.setHeader(VERSION_HEADER, options.version);
     // An MCP client's GET and the dashboard's live GET are streams that stay open: shutting down does not wait for them.
     const counted = !(req.method === "GET" && (req.url?.startsWith("/mcp") || req.url?.startsWith("/api/live")));
     if (counted) inFlight++;
     res.once("close", () => {
       if (counted && --inFlight === 0) drained?.();
-      const ms = (performance.now() - started).toFixed(1);
-      const outcome = note.outcome === "" ? "" : ` ${note.outcome}`;
-      const fields = [note.who, req.method ?? "", req.url ?? "", note.tool].map(logField).join(" ");
-      options.log(`${fields} ${res.statusCode}${outcome} ${ms}ms`);
+      const seconds = (performance.now() - started) / 1000;
+      options.log(
+        requestLine(options.logFormat ?? "text", {
+          time: new Date().toISOString(),
+          client: req.socket.remoteAddress ?? "-",
+          ...note,
+          method: req.method ?? "",
+          target: req.url ?? "",
+          status: res.statusCode,
+          seconds,
+        }),
+      );
+      let path = "";
+      try {
+        path = new URL(req.url ?? "", "http://x").pathname;
+      } catch {}
+      metrics.answered({
+        path,
+        status: res.statusCode,
+        tool: note.tool,
+        outcome: note.outcome,
+        seconds,
+        stream: !counted,
+      });
     });
     route(req, res, note).catch((error: unknown) => {
       if (res.headersSent) {
@@ -285,6 +329,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ? async () => {}
       : startWebhookDelivery(store, {
           freeExpiredClaims: () => options.service.freeExpiredClaims(STALE_SWEEPER),
+          onDelivery: (outcome) => metrics.delivery(outcome),
           ...(webhooks === true ? {} : webhooks),
         });
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;

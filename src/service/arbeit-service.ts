@@ -1,3 +1,4 @@
+import type { EditCheck } from "../domain/reservations.js";
 import { withoutSecrets } from "../domain/secrets.js";
 import type { FileOperation } from "../domain/types.js";
 import type { TaskStore } from "../store/task-store.js";
@@ -7,6 +8,7 @@ import { type Caller, identify } from "./caller.js";
 import { type ClaimInput, claim, sweepExpiredClaims } from "./claims.js";
 import { type CommitInput, recordCommit } from "./commits.js";
 import { type AddContextInput, addContext } from "./context.js";
+import { recordEditRefused } from "./edit-refusals.js";
 import { endSession } from "./handoff.js";
 import { type RequestKey, runOnce } from "./idempotency.js";
 import { type HeartbeatInput, heartbeat } from "./liveness.js";
@@ -144,6 +146,13 @@ export class ArbeitService {
    */
   checkEdit(input: { paths: string[] }, caller: Caller) {
     return checkEdit(this.#deps, input, identify(caller));
+  }
+  /**
+   * A host refused the edit `check` denied: recorded as edit_refused, once per session,
+   * reservation and path (a retry writes nothing). Answers how many were recorded.
+   */
+  recordEditRefused(check: EditCheck, caller: Caller): Promise<number> {
+    return recordEditRefused(this.#deps, check, identify(caller));
   }
   /** What happened since the session last looked that it should hear; moves its cursor on. */
   sessionNews(caller: Caller, options?: NewsOptions) {

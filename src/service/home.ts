@@ -1,11 +1,12 @@
+import type { ArbeitEvent } from "../domain/types.js";
 import type { TaskStore } from "../store/task-store.js";
 import { agentsIn, inboxIn } from "./overview.js";
-import type { HomeView } from "./views.js";
+import type { CollisionRow, HomeView } from "./views.js";
 
 /**
  * The dashboard's home view in one read transaction: what needs a person (open questions, stale
  * claims, sessions that stopped with their task unfinished, attempts piling up on one task,
- * webhooks failing), who
+ * webhooks failing), the edits hosts refused lately (collisions), who
  * works on what now, and how the work goes (epics' completion, work done per day).
  */
 
@@ -40,6 +41,22 @@ function withoutTarget<W extends { url: string; last_failure: string }>(webhook:
   return { ...webhook, url: shown, last_failure: webhook.last_failure.replaceAll(webhook.url, shown) };
 }
 
+function collisionOf(event: ArbeitEvent & { freed: boolean }): CollisionRow {
+  const { payload } = event;
+  const holder = (payload.holder ?? {}) as Partial<CollisionRow["holder"]>;
+  return {
+    seq: event.seq,
+    at: event.timestamp,
+    session: event.session_id,
+    agent: event.agent,
+    path: String(payload.path),
+    pattern: String(payload.pattern),
+    holder: { session: holder.session ?? "?", agent: holder.agent ?? null, task_id: holder.task_id ?? null },
+    reservation_id: event.entity_id,
+    freed: event.freed,
+  };
+}
+
 export async function readHome(store: TaskStore): Promise<HomeView> {
   return store.read(async (tx) => {
     const now = tx.databaseNow();
@@ -50,6 +67,7 @@ export async function readHome(store: TaskStore): Promise<HomeView> {
     const stopped = await tx.stoppedUnfinished(since, LISTED_MAX);
     const attempts = await tx.attemptsPilingUp(HOME_ATTEMPTS_PILING, LISTED_MAX);
     const webhooks = (await tx.failingWebhooks()).map(withoutTarget);
+    const collisions = (await tx.recentEditRefusals(since, LISTED_MAX)).map(collisionOf);
     const epics = await tx.epicProgress();
     const days = lastDays(now);
     const counted = new Map((await tx.dailyWork(`${days[0]}T00:00:00.000Z`)).map((row) => [row.day, row]));
@@ -57,6 +75,7 @@ export async function readHome(store: TaskStore): Promise<HomeView> {
       seq,
       now,
       attention: { questions: inbox.questions, stale_claims: agents.stale_claims, stopped, attempts, webhooks },
+      collisions,
       // Who works on what now: sessions working on a task or holding a claim.
       sessions: agents.sessions.filter((session) => session.working !== null || session.claims.length > 0),
       epics,

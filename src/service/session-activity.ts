@@ -6,7 +6,7 @@ import { workingFor } from "./work.js";
 /** The events a host records about a session itself rather than about a task it changed. */
 export type SessionEventType = Extract<
   EventType,
-  "prompt_submitted" | "subagent_started" | "subagent_stopped" | "session_compacted"
+  "prompt_submitted" | "subagent_started" | "subagent_stopped" | "session_compacted" | "client_cut_off"
 >;
 
 /**

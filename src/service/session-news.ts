@@ -4,6 +4,7 @@ import type { ArbeitEvent, Task } from "../domain/types.js";
 import type { SessionState, StoreTx } from "../store/task-store.js";
 import { answerOf, answerText, clipText, isAnswerEvent } from "./answers.js";
 import type { Caller } from "./caller.js";
+import { freedText } from "./edit-refusals.js";
 import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
 import { workingFor } from "./work.js";
 
@@ -16,13 +17,16 @@ import { workingFor } from "./work.js";
 
 export interface NewsItem {
   seq: number;
-  task_id: string;
+  /** The task the news is about; null for a file the session was refused that is free now. */
+  task_id: string | null;
   text: string;
   /** A person's word on the task (a user_input, most often the answer to a question): never left out. */
   answer?: true;
 }
 
 const EVENTS_READ = 100;
+/** The ends of refusing reservations read at once (each a file the session may come back to). */
+const FREED_READ = 20;
 
 const who = (event: ArbeitEvent) => event.agent ?? event.session_id ?? "someone";
 const statusTo = (event: ArbeitEvent): string | undefined => {
@@ -165,13 +169,18 @@ async function readNews(
   const workingRead = started(workingFor(tx, session, caller.parents));
   const lastRead = started(tx.lastWorkedTask(session));
   const foundRead = started(tx.newsReads(session, after ?? -1, EVENTS_READ));
+  const freedRead = started(tx.refusalsFreed(session, after ?? -1, FREED_READ));
   const state = await stateRead;
   const current = await currentRead;
   const since = Math.max(after ?? -1, state?.cursor_seq ?? -1);
   // A session that never looked, and a host that has told it nothing, have no "since": it starts here.
   if (since < 0) return { news: [], seq: current, looked: false, full: false };
+  // Files this session was refused that are free now: told whether or not it has a task.
+  const freed: NewsItem[] = (await freedRead)
+    .filter(({ ended }) => ended.seq > since)
+    .map(({ ended, refused }) => ({ seq: ended.seq, task_id: null, text: freedText(refused) }));
   const taskId = (await workingRead)?.task_id ?? (await lastRead) ?? state?.focus_task_id;
-  if (!taskId || since >= current) return { news: [], seq: current, looked: false, full: false };
+  if (!taskId || since >= current) return { news: freed, seq: current, looked: freed.length > 0, full: false };
   let found = await foundRead;
   // A sub-agent's news is its parent's task's; and a write between the reads (each has its own
   // snapshot in a write transaction) may have moved the session: then the task's reads follow.
@@ -200,5 +209,7 @@ async function readNews(
     const text = newsOf(event, session, taskId, blockers, claim);
     if (text) news.push({ seq: event.seq, task_id: event.task_id ?? taskId, text });
   }
+  news.push(...freed);
+  news.sort((a, b) => a.seq - b.seq);
   return { news, seq: current, looked: true, full: total > events.length };
 }

@@ -92,6 +92,20 @@ export interface InboxView {
  * GET /api/home: the dashboard's first page. First what needs a person, then who works on what
  * now, then how the work goes. One read: every part is of the same moment (`seq`).
  */
+/** An edit a host refused: who was refused which file, whose reservation held it, and whether it is free now. */
+export interface CollisionRow {
+  seq: number;
+  at: string;
+  session: string | null;
+  agent: string | null;
+  path: string;
+  pattern: string;
+  holder: { session: string; agent: string | null; task_id: string | null };
+  reservation_id: string;
+  /** The reservation has ended since (released or recorded expired). */
+  freed: boolean;
+}
+
 export interface HomeView {
   seq: number;
   now: string;
@@ -108,6 +122,8 @@ export interface HomeView {
     /** `url` is the webhook's origin and `/…`: the whole URL is often a secret. */
     webhooks: Array<{ id: string; url: string; last_failure: string; last_failure_at: string }>;
   };
+  /** Edits hosts refused in the last week (edit_refused), newest first. */
+  collisions: CollisionRow[];
   /** Sessions working now, as the agents view lists them. */
   sessions: AgentsView["sessions"];
   /** Each live epic (not cancelled): its direct children finished, of all. */

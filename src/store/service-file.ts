@@ -9,7 +9,7 @@ import { serviceUrl } from "../remote/service-url.js";
  * that a fresh clone sends its calls there (and asks for `arbeit login`) instead of making a store
  * of its own. `arbeit init --server URL [--ca FILE]` writes it:
  *
- *   {"url": "https://arbeit.example.com", "ca": "certs/company-ca.pem"}
+ *   {"url": "https://arbeit.example.com", "ca": "certs/company-ca.pem", "edit_check": "fail-closed"}
  *
  * `url` is required; `ca`, a PEM file of the certificate authority that signed the service's
  * certificate, is relative to the project root (the folder holding `.arbeit/`) unless absolute.
@@ -24,6 +24,11 @@ export interface ServiceFile {
   ca?: string | undefined;
   /** Where the file is. */
   path: string;
+  /**
+   * What the edit check before a file tool answers while the service cannot be asked: "fail-open"
+   * (the default) lets the edit through unchecked, "fail-closed" refuses it (docs/team.md).
+   */
+  edit_check: "fail-open" | "fail-closed";
 }
 
 /** What `arbeit init --server` writes: the URL, and the CA file as the person gave it. */
@@ -72,9 +77,11 @@ export function readServiceFile(folder: string): ServiceFile | undefined {
   }
   if (file.ca !== undefined && (typeof file.ca !== "string" || file.ca.trim() === ""))
     throw invalid('has a "ca" that is not a file name', "ca");
+  if (file.edit_check !== undefined && file.edit_check !== "fail-open" && file.edit_check !== "fail-closed")
+    throw invalid('has an "edit_check" other than "fail-open" or "fail-closed"', "edit_check");
   const root = dirname(folder);
   const ca = typeof file.ca === "string" ? (isAbsolute(file.ca) ? file.ca : resolve(root, file.ca)) : undefined;
-  return { url, ca, path };
+  return { url, ca, path, edit_check: file.edit_check === "fail-closed" ? "fail-closed" : "fail-open" };
 }
 
 /** Writes the file anew (the project root's `.arbeit/` folder is `folder`). */

@@ -469,6 +469,23 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    */
   claimHistory(taskId: string, limit: number): Promise<ArbeitEvent[]>;
   listEvents(filter: EventFilter): Promise<ArbeitEvent[]>;
+  /** The first `limit` edit_refused events on the reservation, oldest first. */
+  editRefusals(reservationId: string, limit: number): Promise<ArbeitEvent[]>;
+  /**
+   * The newest `limit` ends (reservation_released, reservation_expired) after `afterSeq` of the
+   * reservations `session` was refused an edit by, oldest first, each with its refusal's payload
+   * (one per refused path).
+   */
+  refusalsFreed(session: string, afterSeq: number, limit: number): Promise<FreedRefusal[]>;
+  /** The newest `limit` edit_refused events since `since`, each with whether its reservation has ended. */
+  recentEditRefusals(since: string, limit: number): Promise<Array<ArbeitEvent & { freed: boolean }>>;
+}
+
+/** A reservation that refused a session's edit has ended. */
+export interface FreedRefusal {
+  ended: ArbeitEvent;
+  /** The edit_refused event's payload: path, pattern, holder. */
+  refused: Record<string, unknown>;
 }
 
 export interface IdempotentRecord {

@@ -22,7 +22,8 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-async function hashArgs(tool: string, args: unknown): Promise<string> {
+/** The hash a request id is bound to: the same id with other arguments is refused. */
+export async function hashArgs(tool: string, args: unknown): Promise<string> {
   const bytes = new TextEncoder().encode(JSON.stringify([tool, canonical(args)]));
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   return Buffer.from(digest).toString("hex");

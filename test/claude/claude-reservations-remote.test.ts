@@ -28,6 +28,7 @@ describe("Claude Code, real binary, pointed at arbeit serve: another session's r
   let sandbox: ClaudeSandbox;
   let fake: FakeAnthropic;
   let run: ClaudeRun;
+  let token: string;
 
   const direct = async (args: string[]) => {
     const result = await runCli(args, { cwd: server.dir, env: server.env });
@@ -37,7 +38,7 @@ describe("Claude Code, real binary, pointed at arbeit serve: another session's r
 
   before(async () => {
     server = await uiProject("sqlite");
-    const token = await makeToken(server, ["--agent", "claude-laptop"]);
+    token = await makeToken(server, ["--agent", "claude-laptop"]);
     service = await startService(server);
     const held = (await direct(["task", "create", "Redesign the login form", "--json"])).task.id;
     await direct([
@@ -63,7 +64,9 @@ describe("Claude Code, real binary, pointed at arbeit serve: another session's r
     fake = await startFakeAnthropic((request) => {
       const done = toolResults(request);
       const file = join(project, "login.ts");
-      if (!JSON.stringify(request.messages).includes("EDIT-LOGIN-PROMPT")) return { text: "title" };
+      const said = JSON.stringify(request.messages);
+      if (said.includes("COME-BACK-PROMPT") && !said.includes("CAME-BACK")) return { text: "CAME-BACK" };
+      if (!said.includes("EDIT-LOGIN-PROMPT")) return { text: "title" };
       if (!done.has("toolu_read")) return { tools: [{ id: "toolu_read", name: "Read", input: { file_path: file } }] };
       if (!done.has("toolu_edit"))
         return {
@@ -101,7 +104,58 @@ describe("Claude Code, real binary, pointed at arbeit serve: another session's r
     assert.equal(readFileSync(join(sandbox.project, "login.ts"), "utf8"), ORIGINAL);
   });
 
-  it("asked the service, one POST /api/hook for the check", () => {
-    assert.match(service.stderr(), /claude-laptop POST \/api\/hook pre-tool-use 200 ok/, service.stderr());
+  it("asked the service, one POST /api/hook for the check, which the request log shows as a refusal", () => {
+    assert.match(service.stderr(), /claude-laptop POST \/api\/hook pre-tool-use 200 edit_refused/, service.stderr());
+  });
+
+  it("recorded the refusal once: who, which file, whose reservation", async () => {
+    const { events } = await direct([
+      "call",
+      "arbeit_query",
+      JSON.stringify({ query: "events", params: { event_types: ["edit_refused"] } }),
+    ]);
+    assert.equal(events.length, 1, JSON.stringify(events));
+    const [refused] = events;
+    assert.deepEqual(
+      [
+        refused.session_id,
+        refused.agent,
+        refused.payload.path,
+        refused.payload.holder.session,
+        refused.payload.holder.agent,
+      ],
+      [run.sessionId, "claude-laptop", "login.ts", "ses-bob-desk", "bob"],
+    );
+    assert.match(refused.payload.token_id, /^tok-/);
+  });
+
+  it("tells the refused conversation, in its next step, that the file is free once bob's reservation ends", async () => {
+    await direct([
+      "--session",
+      "ses-bob-desk",
+      "--agent",
+      "bob",
+      "call",
+      "arbeit_task_claim",
+      JSON.stringify({ action: "release", paths: ["login.ts"] }),
+    ]);
+    const before = fake.requests.length;
+    const next = await runClaude({
+      sandbox,
+      baseUrl: fake.baseUrl,
+      prompt: "COME-BACK-PROMPT: anything new?",
+      resume: run.sessionId!,
+      allowedTools: ["Read", "Edit", "mcp__arbeit"],
+      env: { ARBEIT_TOKEN: token },
+    });
+    assert.equal(next.timedOut, false, next.stderr);
+    assert.equal(next.result?.result, "CAME-BACK", next.stdout.slice(-3000));
+    const seen = fake.requests.slice(before).map((request) => JSON.stringify(request.messages));
+    assert.ok(
+      seen.some((text) =>
+        /login\.ts is free now \(was held by bob \(session ses-bob-desk, task tkt-[a-z0-9]{8}\)\)/.test(text),
+      ),
+      seen.join("\n").slice(-3000),
+    );
   });
 });

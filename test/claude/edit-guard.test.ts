@@ -122,8 +122,44 @@ describe("Claude Code PreToolUse: file reservations", () => {
     assert.equal(denied?.permissionDecision, "deny");
   });
 
-  it("allows the edit once the holder's work stops", async () => {
+  const refusals = async () =>
+    (await call(dir, ALICE, "arbeit_query", { query: "events", params: { event_types: ["edit_refused"], limit: 100 } }))
+      .events;
+
+  it("records a refused edit once per session, reservation and file, however often it is retried", async () => {
+    const events = await refusals();
+    const ofSession = events.filter((e: any) => e.payload.path === "src/auth/session.ts");
+    // Denied above by Edit, MultiEdit, a relative path, echo, sed and rm: one record.
+    assert.equal(ofSession.length, 1, JSON.stringify(events));
+    const [refused] = ofSession;
+    assert.deepEqual(
+      [refused.entity_type, refused.session_id, refused.agent, refused.payload.pattern, refused.payload.holder],
+      ["reservation", BOB, "claude-code", "src/auth/**", { session: ALICE, agent: "alice", task_id: aliceTask }],
+    );
+    const files = events.map((e: any) => e.payload.path).sort();
+    assert.deepEqual(files, [...new Set(files)], "no file twice");
+    assert.ok(events.every((e: any) => e.session_id === BOB));
+    await preToolUse(dir, BOB, "Edit", { file_path: join(dir, "src", "auth", "session.ts") });
+    assert.equal((await refusals()).length, events.length, "a retry records nothing");
+  });
+
+  it("allows the edit once the holder's work stops, and tells the refused session the file is free, once", async () => {
     await call(dir, ALICE, "arbeit_task_stop_work", { task_id: aliceTask });
+    const step = async () => {
+      const result = await runHook(
+        "user-prompt-submit",
+        hookPayload(dir, BOB, "UserPromptSubmit", { prompt: "go on" }),
+        dir,
+      );
+      assert.equal(result.code, 0, result.stderr);
+      return result.stdout;
+    };
+    const told = await step();
+    assert.match(
+      told,
+      /src\/auth\/session\.ts is free now \(was held by alice \(session alice-claude-session, task tkt-[a-z0-9]{8}\)\)/,
+    );
+    assert.doesNotMatch(await step(), /is free now/, "told once");
     assert.equal(await preToolUse(dir, BOB, "Edit", { file_path: join(dir, "src", "auth", "session.ts") }), undefined);
   });
 });
@@ -191,9 +227,14 @@ describe("Claude Code PreToolUse: the quick path answers as the service does", (
   for (const [label, session, tool, input, extra] of cases) {
     it(label, async () => {
       const { quick, full } = await ask(session, tool, input, extra);
-      assert.notEqual(quick, undefined, "the quick path answered");
-      assert.deepEqual(quick, full);
-      assert.equal(decision(quick!.stdout), /\((deny|warn|allow)\)/.exec(label)?.[1] ?? "allow");
+      const expected = /\((deny|warn|allow)\)/.exec(label)?.[1] ?? "allow";
+      assert.equal(decision(full.stdout), expected);
+      // A refusal is recorded, which the read-only quick path leaves to the full hook.
+      if (expected === "deny") assert.equal(quick, undefined, "the full hook answers a refusal");
+      else {
+        assert.notEqual(quick, undefined, "the quick path answered");
+        assert.deepEqual(quick, full);
+      }
     });
   }
 

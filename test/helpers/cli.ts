@@ -16,6 +16,7 @@ export const ARBEIT_SETTINGS = [
   "ARBEIT_TOKEN",
   "ARBEIT_REQUEST_ID",
   "ARBEIT_HEARTBEAT_SECONDS",
+  "ARBEIT_LOG_FORMAT",
 ] as const;
 
 export interface CliResult {

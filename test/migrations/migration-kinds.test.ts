@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { LEGACY_LAST, listPostgresMigrations, migrationKind } from "../../src/store/postgres/migrate.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -29,10 +30,41 @@ const NOT_IN_AN_EXPAND: Array<[RegExp, string]> = [
   [/\bCREATE\s+UNIQUE\s+INDEX\b/i, "adds a uniqueness older code's writes may break"],
 ];
 
+/**
+ * The tables the store's statements read whole (`SELECT *`, `alias.*`). A long-running process
+ * (arbeit serve, arbeit mcp, arbeit ui, the OpenCode plugin) prepares such a statement once per
+ * connection; a column added to the table makes Postgres refuse it there ("cached plan must not
+ * change result type"). This release runs the transaction again on a fresh connection; the
+ * previous release (whose store code reads the same tables whole) does not, and would fail until
+ * restarted. So an expand adds no column to these tables: a table of its own, keyed by the row's
+ * id, carries what it adds.
+ */
+function tablesReadWhole(): Set<string> {
+  const tables = new Set<string>();
+  const root = fileURLToPath(new URL("../../src/store/", import.meta.url));
+  for (const file of readdirSync(root, { recursive: true, encoding: "utf8" })) {
+    if (!file.endsWith(".ts")) continue;
+    const source = readFileSync(join(root, file), "utf8");
+    for (const [, table] of source.matchAll(/\bSELECT\s+\*\s+FROM\s+(\w+)/gi)) tables.add(table!);
+    // The alias is defined in the same statement, after the columns it names.
+    for (const star of source.matchAll(/\b(\w+)\.\*/g)) {
+      const statement = source.slice(star.index, star.index + 600);
+      const named = new RegExp(`\\b(?:FROM|JOIN)\\s+(\\w+)\\s+(?:AS\\s+)?${star[1]}\\b`, "i").exec(statement);
+      if (named) tables.add(named[1]!);
+    }
+  }
+  return tables;
+}
+const READ_WHOLE = tablesReadWhole();
+
 /** Why `sql`, said to be an expand, is not one (empty when it holds none of the above). */
 function expandProblems(sql: string): string[] {
   const code = sql.replace(/--[^\n]*/g, "");
-  return NOT_IN_AN_EXPAND.filter(([pattern]) => pattern.test(code)).map(([, why]) => why);
+  const problems = NOT_IN_AN_EXPAND.filter(([pattern]) => pattern.test(code)).map(([, why]) => why);
+  for (const [, table] of code.matchAll(/\bALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?"?(\w+)"?\s+ADD\b/gi))
+    if (READ_WHOLE.has(table!.toLowerCase()))
+      problems.push(`adds a column to ${table}, which the previous release reads whole (SELECT *)`);
+  return problems;
 }
 
 describe("migration kinds", () => {
@@ -66,6 +98,12 @@ describe("migration kinds", () => {
     }
   });
 
+  it("knows the tables the store reads whole", () => {
+    for (const table of ["context_entries", "events", "memory", "progress_items"])
+      assert.ok(READ_WHOLE.has(table), table);
+    assert.equal(READ_WHOLE.has("tasks"), false, "tasks are read column by column");
+  });
+
   it("the expand check catches what would break an older release", () => {
     assert.deepEqual(
       expandProblems("CREATE TABLE later (id TEXT PRIMARY KEY);\nALTER TABLE tasks ADD COLUMN x TEXT DEFAULT 'a';"),
@@ -84,6 +122,7 @@ describe("migration kinds", () => {
       "ALTER TABLE tasks ADD COLUMN owner_team TEXT NOT NULL;",
       "ALTER TABLE tasks ADD CONSTRAINT short_title CHECK (length(title) < 10);",
       "CREATE UNIQUE INDEX one_title ON tasks (title);",
+      "ALTER TABLE context_entries ADD COLUMN later_note TEXT;",
     ])
       assert.notDeepEqual(expandProblems(sql), [], sql);
   });

@@ -2,9 +2,11 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { ArbeitService } from "../../src/service/arbeit-service.js";
 import { listPostgresMigrations, migrationKind } from "../../src/store/postgres/migrate.js";
+import { PostgresTaskStore } from "../../src/store/postgres/postgres-task-store.js";
 import { runCli } from "../helpers/cli.js";
-import { adminQuery, dropSchema, postgresSkip, uniqueSchema } from "../helpers/postgres.js";
+import { adminQuery, dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/temp.js";
 import { startService } from "../serve/harness.js";
 import type { UiProject } from "../ui/harness.js";
@@ -186,6 +188,40 @@ describe("upgrading a shared Postgres store", { skip, timeout: 240_000 }, () => 
       );
     }
     assert.equal(await taskCount(schema), 1);
+  });
+
+  it("a long-running process keeps working when an expand adds a column to a table it reads whole", async () => {
+    const schema = uniqueSchema("arbeit_running");
+    schemas.push(schema);
+    const store = await PostgresTaskStore.open(TEST_DATABASE_URL, { schema, maxConnections: 2 });
+    try {
+      const service = new ArbeitService(store, { projectRoot: process.cwd() });
+      const caller = { agent: "runner", session: "ses-running" };
+      const { data } = await service.createTask({ title: "held open across the upgrade" }, caller);
+      const read = async () => {
+        const got = await service.getTask({ task_id: data.task.id, include: ["context"] });
+        return (got.data as { context: Array<{ content: string }> }).context.map((entry) => entry.content);
+      };
+      await service.addContext({ task_id: data.task.id, type: "note", content: "before" }, caller);
+      // Both pooled connections have prepared the read of context_entries (SELECT *).
+      await Promise.all([read(), read(), read()]);
+      const files = tempDir("arbeit-later-migrations-");
+      cleanups.push(files.cleanup);
+      await migrateWith(
+        schema,
+        laterRelease(files.dir, [
+          {
+            name: "wider_context",
+            sql: "-- expand: a nullable column\nALTER TABLE context_entries ADD COLUMN later_note TEXT;\n",
+          },
+        ]),
+      );
+      await service.addContext({ task_id: data.task.id, type: "note", content: "after" }, caller);
+      for (let i = 0; i < 4; i++) assert.deepEqual(await read(), ["before", "after"]);
+      assert.ok((store.retries["0A000"] ?? 0) >= 1, JSON.stringify(store.retries));
+    } finally {
+      await store.close();
+    }
   });
 
   it("an older release's import cannot empty the change log, which it would take for data", async () => {

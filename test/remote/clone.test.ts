@@ -4,6 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { hookPayload, runHook } from "../claude/hook-input.js";
 import { ChildTransport } from "../helpers/child-transport.js";
 import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
 import { requirement } from "../helpers/requirements.js";
@@ -176,6 +177,29 @@ describe("a checkout set up with init --server by an older Arbeit (.arbeit/confi
   });
 });
 
+describe("init --server --ca with a file that is no CA", () => {
+  it("is INVALID_ARGUMENT naming the file, and writes nothing", async () => {
+    const work = tempDir("arbeit-bad-ca-");
+    try {
+      writeFileSync(join(work.dir, "notes.pem"), "not a certificate\n");
+      for (const [file, why] of [
+        ["missing.pem", /does not exist/],
+        ["notes.pem", /holds no PEM certificate/],
+      ] as const) {
+        const init = await runCli(["init", "--server", "https://arbeit.example.com", "--ca", file, "--json"], {
+          cwd: work.dir,
+        });
+        assert.equal(init.json?.error.code, "INVALID_ARGUMENT", init.stdout + init.stderr);
+        assert.match(init.json.error.message, why);
+        assert.ok(init.json.error.message.includes(join(work.dir, file)));
+        assert.equal(existsSync(join(work.dir, ".arbeit")), false);
+      }
+    } finally {
+      work.cleanup();
+    }
+  });
+});
+
 describe("a damaged or unsafe .arbeit/service.json", () => {
   const cases: Array<[string, string, RegExp]> = [
     ["not JSON", "{url:", /is not valid JSON/],
@@ -242,7 +266,7 @@ describe("a service whose certificate a private CA signed", {
     });
   });
 
-  it("a fresh clone logs in, calls and reports the service answering with the committed CA, no NODE_EXTRA_CA_CERTS", async () => {
+  it("a fresh clone logs in, calls and reports the service answering with the committed CA, nothing in the environment naming it", async () => {
     // NODE_EXTRA_CA_CERTS, where the environment sets one, names the system's roots, not this CA: it keeps working beside it.
     const login = await teammate.cli(["login", service.url, "--token-stdin", "--json"], { input: `${alice}\n` });
     assert.equal(login.code, 0, login.stdout + login.stderr);
@@ -258,6 +282,35 @@ describe("a service whose certificate a private CA signed", {
       assert.equal(resumed.success, true, JSON.stringify(resumed));
     } finally {
       await mcp.close();
+    }
+    // A Claude Code hook in the clone: its step runs on the service, whose briefing names the task.
+    const briefing = await runHook(
+      "session-start",
+      hookPayload(teammate.clone, "clone-session", "SessionStart", { source: "startup" }),
+      teammate.clone,
+      { XDG_CONFIG_HOME: teammate.config },
+    );
+    assert.equal(briefing.code, 0, briefing.stderr);
+    assert.equal(briefing.stderr, "");
+    assert.match(briefing.stdout, /Over a private CA/);
+  });
+
+  it("a certificate that names another host is said as such", async () => {
+    const elsewhere = privateCa(certs.dir, "elsewhere", "DNS:arbeit.elsewhere.example");
+    const misnamed = await startService(project, ["--tls-cert", elsewhere.cert, "--tls-key", elsewhere.key]);
+    const work = tempDir("arbeit-misnamed-");
+    try {
+      const env = { ARBEIT_TOKEN: alice, ARBEIT_URL: misnamed.url };
+      mkdirSync(join(work.dir, ".arbeit"));
+      writeFileSync(join(work.dir, ".arbeit", "service.json"), JSON.stringify({ url: misnamed.url, ca: elsewhere.ca }));
+      const called = await runCli(["query", "ready", "--json"], { cwd: work.dir, env });
+      assert.equal(called.json?.error.details.problem, "wrong_name", called.stdout + called.stderr);
+      assert.match(called.json.error.message, /certificate does not name 127\.0\.0\.1/);
+      const status = await runCli(["status", "--json"], { cwd: work.dir, env });
+      assert.equal(status.json?.certificate, "wrong_name", status.stdout);
+    } finally {
+      work.cleanup();
+      await misnamed.stop();
     }
   });
 

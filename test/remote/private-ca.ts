@@ -4,10 +4,14 @@ import { join } from "node:path";
 
 /**
  * A private certificate authority, as an organisation runs one, and a certificate it signed for
- * 127.0.0.1 and localhost, made with openssl in `dir`. `ca` is the authority's certificate only:
+ * `names` (127.0.0.1 and localhost), made with openssl in `dir`. `ca` is the authority's certificate only:
  * what a client is given to trust; `cert` and `key` are what `arbeit serve --tls-cert/--tls-key` serve.
  */
-export function privateCa(dir: string, name = "ca"): { ca: string; cert: string; key: string } {
+export function privateCa(
+  dir: string,
+  name = "ca",
+  names = "IP:127.0.0.1,DNS:localhost",
+): { ca: string; cert: string; key: string } {
   const ca = join(dir, `${name}.pem`);
   const caKey = join(dir, `${name}-key.pem`);
   const cert = join(dir, `${name}-service.pem`);
@@ -18,7 +22,7 @@ export function privateCa(dir: string, name = "ca"): { ca: string; cert: string;
   run(["req", "-x509", ...ec, "-keyout", caKey, "-out", ca, "-days", "2", "-subj", `/CN=Test ${name} CA`]);
   run(["req", "-new", ...ec, "-keyout", key, "-out", request, "-subj", "/CN=localhost"]);
   const extensions = join(dir, `${name}-service.ext`);
-  writeFileSync(extensions, "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+  writeFileSync(extensions, `subjectAltName=${names}\n`);
   run([
     ...["x509", "-req", "-in", request, "-CA", ca, "-CAkey", caKey, "-CAcreateserial"],
     ...["-out", cert, "-days", "2", "-extfile", extensions],

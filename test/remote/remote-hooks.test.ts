@@ -465,7 +465,7 @@ describe("Claude Code hooks when the service cannot answer", () => {
       const payload = hookPayload(laptop.dir, SESSION, "SessionStart", { source: "startup" });
       const result = await runHook("session-start", payload, laptop.dir, env);
       assert.deepEqual([result.code, result.stdout], [0, ""]);
-      assert.match(result.stderr, new RegExp(`The Arbeit service at ${url} did not answer within 8 s`));
+      assert.match(result.stderr, new RegExp(`The Arbeit service at ${url} did not answer within 4 s`));
     } finally {
       laptop.close();
       for (const release of held) release();

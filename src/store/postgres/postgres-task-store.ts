@@ -42,6 +42,12 @@ const CONNECT_TIMEOUT_MS = 30_000;
 /** How many times a transaction rolled back by a deadlock or a lost race is re-run. */
 const MAX_ATTEMPTS = 8;
 
+/** Postgres's feature_not_supported, as it refuses a prepared statement whose result columns changed. */
+const STALE_PLAN = "0A000";
+const isStalePlan = (error: unknown) =>
+  (error as { code?: unknown } | null)?.code === STALE_PLAN &&
+  /cached plan must not change result type/.test(String((error as Error).message));
+
 /** The type id of BIGINT (int8) in every Postgres. */
 const INT8_OID = 20;
 
@@ -179,6 +185,12 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
   #schemaChecked: boolean;
   readonly #deferReadCommit: boolean;
   readonly #migrate: boolean;
+
+  /** The connection pool's use now: connections open, idle, and callers waiting for one. */
+  poolUse(): { max: number; total: number; idle: number; waiting: number } {
+    const pool = this.#pool;
+    return { max: pool.options.max ?? 10, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+  }
 
   private constructor(
     pool: Pool,
@@ -414,6 +426,7 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
    * is rethrown.
    */
   async #transaction<T>(mode: "read" | "write", fn: (tx: StoreTx, db: SqlDb) => Promise<T>): Promise<T> {
+    let stalePlans = 0;
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw new Error("The Arbeit store is closed.");
       const client = await connect(this.#pool, this.location);
@@ -496,6 +509,16 @@ export class PostgresTaskStore implements TaskStore, SqlStore {
           } catch (checkError) {
             rethrowAsStoreFailure(checkError, this.location);
           }
+          continue;
+        }
+        if (isStalePlan(error) && stalePlans++ <= this.#pool.options.max) {
+          // A migration (a later release's expand) changed the columns of a table a statement
+          // prepared on this connection reads whole: Postgres refuses that statement here for good.
+          // The connection goes, and the transaction runs again on another, which prepares it anew;
+          // at most once per pooled connection.
+          broken ??= error as Error;
+          this.retries[STALE_PLAN] = (this.retries[STALE_PLAN] ?? 0) + 1;
+          attempt--;
           continue;
         }
         const retry = isTransientError(error) || (!begun && broken !== undefined);

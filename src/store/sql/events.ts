@@ -1,7 +1,7 @@
 import { newId } from "../../domain/ids.js";
 import type { ArbeitEvent } from "../../domain/types.js";
 import { toEvent } from "../rows.js";
-import type { EventFilter, NewEvent } from "../task-store.js";
+import type { EventFilter, FreedRefusal, NewEvent } from "../task-store.js";
 import type { SqlDb, SqlValue } from "./database.js";
 import { type Dialect, perDialect } from "./dialect.js";
 import { CHILD_AND_DEPENDANT_IDS } from "./hierarchy.js";
@@ -27,6 +27,18 @@ const CLAIM_HISTORY = `SELECT * FROM events WHERE task_id = ?
   AND event_type IN ('task_claimed', 'claim_renewed', 'claim_released', 'claim_expired', 'work_stopped')
   ORDER BY seq DESC LIMIT ?`;
 const MAX_SEQ = "SELECT COALESCE(MAX(seq), 0) AS seq FROM events";
+const EDIT_REFUSALS = `SELECT * FROM events WHERE entity_type = 'reservation' AND entity_id = ?
+  AND event_type = 'edit_refused' ORDER BY seq LIMIT ?`;
+/** Edits refused since a time, newest first, each with whether its reservation has ended since. */
+const RECENT_REFUSALS = `SELECT r.*, EXISTS (SELECT 1 FROM events f WHERE f.entity_type = 'reservation'
+    AND f.entity_id = r.entity_id AND f.event_type IN ('reservation_released', 'reservation_expired')) AS freed
+  FROM events r WHERE r.event_type = 'edit_refused' AND r.timestamp >= ? ORDER BY r.seq DESC LIMIT ?`;
+/** The end of each reservation the session was refused an edit by, with what it was refused. */
+const REFUSALS_FREED = `SELECT f.*, r.payload AS refused_payload FROM events r
+  JOIN events f ON f.entity_type = 'reservation' AND f.entity_id = r.entity_id AND f.seq > r.seq
+    AND f.event_type IN ('reservation_released', 'reservation_expired')
+  WHERE r.session_id = ? AND r.event_type = 'edit_refused' AND f.seq > ?
+  ORDER BY f.seq DESC LIMIT ?`;
 
 /** The listed tasks, and the live children and dependants of one more (read in the same statement). */
 const withBelow = (d: Dialect) => `task_id IN (${d.listRows} UNION ALL ${CHILD_AND_DEPENDANT_IDS})`;
@@ -132,6 +144,25 @@ export function eventStatements(db: SqlDb) {
       const rows = await db.all(below === undefined ? sql.forTasks : sql.forTasksBelow, ...keys, limit);
       const total = Number((await counted)?.n ?? 0);
       return { total, events: rows.map(toEvent).reverse() };
+    },
+
+    async editRefusals(reservationId: string, limit: number): Promise<ArbeitEvent[]> {
+      return (await db.all(EDIT_REFUSALS, reservationId, limit)).map(toEvent);
+    },
+
+    async recentEditRefusals(since: string, limit: number): Promise<Array<ArbeitEvent & { freed: boolean }>> {
+      const rows = await db.all(RECENT_REFUSALS, since, limit);
+      return rows.map((row) => ({ ...toEvent(row), freed: row.freed === true || Number(row.freed) === 1 }));
+    },
+
+    async refusalsFreed(session: string, afterSeq: number, limit: number): Promise<FreedRefusal[]> {
+      const rows = await db.all(REFUSALS_FREED, session, afterSeq, limit);
+      return rows
+        .map((row) => ({
+          ended: toEvent(row),
+          refused: JSON.parse(row.refused_payload as string) as Record<string, unknown>,
+        }))
+        .reverse();
     },
 
     async maxEventSeq(): Promise<number> {

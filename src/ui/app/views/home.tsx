@@ -10,6 +10,7 @@ import { Countdown, ErrorAlert, Progress, StatusBadge, setServerNow, When } from
 import { useResource } from "../live.js";
 import { NotifyToggle } from "../notify.js";
 import { BreakClaim } from "./agents.js";
+import { Collisions } from "./collisions.js";
 
 function Panel({ title, count, children }: { title: string; count?: number; children: ComponentChildren }) {
   const id = `home-${title.toLowerCase().replace(/[^a-z]+/g, "-")}`;
@@ -228,6 +229,7 @@ export function HomePage({ me }: { me: Me | undefined }) {
       {data && (
         <div class="home">
           <Attention data={data} editable={editable} reload={() => void home.reload()} />
+          <Collisions rows={data.collisions} />
           <WorkingNow sessions={data.sessions} />
           <ProgressPanel data={data} />
         </div>
