@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { listPostgresMigrations } from "../../src/store/postgres/migrate.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
-import { adminQuery, dropSchema, postgresSkip, uniqueSchema } from "../helpers/postgres.js";
+import { adminQuery, dropSchema, postgresSkip, TEST_DATABASE_URL, uniqueSchema } from "../helpers/postgres.js";
 import { earlierRelease } from "../helpers/previous-release.js";
 import { requirement } from "../helpers/requirements.js";
 import { tempDir } from "../helpers/temp.js";
+import { type Service, startService } from "../serve/harness.js";
+import type { UiProject } from "../ui/harness.js";
 import {
   LATER_EXPAND,
   laterContract,
@@ -158,5 +160,76 @@ describe(`the previous release (${PREVIOUS}) on a store this release migrated`, 
     const alsoRefused = await now(["task", "create", "must not land either"], "ses-new");
     assert.equal(alsoRefused.json?.error?.code, "SCHEMA_TOO_NEW", alsoRefused.stdout);
     assert.match(alsoRefused.json.error.message, /was migrated past this Arbeit/);
+  });
+});
+
+describe(`a running service of the previous release (${PREVIOUS}), with a client attached, across the upgrade`, {
+  skip,
+  timeout: 300_000,
+}, () => {
+  const schema = uniqueSchema("arbeit_service_upgrade");
+  const cleanups: Array<() => void> = [];
+  after(async () => {
+    await dropSchema(schema);
+    for (const cleanup of cleanups) cleanup();
+  });
+
+  it("keeps serving its client while the store is migrated; the client moves to this release's service beside it, and nothing is lost", async () => {
+    const oldCli = earlierRelease(PREVIOUS).cli;
+    const folder = (prefix: string) => {
+      const made = tempDir(prefix);
+      cleanups.push(made.cleanup);
+      return made.dir;
+    };
+    const env = { ARBEIT_DATABASE_URL: TEST_DATABASE_URL, ARBEIT_DATABASE_SCHEMA: schema };
+    const oldDir = folder("arbeit-old-service-");
+    assert.equal((await runCli(["init", "--json"], { cwd: oldDir, env, cli: oldCli })).code, 0);
+    const token = await runCli(["token", "create", "--agent", "alice", "--json"], { cwd: oldDir, env, cli: oldCli });
+    assert.equal(token.code, 0, token.stdout + token.stderr);
+    const secret: string = token.json.data.secret;
+    const api = async (service: Service, tool: string, args: unknown) => {
+      const response = await fetch(`${service.url}/api/call`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ tool, args, session: "ses-client" }),
+      });
+      const envelope = (await response.json()) as { success: boolean; data: any };
+      assert.equal(envelope.success, true, `${tool} at ${service.url}: ${JSON.stringify(envelope)}`);
+      return envelope.data;
+    };
+
+    const oldService = await startService({ dir: oldDir, env } as unknown as UiProject, [], oldCli);
+    let newService: Service | undefined;
+    try {
+      const { task } = await api(oldService, "arbeit_task_create", { title: "Across the upgrade" });
+      await api(oldService, "arbeit_task_claim", { task_id: task.id });
+      await api(oldService, "arbeit_context_add", { task_id: task.id, type: "note", content: "before the migration" });
+      // Reads the service prepares on its connections, of tables it reads whole (SELECT *) too.
+      const read = () =>
+        api(oldService, "arbeit_task_get", { task_id: task.id, include: ["context", "recent_events"] });
+      for (let i = 0; i < 3; i++) await read();
+
+      // The newer release's step (its service at start, or arbeit migrate): an expand, under the running service.
+      const files = folder("arbeit-later-migrations-");
+      await migrateWith(schema, laterRelease(files, [LATER_EXPAND]));
+      await api(oldService, "arbeit_context_add", { task_id: task.id, type: "note", content: "after the migration" });
+      for (let i = 0; i < 3; i++) await read();
+      await api(oldService, "arbeit_query", { query: "tasks" });
+
+      const newDir = folder("arbeit-new-service-");
+      newService = await startService({ dir: newDir, env: postgresCheckout(newDir, schema) } as unknown as UiProject);
+      // The same token, the same session: its claim carries over to the new service.
+      await api(newService, "arbeit_task_update", { task_id: task.id, status: "completed" });
+      assert.equal(await oldService.stop(), 0, oldService.stderr());
+      const after = await api(newService, "arbeit_task_get", { task_id: task.id, include: ["context"] });
+      assert.equal(after.task.status, "completed");
+      assert.deepEqual(
+        after.context.map((entry: { content: string }) => entry.content),
+        ["before the migration", "after the migration"],
+      );
+    } finally {
+      await oldService.stop();
+      await newService?.stop();
+    }
   });
 });
