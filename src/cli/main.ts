@@ -22,7 +22,7 @@ declare const __arbeitFull: (() => void) | undefined;
 async function main(argv: string[]): Promise<number> {
   const { options, rest } = extractGlobalOptions(argv);
   if (options.version) {
-    const { version } = await import("./version.js");
+    const { version } = await import("../service/release.js");
     write(1, `${version()}\n`);
     return 0;
   }

@@ -30,7 +30,7 @@ export async function run(
   const [{ LineTransport }, { createMcpServer }, { version }, { connectionHeartbeat }] = await Promise.all([
     import("../mcp/stdio-transport.js"),
     import("../mcp/server.js"),
-    import("./version.js"),
+    import("../service/release.js"),
     import("../mcp/connection.js"),
   ]);
   const { server, connection } = createMcpServer({

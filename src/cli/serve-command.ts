@@ -197,7 +197,10 @@ export async function run(argv: string[], options: GlobalOptions): Promise<numbe
     refuseServiceCheckout(cwd, db);
     await migrateAtStart(cwd, db, flags["no-migrate"] === true);
     service = await openProject({ cwd, db });
-    const [{ startService }, { version }] = await Promise.all([import("../serve/server.js"), import("./version.js")]);
+    const [{ startService }, { version }] = await Promise.all([
+      import("../serve/server.js"),
+      import("../service/release.js"),
+    ]);
     running = await startService({
       service,
       cwd,

@@ -2,8 +2,8 @@ import type { Agent } from "node:http";
 import { VERSION_HEADER } from "../domain/client-versions.js";
 import type { Envelope } from "../domain/envelope.js";
 import { ArbeitError } from "../domain/errors.js";
+import { version } from "../service/release.js";
 import { storedCa, tokenFor } from "./credentials.js";
-import { version } from "./release.js";
 import { certificateError, certificateProblem, trustedRoots } from "./trust.js";
 
 /**

@@ -2,9 +2,9 @@ import { clientStanding, compareVersions } from "../domain/client-versions.js";
 import type { Envelope } from "../domain/envelope.js";
 import type { ArbeitError } from "../domain/errors.js";
 import type { ServiceReport } from "../serve/status-endpoint.js";
+import { version as ownVersion } from "../service/release.js";
 import { getFromService, HOOK_TIMEOUT_MS, type ServiceAnswer } from "./client.js";
 import { tokenFor } from "./credentials.js";
-import { version as ownVersion } from "./release.js";
 import type { ServiceTarget } from "./target.js";
 
 /** What `arbeit status` reports for a checkout that uses a service. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -43,6 +43,28 @@ describe('the "arbeit" package entry', () => {
       assert.ok(arbeit[name], `exports ${name}`);
     }
     assert.ok(arbeit.TOOLS.length >= 12);
+  });
+
+  it("imports only files the build wrote: the CLI's own modules are bundled, not in dist/ beside the library", () => {
+    // The OpenCode plugin and the library load dist/ module by module; one import of a file that
+    // only the CLI's bundle holds (dist/cli has no module files) stops the plugin from loading.
+    const missing: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          if (path !== join(root, "dist", "cli") && path !== join(root, "dist", "ui")) walk(path);
+        } else if (entry.name.endsWith(".js")) {
+          const text = readFileSync(path, "utf8");
+          for (const match of text.matchAll(/(?:from\s*|import\s*\(\s*)"(\.{1,2}\/[^"]+)"/g)) {
+            if (!existsSync(resolve(dirname(path), match[1]!)))
+              missing.push(`${path.slice(root.length)} imports ${match[1]}`);
+          }
+        }
+      }
+    };
+    walk(join(root, "dist"));
+    assert.deepEqual(missing, []);
   });
 
   it("loads neither the optional `ai` peer nor the MCP SDK", () => {

@@ -118,14 +118,23 @@ describe("OpenCode, real binary, with the plugin pointed at arbeit serve", { ski
   it("the tool call is made on the service, as the token's agent, in OpenCode's session, whose end frees the claim", async () => {
     const task = (await direct(["task", "get", taskId, "--json"])).data.task;
     assert.equal(task.status, "in_progress");
-    const query = { query: "events", params: { task_id: taskId, limit: 100 } };
-    const events = (await direct(["call", "arbeit_query", JSON.stringify(query)])).data.events;
-    const claimed = events.find((event: any) => event.event_type === "task_claimed");
-    assert.equal(claimed?.agent, "opencode-laptop");
-    assert.match(claimed?.session_id, /^ses_/);
-    // The run's end (OpenCode disposing the project) let its claim lapse on the service at once.
-    const lapsed = events.find((event: any) => event.event_type === "claim_expired");
-    assert.equal(lapsed?.payload.session, claimed?.session_id);
+    const query = { query: "events", params: { task_id: taskId, event_types: ["task_claimed"] } };
+    const { events } = (await direct(["call", "arbeit_query", JSON.stringify(query)])).data;
+    assert.deepEqual(
+      events.map((event: { agent: string }) => event.agent),
+      ["opencode-laptop"],
+    );
+    assert.match(events[0].session_id, /^ses_/);
+    // The run has ended (OpenCode disposing the project): the conversation's claim lapsed with it,
+    // recorded against its session, and the task waits for whoever resumes it.
+    const lapsed = (
+      await direct([
+        "call",
+        "arbeit_query",
+        JSON.stringify({ query: "events", params: { task_id: taskId, event_types: ["claim_expired"] } }),
+      ])
+    ).data.events;
+    assert.equal(lapsed[0]?.payload.session, events[0].session_id);
     assert.equal(task.claim_session, null);
   });
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Page } from "playwright-core";
-import { version } from "../../src/cli/version.js";
+import { version } from "../../src/service/release.js";
 import { ARBEIT_SETTINGS, CLI, runCli } from "../helpers/cli.js";
 import type { UiProject } from "../ui/harness.js";
 
