@@ -6,6 +6,7 @@ import { answerOf, answerText, clipText, isAnswerEvent } from "./answers.js";
 import type { Caller } from "./caller.js";
 import { freedText } from "./edit-refusals.js";
 import { mutate, ok, type Result, type ServiceDeps } from "./operation.js";
+import { sweepExpiredReservations } from "./reservations.js";
 import { workingFor } from "./work.js";
 
 /**
@@ -129,14 +130,23 @@ export async function sessionNews(
       const found = await readNews(tx, caller, session, stateRead, options.after);
       return { state: await stateRead, ...found };
     });
-    const { state, looked: _, full, ...found } = read;
-    const quiet = found.news.length === 0 && !full && state !== undefined;
+    const { state, looked: _, full, lapsed, ...found } = read;
+    const quiet = found.news.length === 0 && !full && state !== undefined && !lapsed;
     if (advance === false || quiet) return ok(found);
   }
   // Read again under the write lock: a step that ran meanwhile may have told this news already.
-  return mutate(deps, caller, async ({ tx, session, now }) => {
-    const stateRead = tx.sessionState(session);
-    const { looked, full: _, ...found } = await readNews(tx, caller, session, stateRead, options.after);
+  return mutate(deps, caller, async (w) => {
+    const { tx, session, now } = w;
+    let stateRead = tx.sessionState(session);
+    let read = await readNews(tx, caller, session, stateRead, options.after);
+    // A reservation that refused this session ran out unrecorded: it is recorded as expired
+    // (reservation_expired, as the next reservation would), and the news read again tells it.
+    if (read.lapsed) {
+      await sweepExpiredReservations(w);
+      stateRead = tx.sessionState(session);
+      read = await readNews(tx, caller, session, stateRead, options.after);
+    }
+    const { looked, full: _, lapsed: __, ...found } = read;
     const state = await stateRead;
     // The cursor moves past what was read, and starts here for a session that never looked.
     if (looked || !state) {
@@ -156,7 +166,7 @@ async function readNews(
   session: string,
   stateRead: Promise<SessionState | undefined>,
   after: number | undefined,
-): Promise<{ news: NewsItem[]; seq: number; looked: boolean; full: boolean }> {
+): Promise<{ news: NewsItem[]; seq: number; looked: boolean; full: boolean; lapsed: boolean }> {
   // Every read goes out together (one round trip on Postgres): those of the session, and those
   // of its task (its blockers, their events), which find the task themselves from the session's
   // rows instead of waiting for them.
@@ -170,17 +180,19 @@ async function readNews(
   const lastRead = started(tx.lastWorkedTask(session));
   const foundRead = started(tx.newsReads(session, after ?? -1, EVENTS_READ));
   const freedRead = started(tx.refusalsFreed(session, after ?? -1, FREED_READ));
+  const lapsedRead = started(tx.refusalsLapsed(session, tx.databaseNow()));
   const state = await stateRead;
   const current = await currentRead;
   const since = Math.max(after ?? -1, state?.cursor_seq ?? -1);
   // A session that never looked, and a host that has told it nothing, have no "since": it starts here.
-  if (since < 0) return { news: [], seq: current, looked: false, full: false };
+  if (since < 0) return { news: [], seq: current, looked: false, full: false, lapsed: false };
+  const lapsed = (await lapsedRead) > 0;
   // Files this session was refused that are free now: told whether or not it has a task.
   const freed: NewsItem[] = (await freedRead)
     .filter(({ ended }) => ended.seq > since)
     .map(({ ended, refused }) => ({ seq: ended.seq, task_id: null, text: freedText(refused) }));
   const taskId = (await workingRead)?.task_id ?? (await lastRead) ?? state?.focus_task_id;
-  if (!taskId || since >= current) return { news: freed, seq: current, looked: freed.length > 0, full: false };
+  if (!taskId || since >= current) return { news: freed, seq: current, looked: freed.length > 0, full: false, lapsed };
   let found = await foundRead;
   // A sub-agent's news is its parent's task's; and a write between the reads (each has its own
   // snapshot in a write transaction) may have moved the session: then the task's reads follow.
@@ -211,5 +223,5 @@ async function readNews(
   }
   news.push(...freed);
   news.sort((a, b) => a.seq - b.seq);
-  return { news, seq: current, looked: true, full: total > events.length };
+  return { news, seq: current, looked: true, full: total > events.length, lapsed };
 }

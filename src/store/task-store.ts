@@ -477,6 +477,8 @@ export interface StoreTx extends OverviewReads, MissionReads, ReservationStateme
    * (one per refused path).
    */
   refusalsFreed(session: string, afterSeq: number, limit: number): Promise<FreedRefusal[]>;
+  /** How many reservations that refused `session` an edit ran out at `now` and are not yet recorded as expired. */
+  refusalsLapsed(session: string, now: string): Promise<number>;
   /** The newest `limit` edit_refused events since `since`, each with whether its reservation has ended. */
   recentEditRefusals(since: string, limit: number): Promise<Array<ArbeitEvent & { freed: boolean }>>;
 }

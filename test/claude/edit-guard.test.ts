@@ -162,6 +162,17 @@ describe("Claude Code PreToolUse: file reservations", () => {
     assert.doesNotMatch(await step(), /is free now/, "told once");
     assert.equal(await preToolUse(dir, BOB, "Edit", { file_path: join(dir, "src", "auth", "session.ts") }), undefined);
   });
+
+  it("tells the refused session the file is free once the reservation's lease ran out, though nobody recorded it", async () => {
+    await call(dir, "carol-claude-session", "arbeit_task_claim", { paths: ["lib/x.ts"] });
+    const denied = await preToolUse(dir, BOB, "Write", { file_path: join(dir, "lib", "x.ts"), content: "x" });
+    assert.equal(denied?.permissionDecision, "deny");
+    await letReservationRunOut({ cwd: dir }, "lib/x.ts");
+    const step = async () =>
+      (await runHook("user-prompt-submit", hookPayload(dir, BOB, "UserPromptSubmit", { prompt: "go on" }), dir)).stdout;
+    assert.match(await step(), /lib\/x\.ts is free now \(was held by carol \(session carol-claude-session\)\)/);
+    assert.doesNotMatch(await step(), /is free now/, "told once");
+  });
 });
 
 /**

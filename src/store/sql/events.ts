@@ -33,6 +33,9 @@ const EDIT_REFUSALS = `SELECT * FROM events WHERE entity_type = 'reservation' AN
 const RECENT_REFUSALS = `SELECT r.*, EXISTS (SELECT 1 FROM events f WHERE f.entity_type = 'reservation'
     AND f.entity_id = r.entity_id AND f.event_type IN ('reservation_released', 'reservation_expired')) AS freed
   FROM events r WHERE r.event_type = 'edit_refused' AND r.timestamp >= ? ORDER BY r.seq DESC LIMIT ?`;
+/** How many reservations that refused the session an edit ran out while still unrecorded (not yet swept). */
+const REFUSALS_LAPSED = `SELECT COUNT(*) AS n FROM events r JOIN reservations res ON res.id = r.entity_id
+  WHERE r.session_id = ? AND r.event_type = 'edit_refused' AND res.expires_at <= ?`;
 /** The end of each reservation the session was refused an edit by, with what it was refused. */
 const REFUSALS_FREED = `SELECT f.*, r.payload AS refused_payload FROM events r
   JOIN events f ON f.entity_type = 'reservation' AND f.entity_id = r.entity_id AND f.seq > r.seq
@@ -153,6 +156,10 @@ export function eventStatements(db: SqlDb) {
     async recentEditRefusals(since: string, limit: number): Promise<Array<ArbeitEvent & { freed: boolean }>> {
       const rows = await db.all(RECENT_REFUSALS, since, limit);
       return rows.map((row) => ({ ...toEvent(row), freed: row.freed === true || Number(row.freed) === 1 }));
+    },
+
+    async refusalsLapsed(session: string, now: string): Promise<number> {
+      return Number((await db.get(REFUSALS_LAPSED, session, now))?.n ?? 0);
     },
 
     async refusalsFreed(session: string, afterSeq: number, limit: number): Promise<FreedRefusal[]> {
