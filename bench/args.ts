@@ -21,10 +21,12 @@ export interface BenchArgs {
   dashboard: boolean;
   /** Measure the network instead: round trips, delays, arbeit serve (bench/network.ts). */
   network: boolean;
+  /** Measure the edit check in a checkout whose service cannot be asked (bench/service-away.ts). */
+  away: boolean;
 }
 
 const USAGE = `Usage: npm run bench -- [--fresh] [--tasks N] [--chain N] [--scale F] [--only a,b] [--no-cli]
-                       [--engine sqlite|postgres] [--dashboard] [--network]
+                       [--engine sqlite|postgres] [--dashboard] [--network] [--away]
 
   --fresh      rebuild the dataset instead of reusing bench/.data/<key>.db
   --tasks N    tasks in the dataset (default 100000)
@@ -39,6 +41,8 @@ const USAGE = `Usage: npm run bench -- [--fresh] [--tasks N] [--chain N] [--scal
   --network    measure the network instead (needs Postgres, ARBEIT_BENCH_DATABASE_URL): round
                trips per call and hook, a CLI call and a hook at 0/10/40 ms round trip on Postgres
                and through arbeit serve, the service's overhead, 50 agents at 10 calls/s
+  --away       measure the PreToolUse edit check in a checkout whose service cannot be asked:
+               stopped, behind a hung network, first try and with the outage known
 `;
 
 export function parseArgs(argv: readonly string[], defaultOutDir: string): BenchArgs {
@@ -53,6 +57,7 @@ export function parseArgs(argv: readonly string[], defaultOutDir: string): Bench
     engine: "sqlite",
     dashboard: false,
     network: false,
+    away: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -70,6 +75,7 @@ export function parseArgs(argv: readonly string[], defaultOutDir: string): Bench
     else if (flag === "--no-cli") args.noCli = true;
     else if (flag === "--dashboard") args.dashboard = true;
     else if (flag === "--network") args.network = true;
+    else if (flag === "--away") args.away = true;
     else if (flag === "--tasks") args.tasks = Math.round(positive(value()));
     else if (flag === "--chain") args.chain = Math.round(positive(value()));
     else if (flag === "--scale") args.scale = positive(value());

@@ -11,6 +11,7 @@
  *   npm run bench -- --only query_ready,task_create --no-cli
  *   npm run bench -- --dashboard       # the dashboard in Chromium (bench/dashboard.ts)
  *   npm run bench -- --network         # round trips, a delayed network, arbeit serve (bench/network.ts)
+ *   npm run bench -- --away            # the edit check when the service cannot be asked (bench/service-away.ts)
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -72,6 +73,13 @@ async function main(): Promise<void> {
       pages: 20,
       outDir: args.outDir,
     });
+  }
+  if (args.away) {
+    const { printAwayRows, runServiceAwayBench } = await import("./service-away.js");
+    const rows = await runServiceAwayBench(Math.max(5, Math.round(20 * args.scale)));
+    for (const row of rows) log(describe(row));
+    process.stdout.write(printAwayRows(rows));
+    return;
   }
   if (args.network) {
     const { runNetworkBench } = await import("./network.js");

@@ -57,10 +57,12 @@ export const CALL_TIMEOUT_MS = 30_000;
  */
 export const HOOK_TIMEOUT_MS = 4_000;
 /**
- * How long the edit check before a file tool may wait: the person watches the agent wait for it.
- * A check is one small read, answered in milliseconds by a working service.
+ * How long the edit check before a file tool may wait, to connect and for the answer: the agent
+ * waits for it before every edit, and while the service cannot be asked the check must still
+ * answer within a second, process start included. A check is one small read, answered in
+ * milliseconds by a working service (under 50 agents' load, within a few hundred).
  */
-export const EDIT_CHECK_TIMEOUT_MS = 2_000;
+export const EDIT_CHECK_TIMEOUT_MS = 600;
 /**
  * How long a connection may take to open. A service that is up opens one in a round trip; one
  * that is down or cut off by a hung network must not hold a hook for its whole answer timeout.

@@ -1,6 +1,16 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -20,13 +30,26 @@ const git = (args: string[]) => spawnSync("git", ["-C", REPO, ...args], { encodi
 /**
  * The release at `commit`, taken out of this repository's history with `git archive` (the
  * repository itself is left as it was: no worktree, no checkout) and built with its own
- * scripts/build.mjs, over this checkout's node_modules (a symlink). Built once per commit into
- * `${XDG_CACHE_HOME:-~/.cache}/arbeit-test/release-<sha>`: made aside under a name of this
- * process's own and renamed into place, so two test processes racing each build one and the
- * first rename wins; neither ever runs half a build. A clone without that commit (a shallow one)
+ * scripts/build.mjs, over this checkout's node_modules (a symlink, removed after the build). Built
+ * once per commit into `${XDG_CACHE_HOME:-~/.cache}/arbeit-test/release-<sha>`: made aside under a
+ * name of this process's own and renamed into place, so two test processes racing each build one
+ * and the first rename wins; neither ever runs half a build. Each process runs its own copy of the
+ * build (dist/, migrations/, package.json) beside a link to this checkout's node_modules, so the
+ * cache never points into a checkout that may be gone. A clone without that commit (a shallow one)
  * is reported, not thrown, for the requirement helper to skip on or fail under CI.
  */
 export function earlierRelease(commit: string): EarlierRelease {
+  let release = copies.get(commit);
+  if (release === undefined) {
+    release = buildOnce(commit);
+    copies.set(commit, release);
+  }
+  return release;
+}
+
+const copies = new Map<string, EarlierRelease>();
+
+function buildOnce(commit: string): EarlierRelease {
   const resolved = git(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]);
   if (resolved.status !== 0) {
     const shallow = git(["rev-parse", "--is-shallow-repository"]).stdout.trim() === "true";
@@ -64,6 +87,7 @@ export function earlierRelease(commit: string): EarlierRelease {
           cli,
           missing: `the build of ${sha} failed: ${(build.stderr || build.stdout).slice(-2000)}`,
         };
+      unlinkSync(join(staging, "node_modules"));
       writeFileSync(join(staging, ".built"), `${new Date().toISOString()}\n`);
       try {
         renameSync(staging, dir);
@@ -74,27 +98,18 @@ export function earlierRelease(commit: string): EarlierRelease {
       rmSync(staging, { recursive: true, force: true });
     }
   }
-  linkDependencies(dir);
-  return { commit: sha, cli };
+  return { commit: sha, cli: runnableCopy(dir) };
 }
 
-/**
- * The cached build resolves its dependencies through node_modules, a link to the checkout that
- * built it; a later checkout (another clone, a moved worktree) points it at its own, replacing
- * the link in one rename so that a run beside it never finds none.
- */
-function linkDependencies(dir: string): void {
-  const link = join(dir, "node_modules");
-  const target = join(REPO, "node_modules");
-  let current: string | undefined;
-  try {
-    current = readlinkSync(link);
-  } catch {
-    current = undefined;
-  }
-  if (current === target && existsSync(link)) return;
-  const fresh = `${link}.${process.pid}`;
-  rmSync(fresh, { force: true });
-  symlinkSync(target, fresh);
-  renameSync(fresh, link);
+/** A copy of the build at `dir` for this process, resolving its dependencies in this checkout; removed at exit. */
+function runnableCopy(dir: string): string {
+  const copy = mkdtempSync(join(tmpdir(), "arbeit-release-"));
+  process.once("exit", () => rmSync(copy, { recursive: true, force: true }));
+  // Not the code cache the build's own runs left (the cache folder's path holds ".cache" too).
+  const codeCache = join(dir, "dist", "cli", ".cache");
+  cpSync(join(dir, "dist"), join(copy, "dist"), { recursive: true, filter: (src) => src !== codeCache });
+  cpSync(join(dir, "migrations"), join(copy, "migrations"), { recursive: true });
+  cpSync(join(dir, "package.json"), join(copy, "package.json"));
+  symlinkSync(join(REPO, "node_modules"), join(copy, "node_modules"));
+  return join(copy, "dist", "cli", "main.js");
 }

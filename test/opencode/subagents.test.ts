@@ -274,7 +274,16 @@ describe("OpenCode, real binary: two sub-agents at once, each on its own task", 
         }));
         assert.equal(state.task?.title, worker.title);
         assert.equal(state.task?.status, "in_progress");
-        assert.equal(state.task?.claim_session, child, `${worker.name} is claimed by ${state.task?.claim_session}`);
+        // The claim was the sub-agent's own; the run has ended since, and the claim with its conversation.
+        const claims = await service.store.read((tx) =>
+          tx.listEvents({ after_seq: 0, task_id: taskId, event_types: ["task_claimed"], limit: 10 }),
+        );
+        assert.deepEqual(
+          claims.map((event) => event.session_id),
+          [child],
+          `${worker.name} was claimed by ${claims.map((event) => event.session_id)}`,
+        );
+        assert.equal(state.task?.claim_session, null);
         assert.deepEqual(
           state.working.map((work) => [work.session_id, work.agent]),
           [[child, "general"]],

@@ -309,7 +309,7 @@ export function schemaTooNew(schema: string, state: Pick<SchemaState, "version" 
 export function schemaTooOld(schema: string, version: number, latest: number): ArbeitError {
   return new ArbeitError(
     "SCHEMA_TOO_OLD",
-    `The Postgres schema "${schema}" is at version ${version}, and this Arbeit needs version ${latest}. A shared store is migrated by one deliberate step, never by a teammate's call; nothing was read or written.`,
+    `The Postgres schema "${schema}" is at version ${version}, and this Arbeit needs version ${latest}. A shared store is migrated by one deliberate step, never by a teammate's call: whoever administers it runs \`arbeit migrate\` with this release (or restarts \`arbeit serve\` with it). Nothing was read or written.`,
     {
       details: { database_version: version, required_version: latest, schema, cause: "schema_behind" },
     },
