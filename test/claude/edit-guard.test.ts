@@ -173,6 +173,12 @@ describe("Claude Code PreToolUse: file reservations", () => {
     assert.match(await step(), /lib\/x\.ts is free now \(was held by carol \(session carol-claude-session\)\)/);
     assert.doesNotMatch(await step(), /is free now/, "told once");
   });
+
+  it("a store with refusals and the ends that freed them passes arbeit doctor (its replay knows edit_refused)", async () => {
+    assert.ok((await refusals()).length > 0);
+    const doctor = await runCli(["doctor", "--json"], { cwd: dir });
+    assert.equal(doctor.code, 0, doctor.stdout);
+  });
 });
 
 /**

@@ -9,7 +9,7 @@ import { connectMcp } from "./mcp-client.js";
  * started it, and beats for its session. A short heartbeat (ARBEIT_HEARTBEAT_SECONDS, meant for
  * tests) stands in for the minute, and a claim taken with a one-second lease for a long one.
  */
-const HEARTBEAT = 2;
+const HEARTBEAT = 6;
 
 async function project() {
   const temp = tempDir();

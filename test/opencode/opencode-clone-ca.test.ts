@@ -150,7 +150,13 @@ describe("OpenCode in a fresh clone of a project on a service behind a private C
   it("its tool call and its hooks' steps reach the service over TLS, trusting the committed CA", async () => {
     const task = (await direct(["task", "get", taskId, "--json"])).data.task;
     assert.equal(task.status, "in_progress");
-    assert.equal(task.owner, "opencode-clone");
+    // Claimed as the token's agent; the run has ended since, and its claim with the conversation.
+    const claimed = { query: "events", params: { task_id: taskId, event_types: ["task_claimed"] } };
+    const { events } = (await direct(["call", "arbeit_query", JSON.stringify(claimed)])).data;
+    assert.deepEqual(
+      events.map((event: { agent: string }) => event.agent),
+      ["opencode-clone"],
+    );
     const query = { query: "files_for_task", params: { task_id: taskId } };
     const { files } = (await direct(["call", "arbeit_query", JSON.stringify(query)])).data;
     assert.deepEqual(

@@ -115,7 +115,7 @@ describe("OpenCode, real binary, with the plugin pointed at arbeit serve", { ski
     assert.deepEqual(model.errors, []);
   });
 
-  it("the tool call is made on the service, as the token's agent, in OpenCode's session", async () => {
+  it("the tool call is made on the service, as the token's agent, in OpenCode's session, whose end frees the claim", async () => {
     const task = (await direct(["task", "get", taskId, "--json"])).data.task;
     assert.equal(task.status, "in_progress");
     const query = { query: "events", params: { task_id: taskId, event_types: ["task_claimed"] } };
@@ -125,7 +125,16 @@ describe("OpenCode, real binary, with the plugin pointed at arbeit serve", { ski
       ["opencode-laptop"],
     );
     assert.match(events[0].session_id, /^ses_/);
-    // The run has ended: the conversation's claim went with it, and the task waits for whoever resumes it.
+    // The run has ended (OpenCode disposing the project): the conversation's claim lapsed with it,
+    // recorded against its session, and the task waits for whoever resumes it.
+    const lapsed = (
+      await direct([
+        "call",
+        "arbeit_query",
+        JSON.stringify({ query: "events", params: { task_id: taskId, event_types: ["claim_expired"] } }),
+      ])
+    ).data.events;
+    assert.equal(lapsed[0]?.payload.session, events[0].session_id);
     assert.equal(task.claim_session, null);
   });
 
@@ -151,6 +160,8 @@ describe("OpenCode, real binary, with the plugin pointed at arbeit serve", { ski
     const log = service.stderr();
     assert.match(log, /opencode-laptop POST \/api\/call arbeit_task_start_work 200 ok/);
     assert.match(log, /opencode-laptop POST \/api\/hook system-prompt 200 ok/);
+    // The conversation's heartbeat: after the claiming call, and at the run's end.
+    assert.ok((log.match(/opencode-laptop POST \/api\/hook heartbeat 200 ok/g)?.length ?? 0) >= 2, log);
     // One request for each file tool call (write, read) and one for OpenCode's file.edited event.
     assert.equal(log.match(/POST \/api\/hook track-files 200 ok/g)?.length, 3, log);
     assert.equal(proxy.requests.length, log.match(/ POST \/api\/(call|hook) /g)?.length);
