@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Envelope } from "../domain/envelope.js";
 import { ArbeitError } from "../domain/errors.js";
 import { EDIT_CHECK_TIMEOUT_MS, HOOK_TIMEOUT_MS, type HookRequest, postHook, type Reply } from "./client.js";
@@ -167,7 +166,7 @@ export async function runRemoteStep<I, O>(
     parents: who.parents?.length ? who.parents : undefined,
     list,
     input,
-    ...(writes ? { id: randomUUID() } : {}),
+    ...(writes ? { id: globalThis.crypto.randomUUID() } : {}),
   };
   const folder = target.folder;
   const keep = () => {

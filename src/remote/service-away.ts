@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -93,7 +92,7 @@ function writeAwayState(folder: string, state: AwayState): void {
       rmSync(path, { force: true });
       return;
     }
-    const scratch = join(folder, `.${STATE_FILE}.${process.pid}.${randomUUID()}`);
+    const scratch = join(folder, `.${STATE_FILE}.${process.pid}.${globalThis.crypto.randomUUID()}`);
     writeFileSync(scratch, `${JSON.stringify(state)}\n`);
     renameSync(scratch, path);
   } catch {
@@ -122,7 +121,16 @@ export function markAway(folder: string, url: string, cause: string, why: string
     const at = now();
     state.away = state.away
       ? { ...state.away, last_tried: at, cause, why }
-      : { url, since: at, last_tried: at, cause, why, told: [], unchecked_edits: [], id: randomUUID() };
+      : {
+          url,
+          since: at,
+          last_tried: at,
+          cause,
+          why,
+          told: [],
+          unchecked_edits: [],
+          id: globalThis.crypto.randomUUID(),
+        };
     // A new outage supersedes the news that the last one ended.
     delete state.back;
   });

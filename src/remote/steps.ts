@@ -4,7 +4,6 @@ import type { ArbeitService } from "../service/arbeit-service.js";
 import type { Caller } from "../service/caller.js";
 import { resolveLikeKernel } from "../service/resolve-path.js";
 import type { TrackResult } from "../service/work.js";
-import { runRemoteStep } from "./hook-delivery.js";
 import { list, oneOf, relativePath, row } from "./step-input.js";
 import type { ServiceTarget } from "./target.js";
 
@@ -86,7 +85,10 @@ export function remoteRunner(
   env: NodeJS.ProcessEnv = process.env,
   list?: string | undefined,
 ): StepRunner {
-  return (step, input, who) => runRemoteStep(target, env, list, step, input, who);
+  // Loaded with the first remote step: the PreToolUse hook's quick path imports this module (for
+  // localRelative) and must not load the network client, the outbox and node:crypto with it.
+  return async (step, input, who) =>
+    (await import("./hook-delivery.js")).runRemoteStep(target, env, list, step, input, who);
 }
 
 /**
